@@ -8,9 +8,9 @@
 //! 2. **Variable order.** Each conjunct's pass rate is estimated (exhaustively over its
 //!    parameters' values when that is small, by a fixed-seed sample otherwise). Under an
 //!    independence assumption the number of partial assignments that survive after assigning a
-//!    set `S` of parameters is `prod |D_v| * prod sel_c` over the conjuncts inside `S`; a dynamic
-//!    program over subsets finds the order that minimizes the sum over all prefixes (greedy
-//!    beyond 16 parameters).
+//!    set `S` of parameters is `N(S) = prod |D_v| * prod sel_c` over the conjuncts inside `S`,
+//!    and assigning `v` after `S` costs `N(S) * |D_v|` evaluations; a dynamic program over
+//!    subsets finds the order with the least total cost (greedy beyond 16 parameters).
 //! 3. **Staged evaluation.** Every node of the compiled program is evaluated once, at the depth
 //!    where its last parameter is assigned, so loop-invariant subexpressions are not recomputed
 //!    in inner loops, and every conjunct is checked as soon as its parameters are assigned.
@@ -270,18 +270,20 @@ fn choose_order(prog: &Program, g: &Group) -> (Vec<u16>, f64) {
             let v = s.trailing_zeros() as usize;
             let rest = s & !(1 << v);
             ln_n[s] = ln_n[rest] + ln_size[v] + by_var[v].iter().filter(|(cm, _)| cm & s == *cm).map(|(_, l)| l).sum::<f64>();
+            // Assigning `u` last costs one evaluation per surviving prefix and value of `u`.
             let (mut best, mut arg) = (f64::INFINITY, 0);
             let mut bits = s;
             while bits != 0 {
                 let u = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                let c = cost[s & !(1 << u)];
+                let prev = s & !(1 << u);
+                let c = cost[prev] + (ln_n[prev] + ln_size[u]).exp();
                 if c < best {
                     best = c;
                     arg = u;
                 }
             }
-            cost[s] = best + ln_n[s].exp();
+            cost[s] = best;
             choice[s] = arg as u8;
         }
         let mut order = Vec::with_capacity(m);
@@ -313,8 +315,8 @@ fn choose_order(prog: &Program, g: &Group) -> (Vec<u16>, f64) {
         }
         chosen[best.1] = true;
         order.push(g.vars[best.1]);
+        total += (ln_cur + ln_size[best.1]).exp();
         ln_cur = best.0;
-        total += ln_cur.exp();
     }
     (order, total)
 }

@@ -70,6 +70,14 @@ pub enum SpaceError {
         /// Bits needed.
         bits: u32,
     },
+    /// A listed configuration has the wrong length or a value index out of range.
+    #[error("configuration {index} ({indices:?}) does not fit the parameters")]
+    BadConfig {
+        /// Its position in the list given.
+        index: usize,
+        /// Its value indices.
+        indices: Vec<u16>,
+    },
     /// Reading a file failed.
     #[error("cannot read {path}: {source}")]
     Io {

@@ -102,6 +102,25 @@ impl SpaceBuilder {
 
     /// Checks the description and builds the space.
     pub fn build(self) -> Result<Space, SpaceError> {
+        self.build_inner(None)
+    }
+
+    /// Builds a space whose configurations are exactly those listed (as value indices, one per
+    /// parameter) that also satisfy the constraints; duplicates are dropped. This is how a space
+    /// is rebuilt from the keys of a Kernel Tuner cache.
+    ///
+    /// ```
+    /// use tunable_search::SpaceBuilder;
+    /// let s = SpaceBuilder::new().param("a", [1, 2, 3]).param("b", [1, 2])
+    ///     .build_from_indices([vec![0, 1], vec![2, 0], vec![0, 1]]).unwrap();
+    /// assert_eq!(s.len(), 2);
+    /// ```
+    pub fn build_from_indices<I: AsRef<[u16]>>(self, configs: impl IntoIterator<Item = I>) -> Result<Space, SpaceError> {
+        let configs: Vec<Vec<u16>> = configs.into_iter().map(|c| c.as_ref().to_vec()).collect();
+        self.build_inner(Some(configs))
+    }
+
+    fn build_inner(self, listed: Option<Vec<Vec<u16>>>) -> Result<Space, SpaceError> {
         let start = Instant::now();
         let mut params = Vec::with_capacity(self.params.len());
         for (name, values) in self.params {
@@ -129,7 +148,25 @@ impl SpaceBuilder {
         let threads = self
             .threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()).min(8));
-        let keys = solve::solve(&program, &layout, threads);
+        let keys = match listed {
+            None => solve::solve(&program, &layout, threads),
+            Some(list) => {
+                let mut scratch = Vec::new();
+                let mut keys = Vec::with_capacity(list.len());
+                for (i, c) in list.iter().enumerate() {
+                    let fits = c.len() == counts.len() && c.iter().zip(&counts).all(|(&v, &n)| (v as usize) < n);
+                    if !fits {
+                        return Err(SpaceError::BadConfig { index: i, indices: c.clone() });
+                    }
+                    if program.check(c, &mut scratch) {
+                        keys.push(layout.encode(c));
+                    }
+                }
+                keys.sort_unstable();
+                keys.dedup();
+                keys
+            }
+        };
         let cartesian = counts.iter().map(|&c| c as u128).product();
         Ok(Space {
             name: self.name,

@@ -62,13 +62,21 @@ fn build(args: BuildArgs) -> Result<(), Box<dyn std::error::Error>> {
     let space = space.expect("repeat >= 1");
     times.sort_by(f64::total_cmp);
     let seconds = times[times.len() / 2];
-    let report = Report { name: &file.name, valid: space.len(), cartesian: space.cartesian_size(), seconds };
+    let report = Report {
+        name: &file.name,
+        valid: space.len(),
+        cartesian: space.cartesian_size(),
+        seconds,
+    };
     if args.json {
         println!("{}", serde_json::to_string(&report)?);
         return Ok(());
     }
     let pct = 100.0 * report.valid as f64 / report.cartesian as f64;
-    println!("{}: {} valid of {} configurations ({pct:.3}%), built in {:.4} s", report.name, report.valid, report.cartesian, seconds);
+    println!(
+        "{}: {} valid of {} configurations ({pct:.3}%), built in {:.4} s",
+        report.name, report.valid, report.cartesian, seconds
+    );
     match file.expected_valid {
         Some(e) if e == report.valid as u64 => println!("  matches the expected valid count {e}"),
         Some(e) => println!("  WARNING: the file expects {e} valid configurations"),
@@ -77,7 +85,10 @@ fn build(args: BuildArgs) -> Result<(), Box<dyn std::error::Error>> {
     if space.is_empty() {
         if let Some((i, span)) = space.unsatisfiable_part() {
             let text = &space.constraints()[i];
-            println!("  no configuration satisfies '{}' in constraint {i}: {text}", &text[span.start..span.end]);
+            println!(
+                "  no configuration satisfies '{}' in constraint {i}: {text}",
+                &text[span.start..span.end]
+            );
         }
     }
     Ok(())

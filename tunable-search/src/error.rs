@@ -33,7 +33,9 @@ pub enum SpaceError {
         name: String,
     },
     /// A parameter name that is no identifier (constraints could not name it).
-    #[error("parameter name {name:?} is not an identifier (letters, digits and '_', not starting with a digit)")]
+    #[error(
+        "parameter name {name:?} is not an identifier (letters, digits and '_', not starting with a digit)"
+    )]
     BadParamName {
         /// The name.
         name: String,

@@ -19,6 +19,7 @@
 pub mod error;
 pub mod expr;
 pub mod space;
+pub mod strategy;
 
 pub use error::SpaceError;
 pub use space::{Space, SpaceBuilder, Value};

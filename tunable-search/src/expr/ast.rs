@@ -132,7 +132,12 @@ impl Expr {
             ExprKind::List(v) | ExprKind::Tuple(v) | ExprKind::Call(_, _, v) => {
                 v.iter().for_each(|e| e.visit_names(f))
             }
-            ExprKind::ListComp { elt, var, iter, cond } => {
+            ExprKind::ListComp {
+                elt,
+                var,
+                iter,
+                cond,
+            } => {
                 iter.visit_names(f);
                 let mut inner = |n: &str, s: Span| {
                     if n != var {

@@ -46,7 +46,10 @@ impl Compiler {
     /// A compiler for parameters given as `(name, values)` in declared order.
     pub(crate) fn new<'a>(params: impl IntoIterator<Item = (&'a str, &'a [Value])>) -> Self {
         let mut c = Compiler {
-            prog: Program { strings: vec![String::new()], ..Program::default() },
+            prog: Program {
+                strings: vec![String::new()],
+                ..Program::default()
+            },
             names: HashMap::new(),
             all_names: Vec::new(),
             types: Vec::new(),
@@ -82,12 +85,22 @@ impl Compiler {
     }
 
     /// Compiles constraint number `index`, written as `src`, adding its conjuncts.
-    pub(crate) fn add_constraint(&mut self, index: usize, src: &str, expr: &Expr) -> Result<(), ExprError> {
+    pub(crate) fn add_constraint(
+        &mut self,
+        index: usize,
+        src: &str,
+        expr: &Expr,
+    ) -> Result<(), ExprError> {
         let mut parts = Vec::new();
         Lower { c: self, src }.conjuncts(expr, false, &mut parts)?;
         for (root, span) in parts {
             let params = self.prog.deps[root as usize].clone();
-            self.prog.conjuncts.push(Conjunct { root, params, constraint: index, span });
+            self.prog.conjuncts.push(Conjunct {
+                root,
+                params,
+                constraint: index,
+                span,
+            });
         }
         Ok(())
     }
@@ -106,14 +119,22 @@ impl Compiler {
         let operands = operands(&op, &self.prog.lists);
         let mut deps: Vec<u16> = match op {
             Op::Param(p) => vec![p],
-            _ => operands.iter().flat_map(|&o| self.prog.deps[o as usize].iter().copied()).collect(),
+            _ => operands
+                .iter()
+                .flat_map(|&o| self.prog.deps[o as usize].iter().copied())
+                .collect(),
         };
         deps.sort_unstable();
         deps.dedup();
         let id = self.prog.nodes.len() as u32;
         let folded = if deps.is_empty() && !matches!(op, Op::Const(_)) {
             // Every operand is a constant: evaluate now.
-            let mut slots: Vec<V> = self.prog.nodes.iter().map(|n| if let Op::Const(v) = n { *v } else { V::Err }).collect();
+            let mut slots: Vec<V> = self
+                .prog
+                .nodes
+                .iter()
+                .map(|n| if let Op::Const(v) = n { *v } else { V::Err })
+                .collect();
             self.prog.nodes.push(op.clone());
             slots.push(V::Err);
             let v = self.prog.eval(id as usize, &slots);
@@ -139,7 +160,11 @@ impl Compiler {
         let lower = name.to_lowercase();
         let mut best: Option<(usize, &String)> = None;
         for cand in &self.all_names {
-            let d = if cand.to_lowercase() == lower { 0 } else { levenshtein(&lower, &cand.to_lowercase()) };
+            let d = if cand.to_lowercase() == lower {
+                0
+            } else {
+                levenshtein(&lower, &cand.to_lowercase())
+            };
             if best.is_none_or(|(bd, _)| d < bd) {
                 best = Some((d, cand));
             }
@@ -154,7 +179,9 @@ fn operands(op: &Op, lists: &[u32]) -> Vec<u32> {
         Op::Const(_) | Op::Param(_) => vec![],
         Op::Neg(a) | Op::Abs(a) | Op::Not(a) => vec![a],
         Op::Bin(_, a, b) | Op::And(a, b) | Op::Or(a, b) | Op::Cmp(_, a, b) => vec![a, b],
-        Op::In { lhs, start, len, .. } => {
+        Op::In {
+            lhs, start, len, ..
+        } => {
             let mut v = vec![lhs];
             v.extend_from_slice(&lists[start as usize..(start + len) as usize]);
             v
@@ -170,7 +197,9 @@ pub(crate) fn levenshtein(a: &str, b: &str) -> usize {
     for (i, ca) in a.chars().enumerate() {
         let mut cur = vec![i + 1; b.len() + 1];
         for (j, &cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+            cur[j + 1] = (prev[j] + usize::from(ca != cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
         }
         prev = cur;
     }
@@ -192,15 +221,24 @@ impl Lower<'_> {
     }
 
     /// Splits `e` (negated if `negate`) into conjuncts.
-    fn conjuncts(&mut self, e: &Expr, negate: bool, out: &mut Vec<(u32, Span)>) -> Result<(), ExprError> {
+    fn conjuncts(
+        &mut self,
+        e: &Expr,
+        negate: bool,
+        out: &mut Vec<(u32, Span)>,
+    ) -> Result<(), ExprError> {
         match (&e.kind, negate) {
-            (ExprKind::BoolOp(BoolOp::And, a, b), false) | (ExprKind::BoolOp(BoolOp::Or, a, b), true) => {
+            (ExprKind::BoolOp(BoolOp::And, a, b), false)
+            | (ExprKind::BoolOp(BoolOp::Or, a, b), true) => {
                 self.conjuncts(a, negate, out)?;
                 self.conjuncts(b, negate, out)
             }
             (ExprKind::Unary(UnOp::Not, a), _) => self.conjuncts(a, !negate, out),
             (ExprKind::Compare(first, rest), false)
-                if rest.len() > 1 && !rest.iter().any(|(op, _)| matches!(op, CmpOp::In | CmpOp::NotIn)) =>
+                if rest.len() > 1
+                    && !rest
+                        .iter()
+                        .any(|(op, _)| matches!(op, CmpOp::In | CmpOp::NotIn)) =>
             {
                 let mut l = self.lower(first)?;
                 let mut l_span = first.span;
@@ -215,7 +253,11 @@ impl Lower<'_> {
             }
             _ => {
                 let (id, _) = self.lower(e)?;
-                let id = if negate { self.c.push(Op::Not(id), Ty::Bool) } else { id };
+                let id = if negate {
+                    self.c.push(Op::Not(id), Ty::Bool)
+                } else {
+                    id
+                };
                 out.push((id, e.span));
                 Ok(())
             }
@@ -234,7 +276,13 @@ impl Lower<'_> {
             ExprKind::Name(n) => {
                 let Some(&p) = self.c.names.get(n.as_str()) else {
                     let suggestion = self.c.suggest(n);
-                    return Err(self.err(ExprErrorKind::UnknownName { name: n.clone(), suggestion }, e.span));
+                    return Err(self.err(
+                        ExprErrorKind::UnknownName {
+                            name: n.clone(),
+                            suggestion,
+                        },
+                        e.span,
+                    ));
                 };
                 let vals = &self.c.prog.param_values[p as usize];
                 let ty = match vals[0] {
@@ -242,7 +290,11 @@ impl Lower<'_> {
                     V::Bool(_) => Ty::Bool,
                     _ => Ty::Num,
                 };
-                let op = if vals.len() == 1 { Op::Const(vals[0]) } else { Op::Param(p) };
+                let op = if vals.len() == 1 {
+                    Op::Const(vals[0])
+                } else {
+                    Op::Param(p)
+                };
                 (self.c.push(op, ty), ty)
             }
             ExprKind::Unary(op, a) => {
@@ -252,7 +304,10 @@ impl Lower<'_> {
                     UnOp::Neg | UnOp::Pos => {
                         if !ty.numeric() {
                             return Err(self.type_err(
-                                format!("unary '{}' needs a number, not a string", if *op == UnOp::Neg { "-" } else { "+" }),
+                                format!(
+                                    "unary '{}' needs a number, not a string",
+                                    if *op == UnOp::Neg { "-" } else { "+" }
+                                ),
                                 a.span,
                             ));
                         }
@@ -314,13 +369,17 @@ impl Lower<'_> {
             ExprKind::Call(name, name_span, args) => self.call(name, *name_span, args, e.span)?,
             ExprKind::List(_) | ExprKind::Tuple(_) => {
                 return Err(self.err(
-                    ExprErrorKind::Unsupported("a list is only allowed after 'in' / 'not in'".to_owned()),
+                    ExprErrorKind::Unsupported(
+                        "a list is only allowed after 'in' / 'not in'".to_owned(),
+                    ),
                     e.span,
                 ));
             }
             ExprKind::ListComp { .. } => {
                 return Err(self.err(
-                    ExprErrorKind::Unsupported("list comprehensions are not allowed in constraints".to_owned()),
+                    ExprErrorKind::Unsupported(
+                        "list comprehensions are not allowed in constraints".to_owned(),
+                    ),
                     e.span,
                 ));
             }
@@ -328,22 +387,47 @@ impl Lower<'_> {
     }
 
     /// Lowers one comparison link; `rhs_expr` is the right operand's syntax (for `in` lists).
-    fn compare(&mut self, op: CmpOp, l: (u32, Ty), r: (u32, Ty), rhs_expr: &Expr, span: Span) -> Result<u32, ExprError> {
-        debug_assert!(!matches!(op, CmpOp::In | CmpOp::NotIn), "membership is lowered by lower_membership");
+    fn compare(
+        &mut self,
+        op: CmpOp,
+        l: (u32, Ty),
+        r: (u32, Ty),
+        rhs_expr: &Expr,
+        span: Span,
+    ) -> Result<u32, ExprError> {
+        debug_assert!(
+            !matches!(op, CmpOp::In | CmpOp::NotIn),
+            "membership is lowered by lower_membership"
+        );
         let (lt, rt) = (l.1, r.1);
         let ordered = !matches!(op, CmpOp::Eq | CmpOp::Ne);
-        if ordered && ((lt == Ty::Str && rt.numeric() && rt != Ty::Any) || (rt == Ty::Str && lt.numeric() && lt != Ty::Any)) {
-            return Err(self.type_err("cannot order a string against a number".to_owned(), rhs_expr.span.to(span)));
+        if ordered
+            && ((lt == Ty::Str && rt.numeric() && rt != Ty::Any)
+                || (rt == Ty::Str && lt.numeric() && lt != Ty::Any))
+        {
+            return Err(self.type_err(
+                "cannot order a string against a number".to_owned(),
+                rhs_expr.span.to(span),
+            ));
         }
         Ok(self.c.push(Op::Cmp(op, l.0, r.0), Ty::Bool))
     }
 
-    fn call(&mut self, name: &str, name_span: Span, args: &[Expr], span: Span) -> Result<(u32, Ty), ExprError> {
+    fn call(
+        &mut self,
+        name: &str,
+        name_span: Span,
+        args: &[Expr],
+        span: Span,
+    ) -> Result<(u32, Ty), ExprError> {
         let mut ids = Vec::with_capacity(args.len());
         for a in args {
             let (id, ty) = self.lower(a)?;
             if !ty.numeric() {
-                return Err(self.type_err(format!("{name}() needs numbers, but this is a string"), a.span));
+                return Err(self.type_err(
+                    format!("{name}() needs numbers, but this is a string"),
+                    a.span,
+                ));
             }
             ids.push(id);
         }
@@ -352,7 +436,11 @@ impl Lower<'_> {
             ("min" | "max", [_, _, ..]) => {
                 let start = self.c.prog.lists.len() as u32;
                 self.c.prog.lists.extend_from_slice(&ids);
-                let op = Op::MinMax { max: name == "max", start, len: ids.len() as u32 };
+                let op = Op::MinMax {
+                    max: name == "max",
+                    start,
+                    len: ids.len() as u32,
+                };
                 Ok((self.c.push(op, Ty::Num), Ty::Num))
             }
             ("abs" | "min" | "max", _) => Err(self.err(
@@ -360,7 +448,9 @@ impl Lower<'_> {
                 span,
             )),
             _ => Err(self.err(
-                ExprErrorKind::Unsupported(format!("unknown function '{name}'; constraints may call abs, min and max")),
+                ExprErrorKind::Unsupported(format!(
+                    "unknown function '{name}'; constraints may call abs, min and max"
+                )),
                 name_span,
             )),
         }
@@ -370,8 +460,13 @@ impl Lower<'_> {
 impl Lower<'_> {
     /// `lower`, except that `x in [..]` / `x not in (..)` are handled with their literal lists.
     fn lower_membership(&mut self, e: &Expr) -> Result<Option<(u32, Ty)>, ExprError> {
-        let ExprKind::Compare(first, rest) = &e.kind else { return Ok(None) };
-        if !rest.iter().any(|(op, _)| matches!(op, CmpOp::In | CmpOp::NotIn)) {
+        let ExprKind::Compare(first, rest) = &e.kind else {
+            return Ok(None);
+        };
+        if !rest
+            .iter()
+            .any(|(op, _)| matches!(op, CmpOp::In | CmpOp::NotIn))
+        {
             return Ok(None);
         }
         let mut l = self.lower(first)?;
@@ -397,14 +492,21 @@ impl Lower<'_> {
                 }
                 let start = self.c.prog.lists.len() as u32;
                 self.c.prog.lists.extend_from_slice(&ids);
-                let node = Op::In { lhs: l.0, start, len: ids.len() as u32, negate: *op == CmpOp::NotIn };
+                let node = Op::In {
+                    lhs: l.0,
+                    start,
+                    len: ids.len() as u32,
+                    negate: *op == CmpOp::NotIn,
+                };
                 // The list is not a value that can be chained on.
                 l = (u32::MAX, Ty::Any);
                 self.c.push(node, Ty::Bool)
             } else {
                 if l.0 == u32::MAX {
                     return Err(self.err(
-                        ExprErrorKind::Unsupported("cannot chain a comparison after 'in [...]'".to_owned()),
+                        ExprErrorKind::Unsupported(
+                            "cannot chain a comparison after 'in [...]'".to_owned(),
+                        ),
                         re.span,
                     ));
                 }

@@ -51,7 +51,11 @@ pub struct ExprError {
 
 impl ExprError {
     pub(crate) fn new(kind: ExprErrorKind, span: Span, source: &str) -> Self {
-        ExprError { kind, span, source: source.to_owned() }
+        ExprError {
+            kind,
+            span,
+            source: source.to_owned(),
+        }
     }
 
     /// The message without the source excerpt, e.g. `unknown name 'blok_size_x'`.
@@ -60,12 +64,22 @@ impl ExprError {
             ExprErrorKind::UnexpectedChar(c) => format!("unexpected character {c:?}"),
             ExprErrorKind::UnterminatedString => "unterminated string literal".to_owned(),
             ExprErrorKind::BadNumber(s) => format!("invalid number literal '{s}'"),
-            ExprErrorKind::Syntax { expected, found } => format!("expected {expected}, found {found}"),
-            ExprErrorKind::UnknownName { name, suggestion: Some(s) } => {
+            ExprErrorKind::Syntax { expected, found } => {
+                format!("expected {expected}, found {found}")
+            }
+            ExprErrorKind::UnknownName {
+                name,
+                suggestion: Some(s),
+            } => {
                 format!("unknown parameter '{name}' (did you mean '{s}'?)")
             }
-            ExprErrorKind::UnknownName { name, suggestion: None } => format!("unknown parameter '{name}'"),
-            ExprErrorKind::Type(m) | ExprErrorKind::Unsupported(m) | ExprErrorKind::Eval(m) => m.clone(),
+            ExprErrorKind::UnknownName {
+                name,
+                suggestion: None,
+            } => format!("unknown parameter '{name}'"),
+            ExprErrorKind::Type(m) | ExprErrorKind::Unsupported(m) | ExprErrorKind::Eval(m) => {
+                m.clone()
+            }
         }
     }
 

@@ -79,8 +79,17 @@ impl From<&Value> for PyVal {
 }
 
 /// Evaluates `expr` (parsed from `src`), resolving free names through `env`.
-pub fn eval(expr: &Expr, src: &str, env: &dyn Fn(&str) -> Option<PyVal>) -> Result<PyVal, ExprError> {
-    Interp { src, env, scope: Vec::new() }.eval(expr)
+pub fn eval(
+    expr: &Expr,
+    src: &str,
+    env: &dyn Fn(&str) -> Option<PyVal>,
+) -> Result<PyVal, ExprError> {
+    Interp {
+        src,
+        env,
+        scope: Vec::new(),
+    }
+    .eval(expr)
 }
 
 struct Interp<'a> {
@@ -104,7 +113,10 @@ impl Interp<'_> {
                 Some((_, v)) => v.clone(),
                 None => (self.env)(n).ok_or_else(|| {
                     ExprError::new(
-                        ExprErrorKind::UnknownName { name: n.clone(), suggestion: None },
+                        ExprErrorKind::UnknownName {
+                            name: n.clone(),
+                            suggestion: None,
+                        },
                         e.span,
                         self.src,
                     )
@@ -116,7 +128,10 @@ impl Interp<'_> {
                     UnOp::Not => PyVal::Bool(!v.truthy()),
                     UnOp::Neg | UnOp::Pos => {
                         let n = v.as_num().ok_or_else(|| {
-                            self.fail(a, format!("bad operand type for unary operator: '{}'", v.type_name()))
+                            self.fail(
+                                a,
+                                format!("bad operand type for unary operator: '{}'", v.type_name()),
+                            )
                         })?;
                         PyVal::Num(if *op == UnOp::Neg { num::neg(n) } else { n })
                     }
@@ -144,17 +159,33 @@ impl Interp<'_> {
                 }
                 PyVal::Bool(true)
             }
-            ExprKind::List(items) | ExprKind::Tuple(items) => {
-                PyVal::List(items.iter().map(|i| self.eval(i)).collect::<Result<_, _>>()?)
-            }
+            ExprKind::List(items) | ExprKind::Tuple(items) => PyVal::List(
+                items
+                    .iter()
+                    .map(|i| self.eval(i))
+                    .collect::<Result<_, _>>()?,
+            ),
             ExprKind::Call(name, _, args) => {
-                let vals = args.iter().map(|a| self.eval(a)).collect::<Result<Vec<_>, _>>()?;
+                let vals = args
+                    .iter()
+                    .map(|a| self.eval(a))
+                    .collect::<Result<Vec<_>, _>>()?;
                 self.call(e, name, vals)?
             }
-            ExprKind::ListComp { elt, var, iter, cond } => {
+            ExprKind::ListComp {
+                elt,
+                var,
+                iter,
+                cond,
+            } => {
                 let items = match self.eval(iter)? {
                     PyVal::List(v) => v,
-                    other => return Err(self.fail(iter, format!("'{}' object is not iterable", other.type_name()))),
+                    other => {
+                        return Err(self.fail(
+                            iter,
+                            format!("'{}' object is not iterable", other.type_name()),
+                        ));
+                    }
                 };
                 let mut out = Vec::with_capacity(items.len());
                 for item in items {
@@ -163,7 +194,13 @@ impl Interp<'_> {
                         Some(c) => self.eval(c).map(|v| v.truthy()),
                         None => Ok(true),
                     };
-                    let r = keep.and_then(|k| if k { self.eval(elt).map(Some) } else { Ok(None) });
+                    let r = keep.and_then(|k| {
+                        if k {
+                            self.eval(elt).map(Some)
+                        } else {
+                            Ok(None)
+                        }
+                    });
                     self.scope.pop();
                     if let Some(v) = r? {
                         out.push(v);
@@ -176,7 +213,9 @@ impl Interp<'_> {
 
     fn binary(&self, e: &Expr, op: BinOp, l: PyVal, r: PyVal) -> Result<PyVal, ExprError> {
         if let (Some(x), Some(y)) = (l.as_num(), r.as_num()) {
-            return num::arith(op, x, y).map(PyVal::Num).ok_or_else(|| self.fail(e, arith_error(op)));
+            return num::arith(op, x, y)
+                .map(PyVal::Num)
+                .ok_or_else(|| self.fail(e, arith_error(op)));
         }
         match (op, l, r) {
             (BinOp::Add, PyVal::List(mut a), PyVal::List(b)) => {
@@ -186,7 +225,9 @@ impl Interp<'_> {
                 a.extend(b);
                 Ok(PyVal::List(a))
             }
-            (BinOp::Mul, PyVal::List(a), n) | (BinOp::Mul, n, PyVal::List(a)) if n.as_num().is_some() => {
+            (BinOp::Mul, PyVal::List(a), n) | (BinOp::Mul, n, PyVal::List(a))
+                if n.as_num().is_some() =>
+            {
                 let k = match n.as_num() {
                     Some(Num::Int(k)) => k.max(0) as usize,
                     _ => return Err(self.fail(e, "can't multiply sequence by non-int")),
@@ -194,11 +235,18 @@ impl Interp<'_> {
                 if a.len().saturating_mul(k) > MAX_LIST {
                     return Err(self.fail(e, "list too long"));
                 }
-                Ok(PyVal::List(a.iter().cloned().cycle().take(a.len() * k).collect()))
+                Ok(PyVal::List(
+                    a.iter().cloned().cycle().take(a.len() * k).collect(),
+                ))
             }
             (op, l, r) => Err(self.fail(
                 e,
-                format!("unsupported operand types for {}: '{}' and '{}'", op_symbol(op), l.type_name(), r.type_name()),
+                format!(
+                    "unsupported operand types for {}: '{}' and '{}'",
+                    op_symbol(op),
+                    l.type_name(),
+                    r.type_name()
+                ),
             )),
         }
     }
@@ -209,7 +257,10 @@ impl Interp<'_> {
             CmpOp::Ne => !py_eq(l, r),
             CmpOp::In | CmpOp::NotIn => {
                 let PyVal::List(items) = r else {
-                    return Err(self.fail(e, format!("argument of type '{}' is not a list", r.type_name())));
+                    return Err(self.fail(
+                        e,
+                        format!("argument of type '{}' is not a list", r.type_name()),
+                    ));
                 };
                 items.iter().any(|i| py_eq(l, i)) == (op == CmpOp::In)
             }
@@ -232,7 +283,10 @@ impl Interp<'_> {
     fn call(&self, e: &Expr, name: &str, args: Vec<PyVal>) -> Result<PyVal, ExprError> {
         let int_arg = |v: &PyVal| match v.as_num() {
             Some(Num::Int(i)) => Ok(i),
-            _ => Err(self.fail(e, format!("{name}() takes integer arguments, not '{}'", v.type_name()))),
+            _ => Err(self.fail(
+                e,
+                format!("{name}() takes integer arguments, not '{}'", v.type_name()),
+            )),
         };
         match (name, args.as_slice()) {
             ("range", [_] | [_, _] | [_, _, _]) => {
@@ -247,32 +301,46 @@ impl Interp<'_> {
                     return Err(self.fail(e, "range() arg 3 must not be zero"));
                 }
                 let count = if (step > 0 && stop > start) || (step < 0 && stop < start) {
-                    ((i128::from(stop) - i128::from(start)).abs() + i128::from(step.abs()) - 1) / i128::from(step.abs())
+                    ((i128::from(stop) - i128::from(start)).abs() + i128::from(step.abs()) - 1)
+                        / i128::from(step.abs())
                 } else {
                     0
                 };
                 if count > MAX_LIST as i128 {
                     return Err(self.fail(e, format!("range of {count} elements is too long")));
                 }
-                Ok(PyVal::List((0..count as i64).map(|k| PyVal::Num(Num::Int(start + k * step))).collect()))
+                Ok(PyVal::List(
+                    (0..count as i64)
+                        .map(|k| PyVal::Num(Num::Int(start + k * step)))
+                        .collect(),
+                ))
             }
             ("list" | "tuple", [PyVal::List(v)]) => Ok(PyVal::List(v.clone())),
             ("list" | "tuple", []) => Ok(PyVal::List(vec![])),
             ("len", [PyVal::List(v)]) => Ok(PyVal::Num(Num::Int(v.len() as i64))),
             ("len", [PyVal::Str(s)]) => Ok(PyVal::Num(Num::Int(s.chars().count() as i64))),
-            ("abs", [v]) => v
-                .as_num()
-                .map(|n| PyVal::Num(num::abs(n)))
-                .ok_or_else(|| self.fail(e, format!("bad operand type for abs(): '{}'", v.type_name()))),
+            ("abs", [v]) => v.as_num().map(|n| PyVal::Num(num::abs(n))).ok_or_else(|| {
+                self.fail(
+                    e,
+                    format!("bad operand type for abs(): '{}'", v.type_name()),
+                )
+            }),
             ("int", [v]) => match v.as_num() {
                 Some(Num::Int(i)) => Ok(PyVal::Num(Num::Int(i))),
-                Some(Num::Float(f)) if f.is_finite() && f.abs() < 9.2e18 => Ok(PyVal::Num(Num::Int(f.trunc() as i64))),
+                Some(Num::Float(f)) if f.is_finite() && f.abs() < 9.2e18 => {
+                    Ok(PyVal::Num(Num::Int(f.trunc() as i64)))
+                }
                 _ => Err(self.fail(e, format!("int() of '{}' is not supported", v.type_name()))),
             },
             ("float", [v]) => v
                 .as_num()
                 .map(|n| PyVal::Num(Num::Float(n.as_f64())))
-                .ok_or_else(|| self.fail(e, format!("float() of '{}' is not supported", v.type_name()))),
+                .ok_or_else(|| {
+                    self.fail(
+                        e,
+                        format!("float() of '{}' is not supported", v.type_name()),
+                    )
+                }),
             ("min" | "max", _) if !args.is_empty() => {
                 let items = match args.as_slice() {
                     [PyVal::List(v)] => v.clone(),
@@ -280,21 +348,31 @@ impl Interp<'_> {
                 };
                 let mut best: Option<(Num, PyVal)> = None;
                 for v in items {
-                    let n = v.as_num().ok_or_else(|| self.fail(e, format!("{name}() takes numbers")))?;
+                    let n = v
+                        .as_num()
+                        .ok_or_else(|| self.fail(e, format!("{name}() takes numbers")))?;
                     let better = match &best {
                         None => true,
                         Some((b, _)) => {
                             let o = num::compare(n, *b);
-                            if name == "min" { o == Some(Ordering::Less) } else { o == Some(Ordering::Greater) }
+                            if name == "min" {
+                                o == Some(Ordering::Less)
+                            } else {
+                                o == Some(Ordering::Greater)
+                            }
                         }
                     };
                     if better {
                         best = Some((n, v));
                     }
                 }
-                best.map(|(_, v)| v).ok_or_else(|| self.fail(e, format!("{name}() arg is an empty sequence")))
+                best.map(|(_, v)| v)
+                    .ok_or_else(|| self.fail(e, format!("{name}() arg is an empty sequence")))
             }
-            _ => Err(self.fail(e, format!("unsupported call {name}() with {} argument(s)", args.len()))),
+            _ => Err(self.fail(
+                e,
+                format!("unsupported call {name}() with {} argument(s)", args.len()),
+            )),
         }
     }
 }
@@ -305,7 +383,9 @@ pub(crate) fn py_eq(l: &PyVal, r: &PyVal) -> bool {
         (Some(x), Some(y)) => num::compare(x, y) == Some(Ordering::Equal),
         _ => match (l, r) {
             (PyVal::Str(a), PyVal::Str(b)) => a == b,
-            (PyVal::List(a), PyVal::List(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| py_eq(x, y)),
+            (PyVal::List(a), PyVal::List(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| py_eq(x, y))
+            }
             _ => false,
         },
     }
@@ -351,7 +431,9 @@ mod tests {
     use crate::expr::parse;
 
     fn ev(s: &str) -> Result<PyVal, ExprError> {
-        eval(&parse(s).unwrap(), s, &|n| (n == "x").then_some(PyVal::Num(Num::Int(3))))
+        eval(&parse(s).unwrap(), s, &|n| {
+            (n == "x").then_some(PyVal::Num(Num::Int(3)))
+        })
     }
 
     fn ints(s: &str) -> Vec<i64> {
@@ -369,9 +451,18 @@ mod tests {
 
     #[test]
     fn t1_value_forms() {
-        assert_eq!(ints("[2**i for i in range(0, 6)]"), vec![1, 2, 4, 8, 16, 32]);
-        assert_eq!(ints("[i for i in range(1, 10+1)]"), (1..=10).collect::<Vec<_>>());
-        assert_eq!(ints("[1, 2] + list(range(32, 96+1, 32))"), vec![1, 2, 32, 64, 96]);
+        assert_eq!(
+            ints("[2**i for i in range(0, 6)]"),
+            vec![1, 2, 4, 8, 16, 32]
+        );
+        assert_eq!(
+            ints("[i for i in range(1, 10+1)]"),
+            (1..=10).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            ints("[1, 2] + list(range(32, 96+1, 32))"),
+            vec![1, 2, 32, 64, 96]
+        );
         assert_eq!(ints("list(range(10, 0, -3))"), vec![10, 7, 4, 1]);
         assert_eq!(ints("[i for i in range(10) if i % 4 == 0]"), vec![0, 4, 8]);
         assert_eq!(ints("[i * x for i in (1, 2)]"), vec![3, 6]);

@@ -60,8 +60,22 @@ impl Tok {
     pub(crate) fn is_operator(&self) -> bool {
         matches!(
             self,
-            Tok::And | Tok::Or | Tok::In | Tok::For | Tok::If | Tok::Star | Tok::Slash | Tok::SlashSlash
-                | Tok::Percent | Tok::StarStar | Tok::Eq | Tok::Ne | Tok::Lt | Tok::Le | Tok::Gt | Tok::Ge
+            Tok::And
+                | Tok::Or
+                | Tok::In
+                | Tok::For
+                | Tok::If
+                | Tok::Star
+                | Tok::Slash
+                | Tok::SlashSlash
+                | Tok::Percent
+                | Tok::StarStar
+                | Tok::Eq
+                | Tok::Ne
+                | Tok::Lt
+                | Tok::Le
+                | Tok::Gt
+                | Tok::Ge
         )
     }
 
@@ -120,7 +134,10 @@ pub(crate) fn lex(src: &str) -> Result<Vec<Token>, ExprError> {
         }
         if c.is_ascii_digit() || (c == b'.' && bytes.get(i + 1).is_some_and(u8::is_ascii_digit)) {
             let (tok, end) = lex_number(src, i)?;
-            out.push(Token { tok, span: Span::new(start, end) });
+            out.push(Token {
+                tok,
+                span: Span::new(start, end),
+            });
             i = end;
             continue;
         }
@@ -140,7 +157,10 @@ pub(crate) fn lex(src: &str) -> Result<Vec<Token>, ExprError> {
                 "False" | "false" => Tok::False,
                 _ => Tok::Ident(word.to_owned()),
             };
-            out.push(Token { tok, span: Span::new(start, i) });
+            out.push(Token {
+                tok,
+                span: Span::new(start, i),
+            });
             continue;
         }
         if c == b'"' || c == b'\'' {
@@ -167,7 +187,10 @@ pub(crate) fn lex(src: &str) -> Result<Vec<Token>, ExprError> {
                 }
             }
             i = j + 1;
-            out.push(Token { tok: Tok::Str(s), span: Span::new(start, i) });
+            out.push(Token {
+                tok: Tok::Str(s),
+                span: Span::new(start, i),
+            });
             continue;
         }
         let two = bytes.get(i + 1).copied();
@@ -196,7 +219,9 @@ pub(crate) fn lex(src: &str) -> Result<Vec<Token>, ExprError> {
             _ => {
                 let ch = src[i..].chars().next().unwrap_or('\u{fffd}');
                 let kind = match ch {
-                    '=' => ExprErrorKind::Unsupported("'=' is assignment; use '==' to compare".to_owned()),
+                    '=' => ExprErrorKind::Unsupported(
+                        "'=' is assignment; use '==' to compare".to_owned(),
+                    ),
                     '&' | '|' | '^' | '~' => ExprErrorKind::Unsupported(format!(
                         "bitwise operator '{ch}' is not supported; use 'and' / 'or' (or '&&' / '||')"
                     )),
@@ -205,10 +230,16 @@ pub(crate) fn lex(src: &str) -> Result<Vec<Token>, ExprError> {
                 return Err(err(kind, start, start + ch.len_utf8()));
             }
         };
-        out.push(Token { tok, span: Span::new(start, start + len) });
+        out.push(Token {
+            tok,
+            span: Span::new(start, start + len),
+        });
         i += len;
     }
-    out.push(Token { tok: Tok::Eof, span: Span::new(src.len(), src.len()) });
+    out.push(Token {
+        tok: Tok::Eof,
+        span: Span::new(src.len(), src.len()),
+    });
     Ok(out)
 }
 
@@ -245,7 +276,13 @@ fn lex_number(src: &str, start: usize) -> Result<(Tok, usize), ExprError> {
         end += 1;
     }
     let text = &src[start..end];
-    let bad = || ExprError::new(ExprErrorKind::BadNumber(text.to_owned()), Span::new(start, end), src);
+    let bad = || {
+        ExprError::new(
+            ExprErrorKind::BadNumber(text.to_owned()),
+            Span::new(start, end),
+            src,
+        )
+    };
     if end != i {
         return Err(bad());
     }
@@ -270,31 +307,48 @@ mod tests {
     fn python_and_rust_spellings_agree() {
         assert_eq!(toks("a and not b or c"), toks("a && !b || c"));
         assert_eq!(toks("True"), toks("true"));
-        assert_eq!(toks("a != b"), vec![Tok::Ident("a".into()), Tok::Ne, Tok::Ident("b".into()), Tok::Eof]);
+        assert_eq!(
+            toks("a != b"),
+            vec![
+                Tok::Ident("a".into()),
+                Tok::Ne,
+                Tok::Ident("b".into()),
+                Tok::Eof
+            ]
+        );
     }
 
     #[test]
     fn numbers() {
-        assert_eq!(toks("12 1.5 .5 2e3 1_024"), vec![
-            Tok::Int(12),
-            Tok::Float(1.5),
-            Tok::Float(0.5),
-            Tok::Float(2000.0),
-            Tok::Int(1024),
-            Tok::Eof
-        ]);
+        assert_eq!(
+            toks("12 1.5 .5 2e3 1_024"),
+            vec![
+                Tok::Int(12),
+                Tok::Float(1.5),
+                Tok::Float(0.5),
+                Tok::Float(2000.0),
+                Tok::Int(1024),
+                Tok::Eof
+            ]
+        );
         assert!(lex("12abc").is_err());
         assert!(lex("99999999999999999999").is_err());
     }
 
     #[test]
     fn strings_and_errors() {
-        assert_eq!(toks("'a' \"b\""), vec![Tok::Str("a".into()), Tok::Str("b".into()), Tok::Eof]);
+        assert_eq!(
+            toks("'a' \"b\""),
+            vec![Tok::Str("a".into()), Tok::Str("b".into()), Tok::Eof]
+        );
         let e = lex("a == 'x").unwrap_err();
         assert_eq!(e.kind, ExprErrorKind::UnterminatedString);
         assert_eq!(e.span.start, 5);
         let e = lex("a = 1").unwrap_err();
         assert_eq!(e.span, Span::new(2, 3));
-        assert!(matches!(lex("a $ b").unwrap_err().kind, ExprErrorKind::UnexpectedChar('$')));
+        assert!(matches!(
+            lex("a $ b").unwrap_err().kind,
+            ExprErrorKind::UnexpectedChar('$')
+        ));
     }
 }

@@ -42,16 +42,29 @@ pub(crate) fn arith(op: BinOp, a: Num, b: Num) -> Option<Num> {
     use Num::{Float, Int};
     match (a, b) {
         (Int(x), Int(y)) => match op {
-            BinOp::Add => Some(x.checked_add(y).map_or_else(|| Float(x as f64 + y as f64), Int)),
-            BinOp::Sub => Some(x.checked_sub(y).map_or_else(|| Float(x as f64 - y as f64), Int)),
-            BinOp::Mul => Some(x.checked_mul(y).map_or_else(|| Float(x as f64 * y as f64), Int)),
+            BinOp::Add => Some(
+                x.checked_add(y)
+                    .map_or_else(|| Float(x as f64 + y as f64), Int),
+            ),
+            BinOp::Sub => Some(
+                x.checked_sub(y)
+                    .map_or_else(|| Float(x as f64 - y as f64), Int),
+            ),
+            BinOp::Mul => Some(
+                x.checked_mul(y)
+                    .map_or_else(|| Float(x as f64 * y as f64), Int),
+            ),
             BinOp::Div => (y != 0).then(|| Float(x as f64 / y as f64)),
             BinOp::FloorDiv => {
                 if y == 0 {
                     return None;
                 }
                 match x.checked_div(y) {
-                    Some(q) => Some(Int(if x % y != 0 && ((x < 0) != (y < 0)) { q - 1 } else { q })),
+                    Some(q) => Some(Int(if x % y != 0 && ((x < 0) != (y < 0)) {
+                        q - 1
+                    } else {
+                        q
+                    })),
                     None => Some(Float((x as f64 / y as f64).floor())), // i64::MIN // -1
                 }
             }
@@ -60,7 +73,11 @@ pub(crate) fn arith(op: BinOp, a: Num, b: Num) -> Option<Num> {
                     return None;
                 }
                 let r = x.checked_rem(y).unwrap_or(0);
-                Some(Int(if r != 0 && ((r < 0) != (y < 0)) { r + y } else { r }))
+                Some(Int(if r != 0 && ((r < 0) != (y < 0)) {
+                    r + y
+                } else {
+                    r
+                }))
             }
             BinOp::Pow => {
                 if y >= 0 {
@@ -88,7 +105,11 @@ pub(crate) fn arith(op: BinOp, a: Num, b: Num) -> Option<Num> {
                         return None;
                     }
                     let r = x % y;
-                    finite(if r != 0.0 && ((r < 0.0) != (y < 0.0)) { r + y } else { r })
+                    finite(if r != 0.0 && ((r < 0.0) != (y < 0.0)) {
+                        r + y
+                    } else {
+                        r
+                    })
                 }
                 BinOp::Pow => {
                     if x == 0.0 && y < 0.0 {
@@ -115,7 +136,9 @@ pub(crate) fn neg(a: Num) -> Num {
 /// `abs(a)`
 pub(crate) fn abs(a: Num) -> Num {
     match a {
-        Num::Int(i) => i.checked_abs().map_or(Num::Float((i as f64).abs()), Num::Int),
+        Num::Int(i) => i
+            .checked_abs()
+            .map_or(Num::Float((i as f64).abs()), Num::Int),
         Num::Float(f) => Num::Float(f.abs()),
     }
 }
@@ -154,8 +177,14 @@ mod tests {
         assert_eq!(arith(BinOp::Pow, Int(2), Int(-1)), Some(Float(0.5)));
         assert_eq!(arith(BinOp::Pow, Int(0), Int(-1)), None);
         assert_eq!(arith(BinOp::Pow, Float(-8.0), Float(0.5)), None);
-        assert_eq!(arith(BinOp::Pow, Int(2), Int(64)), Some(Float(18446744073709551616.0)));
-        assert_eq!(arith(BinOp::Mul, Int(i64::MAX), Int(2)), Some(Float(i64::MAX as f64 * 2.0)));
+        assert_eq!(
+            arith(BinOp::Pow, Int(2), Int(64)),
+            Some(Float(18446744073709551616.0))
+        );
+        assert_eq!(
+            arith(BinOp::Mul, Int(i64::MAX), Int(2)),
+            Some(Float(i64::MAX as f64 * 2.0))
+        );
         assert_eq!(neg(Int(i64::MIN)), Float(9223372036854775808.0));
         assert_eq!(compare(Int(1), Float(1.0)), Some(Ordering::Equal));
     }

@@ -25,7 +25,12 @@ pub fn parse(src: &str) -> Result<Expr, ExprError> {
             src,
         ));
     }
-    let mut p = Parser { src, tokens, pos: 0, depth: 0 };
+    let mut p = Parser {
+        src,
+        tokens,
+        pos: 0,
+        depth: 0,
+    };
     let e = p.expr()?;
     p.expect(&Tok::Eof, "an operator or the end of the expression")?;
     Ok(e)
@@ -71,21 +76,30 @@ impl Parser<'_> {
     fn error(&self, expected: &str) -> ExprError {
         let t = &self.tokens[self.pos];
         ExprError::new(
-            ExprErrorKind::Syntax { expected: expected.to_owned(), found: t.tok.describe() },
+            ExprErrorKind::Syntax {
+                expected: expected.to_owned(),
+                found: t.tok.describe(),
+            },
             t.span,
             self.src,
         )
     }
 
     fn expect(&mut self, tok: &Tok, expected: &str) -> Result<Span, ExprError> {
-        if self.peek() == tok { Ok(self.bump().span) } else { Err(self.error(expected)) }
+        if self.peek() == tok {
+            Ok(self.bump().span)
+        } else {
+            Err(self.error(expected))
+        }
     }
 
     fn enter(&mut self) -> Result<(), ExprError> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(ExprError::new(
-                ExprErrorKind::Unsupported(format!("expression nests deeper than {MAX_DEPTH} levels")),
+                ExprErrorKind::Unsupported(format!(
+                    "expression nests deeper than {MAX_DEPTH} levels"
+                )),
                 self.span(),
                 self.src,
             ));
@@ -126,7 +140,10 @@ impl Parser<'_> {
             self.depth -= 1;
             let inner = inner?;
             let span = start.to(inner.span);
-            return Ok(Expr { kind: ExprKind::Unary(UnOp::Not, Box::new(inner)), span });
+            return Ok(Expr {
+                kind: ExprKind::Unary(UnOp::Not, Box::new(inner)),
+                span,
+            });
         }
         self.comparison()
     }
@@ -155,8 +172,13 @@ impl Parser<'_> {
         if rest.is_empty() {
             return Ok(first);
         }
-        let span = first.span.to(rest.last().map_or(first.span, |(_, e)| e.span));
-        Ok(Expr { kind: ExprKind::Compare(Box::new(first), rest), span })
+        let span = first
+            .span
+            .to(rest.last().map_or(first.span, |(_, e)| e.span));
+        Ok(Expr {
+            kind: ExprKind::Compare(Box::new(first), rest),
+            span,
+        })
     }
 
     fn arith(&mut self) -> Result<Expr, ExprError> {
@@ -203,7 +225,10 @@ impl Parser<'_> {
         self.depth -= 1;
         let inner = inner?;
         let span = start.to(inner.span);
-        Ok(Expr { kind: ExprKind::Unary(op, Box::new(inner)), span })
+        Ok(Expr {
+            kind: ExprKind::Unary(op, Box::new(inner)),
+            span,
+        })
     }
 
     fn power(&mut self) -> Result<Expr, ExprError> {
@@ -219,7 +244,11 @@ impl Parser<'_> {
     }
 
     fn atom(&mut self) -> Result<Expr, ExprError> {
-        if matches!(self.peek(), Tok::Eof | Tok::RParen | Tok::RBracket | Tok::Comma) || self.peek().is_operator() {
+        if matches!(
+            self.peek(),
+            Tok::Eof | Tok::RParen | Tok::RBracket | Tok::Comma
+        ) || self.peek().is_operator()
+        {
             return Err(self.error("a number, a name, a string or '('"));
         }
         let t = self.bump();
@@ -233,24 +262,36 @@ impl Parser<'_> {
                 if *self.peek() == Tok::LParen {
                     self.bump();
                     let (args, end) = self.sequence(&Tok::RParen, "')'")?;
-                    return Ok(Expr { kind: ExprKind::Call(name, t.span, args), span: t.span.to(end) });
+                    return Ok(Expr {
+                        kind: ExprKind::Call(name, t.span, args),
+                        span: t.span.to(end),
+                    });
                 }
                 ExprKind::Name(name)
             }
             Tok::LParen => {
                 if *self.peek() == Tok::RParen {
                     let end = self.bump().span;
-                    return Ok(Expr { kind: ExprKind::Tuple(vec![]), span: t.span.to(end) });
+                    return Ok(Expr {
+                        kind: ExprKind::Tuple(vec![]),
+                        span: t.span.to(end),
+                    });
                 }
                 let first = self.expr()?;
                 if self.eat(&Tok::Comma) {
                     let (mut items, end) = self.sequence(&Tok::RParen, "')'")?;
                     items.insert(0, first);
-                    return Ok(Expr { kind: ExprKind::Tuple(items), span: t.span.to(end) });
+                    return Ok(Expr {
+                        kind: ExprKind::Tuple(items),
+                        span: t.span.to(end),
+                    });
                 }
                 let end = self.expect(&Tok::RParen, "')'")?;
                 // Keep the inner node, widened to cover the parentheses.
-                return Ok(Expr { kind: first.kind, span: t.span.to(end) });
+                return Ok(Expr {
+                    kind: first.kind,
+                    span: t.span.to(end),
+                });
             }
             Tok::LBracket => return self.list_or_comprehension(t.span),
             _ => {
@@ -279,7 +320,10 @@ impl Parser<'_> {
     fn list_or_comprehension(&mut self, open: Span) -> Result<Expr, ExprError> {
         if *self.peek() == Tok::RBracket {
             let end = self.bump().span;
-            return Ok(Expr { kind: ExprKind::List(vec![]), span: open.to(end) });
+            return Ok(Expr {
+                kind: ExprKind::List(vec![]),
+                span: open.to(end),
+            });
         }
         let first = self.expr()?;
         if self.eat(&Tok::For) {
@@ -290,10 +334,19 @@ impl Parser<'_> {
             self.expect(&Tok::In, "'in'")?;
             // The iterable stops before `if` and `]`: parse it above the comparison level.
             let iter = self.arith()?;
-            let cond = if self.eat(&Tok::If) { Some(Box::new(self.arith_or_compare()?)) } else { None };
+            let cond = if self.eat(&Tok::If) {
+                Some(Box::new(self.arith_or_compare()?))
+            } else {
+                None
+            };
             let end = self.expect(&Tok::RBracket, "']'")?;
             return Ok(Expr {
-                kind: ExprKind::ListComp { elt: Box::new(first), var, iter: Box::new(iter), cond },
+                kind: ExprKind::ListComp {
+                    elt: Box::new(first),
+                    var,
+                    iter: Box::new(iter),
+                    cond,
+                },
                 span: open.to(end),
             });
         }
@@ -301,10 +354,16 @@ impl Parser<'_> {
         if self.eat(&Tok::Comma) {
             let (rest, end) = self.sequence(&Tok::RBracket, "']'")?;
             items.extend(rest);
-            return Ok(Expr { kind: ExprKind::List(items), span: open.to(end) });
+            return Ok(Expr {
+                kind: ExprKind::List(items),
+                span: open.to(end),
+            });
         }
         let end = self.expect(&Tok::RBracket, "',' or ']'")?;
-        Ok(Expr { kind: ExprKind::List(items), span: open.to(end) })
+        Ok(Expr {
+            kind: ExprKind::List(items),
+            span: open.to(end),
+        })
     }
 
     fn arith_or_compare(&mut self) -> Result<Expr, ExprError> {
@@ -314,12 +373,18 @@ impl Parser<'_> {
 
 fn binary(op: BinOp, a: Expr, b: Expr) -> Expr {
     let span = a.span.to(b.span);
-    Expr { kind: ExprKind::Binary(op, Box::new(a), Box::new(b)), span }
+    Expr {
+        kind: ExprKind::Binary(op, Box::new(a), Box::new(b)),
+        span,
+    }
 }
 
 fn bool_op(op: BoolOp, a: Expr, b: Expr) -> Expr {
     let span = a.span.to(b.span);
-    Expr { kind: ExprKind::BoolOp(op, Box::new(a), Box::new(b)), span }
+    Expr {
+        kind: ExprKind::BoolOp(op, Box::new(a), Box::new(b)),
+        span,
+    }
 }
 
 #[cfg(test)]
@@ -346,12 +411,21 @@ mod tests {
             ExprKind::List(v) | ExprKind::Tuple(v) => {
                 format!("[{}]", v.iter().map(shape).collect::<Vec<_>>().join(" "))
             }
-            ExprKind::Call(n, _, v) => format!("{n}({})", v.iter().map(shape).collect::<Vec<_>>().join(" ")),
-            ExprKind::ListComp { elt, var, iter, cond } => format!(
+            ExprKind::Call(n, _, v) => {
+                format!("{n}({})", v.iter().map(shape).collect::<Vec<_>>().join(" "))
+            }
+            ExprKind::ListComp {
+                elt,
+                var,
+                iter,
+                cond,
+            } => format!(
                 "[{} for {var} in {}{}]",
                 shape(elt),
                 shape(iter),
-                cond.as_ref().map(|c| format!(" if {}", shape(c))).unwrap_or_default()
+                cond.as_ref()
+                    .map(|c| format!(" if {}", shape(c)))
+                    .unwrap_or_default()
             ),
         }
     }
@@ -376,9 +450,18 @@ mod tests {
         assert_eq!(p("32 <= a * b <= 1024"), "(cmp 32 Le (Mul a b) Le 1024)");
         assert_eq!(p("a not in (1, 2)"), "(cmp a NotIn [1 2])");
         assert_eq!(p("a in [1]"), "(cmp a In [1])");
-        assert_eq!(p("[2**i for i in range(0, 6)]"), "[(Pow 2 i) for i in range(0 6)]");
-        assert_eq!(p("[i for i in range(9) if i % 2 == 0]"), "[i for i in range(9) if (cmp (Mod i 2) Eq 0)]");
-        assert_eq!(p("[1, 2] + list(range(32, 1024+1, 32))"), "(Add [1 2] list(range(32 (Add 1024 1) 32)))");
+        assert_eq!(
+            p("[2**i for i in range(0, 6)]"),
+            "[(Pow 2 i) for i in range(0 6)]"
+        );
+        assert_eq!(
+            p("[i for i in range(9) if i % 2 == 0]"),
+            "[i for i in range(9) if (cmp (Mod i 2) Eq 0)]"
+        );
+        assert_eq!(
+            p("[1, 2] + list(range(32, 1024+1, 32))"),
+            "(Add [1 2] list(range(32 (Add 1024 1) 32)))"
+        );
     }
 
     #[test]

@@ -71,9 +71,18 @@ pub(crate) enum Op {
     /// `==`, `!=`, `<`, `<=`, `>`, `>=` (never `in`).
     Cmp(CmpOp, u32, u32),
     /// `lhs in items` (or `not in` when `negate`); the items are `lists[start..start + len]`.
-    In { lhs: u32, start: u32, len: u32, negate: bool },
+    In {
+        lhs: u32,
+        start: u32,
+        len: u32,
+        negate: bool,
+    },
     /// `min(...)` / `max(...)` over `lists[start..start + len]`.
-    MinMax { max: bool, start: u32, len: u32 },
+    MinMax {
+        max: bool,
+        start: u32,
+        len: u32,
+    },
 }
 
 /// A conjunct: one part of a constraint that must hold on its own.
@@ -112,19 +121,31 @@ impl Program {
             Op::Const(v) => v,
             // Parameters are stored into their slot by the caller.
             Op::Param(_) => slots[id],
-            Op::Neg(a) => slots[a as usize].num().map_or(V::Err, |n| V::from_num(num::neg(n))),
-            Op::Abs(a) => slots[a as usize].num().map_or(V::Err, |n| V::from_num(num::abs(n))),
+            Op::Neg(a) => slots[a as usize]
+                .num()
+                .map_or(V::Err, |n| V::from_num(num::neg(n))),
+            Op::Abs(a) => slots[a as usize]
+                .num()
+                .map_or(V::Err, |n| V::from_num(num::abs(n))),
             Op::Not(a) => match slots[a as usize] {
                 V::Err => V::Err,
                 v => V::Bool(!v.truthy()),
             },
             Op::Bin(op, a, b) => match (slots[a as usize], slots[b as usize]) {
-                (V::Int(x), V::Int(y)) if matches!(op, BinOp::Mul | BinOp::Add | BinOp::Sub | BinOp::Mod) => {
+                (V::Int(x), V::Int(y))
+                    if matches!(op, BinOp::Mul | BinOp::Add | BinOp::Sub | BinOp::Mod) =>
+                {
                     // Fast paths for the common integer operations.
                     match op {
-                        BinOp::Mul => x.checked_mul(y).map_or_else(|| V::Float(x as f64 * y as f64), V::Int),
-                        BinOp::Add => x.checked_add(y).map_or_else(|| V::Float(x as f64 + y as f64), V::Int),
-                        BinOp::Sub => x.checked_sub(y).map_or_else(|| V::Float(x as f64 - y as f64), V::Int),
+                        BinOp::Mul => x
+                            .checked_mul(y)
+                            .map_or_else(|| V::Float(x as f64 * y as f64), V::Int),
+                        BinOp::Add => x
+                            .checked_add(y)
+                            .map_or_else(|| V::Float(x as f64 + y as f64), V::Int),
+                        BinOp::Sub => x
+                            .checked_sub(y)
+                            .map_or_else(|| V::Float(x as f64 - y as f64), V::Int),
                         _ => num::arith(op, Num::Int(x), Num::Int(y)).map_or(V::Err, V::from_num),
                     }
                 }
@@ -144,7 +165,12 @@ impl Program {
                 _ => slots[b as usize],
             },
             Op::Cmp(op, a, b) => self.compare(op, slots[a as usize], slots[b as usize]),
-            Op::In { lhs, start, len, negate } => {
+            Op::In {
+                lhs,
+                start,
+                len,
+                negate,
+            } => {
                 let l = slots[lhs as usize];
                 if l == V::Err {
                     return V::Err;
@@ -162,12 +188,18 @@ impl Program {
             Op::MinMax { max, start, len } => {
                 let mut best: Option<Num> = None;
                 for &i in &self.lists[start as usize..(start + len) as usize] {
-                    let Some(n) = slots[i as usize].num() else { return V::Err };
+                    let Some(n) = slots[i as usize].num() else {
+                        return V::Err;
+                    };
                     best = Some(match best {
                         None => n,
                         Some(b) => {
                             let o = num::compare(n, b);
-                            let better = if max { o == Some(std::cmp::Ordering::Greater) } else { o == Some(std::cmp::Ordering::Less) };
+                            let better = if max {
+                                o == Some(std::cmp::Ordering::Greater)
+                            } else {
+                                o == Some(std::cmp::Ordering::Less)
+                            };
                             if better { n } else { b }
                         }
                     });
@@ -190,9 +222,10 @@ impl Program {
         match (l, r, op) {
             (V::Str(a), V::Str(b), CmpOp::Eq) => V::Bool(a == b),
             (V::Str(a), V::Str(b), CmpOp::Ne) => V::Bool(a != b),
-            (V::Str(a), V::Str(b), _) => {
-                V::Bool(cmp_holds(op, self.strings[a as usize].cmp(&self.strings[b as usize])))
-            }
+            (V::Str(a), V::Str(b), _) => V::Bool(cmp_holds(
+                op,
+                self.strings[a as usize].cmp(&self.strings[b as usize]),
+            )),
             // A string against a number: never equal, and not ordered.
             (_, _, CmpOp::Eq) => V::Bool(false),
             (_, _, CmpOp::Ne) => V::Bool(true),
@@ -210,7 +243,9 @@ impl Program {
                 _ => self.eval(id, scratch),
             };
         }
-        self.conjuncts.iter().all(|c| scratch[c.root as usize].truthy())
+        self.conjuncts
+            .iter()
+            .all(|c| scratch[c.root as usize].truthy())
     }
 
     /// Evaluates only the nodes `root` needs, for a partial assignment given as `(param, index)`.

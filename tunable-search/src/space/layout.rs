@@ -17,7 +17,10 @@ pub(crate) struct Layout {
 impl Layout {
     /// The layout for parameters with `counts[i]` values each; `Err(bits)` beyond 64 bits.
     pub(crate) fn new(counts: &[usize]) -> Result<Self, u32> {
-        let widths: Vec<u32> = counts.iter().map(|&n| usize::BITS - (n.max(1) - 1).leading_zeros()).collect();
+        let widths: Vec<u32> = counts
+            .iter()
+            .map(|&n| usize::BITS - (n.max(1) - 1).leading_zeros())
+            .collect();
         let bits: u32 = widths.iter().sum();
         if bits > 64 {
             return Err(bits);
@@ -28,13 +31,23 @@ impl Layout {
             shifts[i] = acc;
             acc += widths[i];
         }
-        let masks = widths.iter().map(|&w| if w == 0 { 0 } else { (1u64 << w) - 1 }).collect();
-        Ok(Layout { shifts, masks, bits })
+        let masks = widths
+            .iter()
+            .map(|&w| if w == 0 { 0 } else { (1u64 << w) - 1 })
+            .collect();
+        Ok(Layout {
+            shifts,
+            masks,
+            bits,
+        })
     }
 
     #[inline]
     pub(crate) fn encode(&self, indices: &[u16]) -> u64 {
-        indices.iter().zip(&self.shifts).fold(0, |k, (&i, &s)| k | (u64::from(i) << s))
+        indices
+            .iter()
+            .zip(&self.shifts)
+            .fold(0, |k, (&i, &s)| k | (u64::from(i) << s))
     }
 
     #[inline]

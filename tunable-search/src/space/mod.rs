@@ -15,6 +15,8 @@ mod layout;
 pub mod load;
 pub mod neighbours;
 mod param;
+#[cfg(test)]
+mod proptests;
 pub mod sample;
 mod solve;
 mod value;
@@ -25,8 +27,8 @@ pub use value::{Value, ValueKind};
 
 use crate::SpaceError;
 use crate::expr::compile::Compiler;
-use crate::expr::program::{Program, V};
 use crate::expr::parse;
+use crate::expr::program::{Program, V};
 use layout::Layout;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -70,8 +72,13 @@ impl SpaceBuilder {
     }
 
     /// Adds a parameter with its values, in declared order.
-    pub fn param<V: Into<Value>>(mut self, name: impl Into<String>, values: impl IntoIterator<Item = V>) -> Self {
-        self.params.push((name.into(), values.into_iter().map(Into::into).collect()));
+    pub fn param<V: Into<Value>>(
+        mut self,
+        name: impl Into<String>,
+        values: impl IntoIterator<Item = V>,
+    ) -> Self {
+        self.params
+            .push((name.into(), values.into_iter().map(Into::into).collect()));
         self
     }
 
@@ -115,7 +122,10 @@ impl SpaceBuilder {
     ///     .build_from_indices([vec![0, 1], vec![2, 0], vec![0, 1]]).unwrap();
     /// assert_eq!(s.len(), 2);
     /// ```
-    pub fn build_from_indices<I: AsRef<[u16]>>(self, configs: impl IntoIterator<Item = I>) -> Result<Space, SpaceError> {
+    pub fn build_from_indices<I: AsRef<[u16]>>(
+        self,
+        configs: impl IntoIterator<Item = I>,
+    ) -> Result<Space, SpaceError> {
         let configs: Vec<Vec<u16>> = configs.into_iter().map(|c| c.as_ref().to_vec()).collect();
         self.build_inner(Some(configs))
     }
@@ -131,8 +141,10 @@ impl SpaceBuilder {
         }
         let mut constraints = self.constraints;
         if let Some(max) = self.max_threads {
-            let present: Vec<&str> =
-                BLOCK_SIZE_NAMES.into_iter().filter(|n| params.iter().any(|p| p.name() == *n)).collect();
+            let present: Vec<&str> = BLOCK_SIZE_NAMES
+                .into_iter()
+                .filter(|n| params.iter().any(|p| p.name() == *n))
+                .collect();
             if !present.is_empty() {
                 constraints.push(format!("{} <= {max}", present.join(" * ")));
             }
@@ -140,23 +152,33 @@ impl SpaceBuilder {
         let mut compiler = Compiler::new(params.iter().map(|p| (p.name(), p.values())));
         for (index, text) in constraints.iter().enumerate() {
             let add = parse(text).and_then(|e| compiler.add_constraint(index, text, &e));
-            add.map_err(|error| SpaceError::Constraint { index, text: text.clone(), error })?;
+            add.map_err(|error| SpaceError::Constraint {
+                index,
+                text: text.clone(),
+                error,
+            })?;
         }
         let program = compiler.finish();
         let counts: Vec<usize> = params.iter().map(|p| p.values().len()).collect();
         let layout = Layout::new(&counts).map_err(|bits| SpaceError::TooLarge { bits })?;
-        let threads = self
-            .threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()).min(8));
+        let threads = self.threads.unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map_or(1, |n| n.get())
+                .min(8)
+        });
         let keys = match listed {
             None => solve::solve(&program, &layout, threads),
             Some(list) => {
                 let mut scratch = Vec::new();
                 let mut keys = Vec::with_capacity(list.len());
                 for (i, c) in list.iter().enumerate() {
-                    let fits = c.len() == counts.len() && c.iter().zip(&counts).all(|(&v, &n)| (v as usize) < n);
+                    let fits = c.len() == counts.len()
+                        && c.iter().zip(&counts).all(|(&v, &n)| (v as usize) < n);
                     if !fits {
-                        return Err(SpaceError::BadConfig { index: i, indices: c.clone() });
+                        return Err(SpaceError::BadConfig {
+                            index: i,
+                            indices: c.clone(),
+                        });
                     }
                     if program.check(c, &mut scratch) {
                         keys.push(layout.encode(c));
@@ -285,7 +307,11 @@ impl Space {
 
     /// The values named by value indices.
     pub fn values_of(&self, indices: &[u16]) -> Vec<Value> {
-        self.params.iter().zip(indices).map(|(p, &i)| p.values()[i as usize].clone()).collect()
+        self.params
+            .iter()
+            .zip(indices)
+            .map(|(p, &i)| p.values()[i as usize].clone())
+            .collect()
     }
 
     /// The value indices of a configuration given by its values (any valid or not), or `None` if
@@ -294,7 +320,11 @@ impl Space {
         if values.len() != self.dims() {
             return None;
         }
-        self.params.iter().zip(values).map(|(p, v)| p.index_of(v)).collect()
+        self.params
+            .iter()
+            .zip(values)
+            .map(|(p, v)| p.index_of(v))
+            .collect()
     }
 
     fn index(&self) -> &KeyIndex {
@@ -307,14 +337,19 @@ impl Space {
 
     fn key_of(&self, indices: &[u16]) -> Option<u64> {
         let in_range = indices.len() == self.dims()
-            && indices.iter().zip(&self.params).all(|(&i, p)| (i as usize) < p.values().len());
+            && indices
+                .iter()
+                .zip(&self.params)
+                .all(|(&i, p)| (i as usize) < p.values().len());
         in_range.then(|| self.layout.encode(indices))
     }
 
     /// The position of a configuration in the space, or `None` if it is invalid. O(1): the hash
     /// index is built on the first call.
     pub fn position(&self, indices: &[u16]) -> Option<usize> {
-        self.key_of(indices).and_then(|k| self.index().get(&k)).map(|&i| i as usize)
+        self.key_of(indices)
+            .and_then(|k| self.index().get(&k))
+            .map(|&i| i as usize)
     }
 
     /// Whether a configuration (by value indices) is valid.
@@ -335,17 +370,23 @@ impl Space {
 
     /// Kernel Tuner's cache key of the configuration at `position`: its values joined by `,`.
     pub fn kernel_tuner_key(&self, position: usize) -> String {
-        self.values(position).iter().map(ToString::to_string).collect::<Vec<_>>().join(",")
+        self.values(position)
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(",")
     }
 
     /// The true bounds of the valid space: for each parameter the smallest and largest value
     /// index that occurs in some valid configuration (`None` for an empty space).
     pub fn bounds(&self) -> Option<Vec<(u16, u16)>> {
         let first = self.keys.first()?;
-        let mut b: Vec<(u16, u16)> = (0..self.dims()).map(|p| {
-            let i = self.layout.get(*first, p);
-            (i, i)
-        }).collect();
+        let mut b: Vec<(u16, u16)> = (0..self.dims())
+            .map(|p| {
+                let i = self.layout.get(*first, p);
+                (i, i)
+            })
+            .collect();
         for &k in &self.keys {
             for (p, (lo, hi)) in b.iter_mut().enumerate() {
                 let i = self.layout.get(k, p);
@@ -360,7 +401,11 @@ impl Space {
     /// the first call).
     pub fn marginals(&self) -> &[Vec<bool>] {
         self.marginals.get_or_init(|| {
-            let mut m: Vec<Vec<bool>> = self.params.iter().map(|p| vec![false; p.values().len()]).collect();
+            let mut m: Vec<Vec<bool>> = self
+                .params
+                .iter()
+                .map(|p| vec![false; p.values().len()])
+                .collect();
             for &k in &self.keys {
                 for (p, seen) in m.iter_mut().enumerate() {
                     seen[self.layout.get(k, p) as usize] = true;
@@ -372,7 +417,9 @@ impl Space {
 
     /// The parameters that take more than one value (the dimensions a model should see).
     pub fn varying_params(&self) -> Vec<usize> {
-        (0..self.dims()).filter(|&p| self.params[p].values().len() > 1).collect()
+        (0..self.dims())
+            .filter(|&p| self.params[p].values().len() > 1)
+            .collect()
     }
 
     /// Normalized coordinates of the configuration at `position` in `[0, 1]^k`, one per varying
@@ -390,10 +437,17 @@ impl Space {
     /// [`normalized`](Self::normalized) for every configuration, row-major (`len() x k`).
     pub fn normalized_matrix(&self) -> Vec<f64> {
         let vary = self.varying_params();
-        let scale: Vec<f64> = vary.iter().map(|&p| 1.0 / (self.params[p].values().len() - 1) as f64).collect();
+        let scale: Vec<f64> = vary
+            .iter()
+            .map(|&p| 1.0 / (self.params[p].values().len() - 1) as f64)
+            .collect();
         let mut out = Vec::with_capacity(self.len() * vary.len());
         for &k in &self.keys {
-            out.extend(vary.iter().zip(&scale).map(|(&p, s)| f64::from(self.layout.get(k, p)) * s));
+            out.extend(
+                vary.iter()
+                    .zip(&scale)
+                    .map(|(&p, s)| f64::from(self.layout.get(k, p)) * s),
+            );
         }
         out
     }
@@ -409,8 +463,15 @@ impl Space {
         let prog = &self.program;
         let mut scratch = Vec::new();
         'conj: for c in &prog.conjuncts {
-            let counts: Vec<usize> = c.params.iter().map(|&p| prog.param_values[p as usize].len()).collect();
-            let total = counts.iter().try_fold(1usize, |a, &n| a.checked_mul(n)).unwrap_or(usize::MAX);
+            let counts: Vec<usize> = c
+                .params
+                .iter()
+                .map(|&p| prog.param_values[p as usize].len())
+                .collect();
+            let total = counts
+                .iter()
+                .try_fold(1usize, |a, &n| a.checked_mul(n))
+                .unwrap_or(usize::MAX);
             if total > LIMIT {
                 continue;
             }
@@ -503,15 +564,29 @@ mod tests {
 
     #[test]
     fn bad_descriptions_are_errors() {
-        let e = SpaceBuilder::new().param("a", [1]).param("a", [2]).build().unwrap_err();
+        let e = SpaceBuilder::new()
+            .param("a", [1])
+            .param("a", [2])
+            .build()
+            .unwrap_err();
         assert!(matches!(e, SpaceError::DuplicateParam { .. }));
         let e = SpaceBuilder::new().param("a", [1, 1]).build().unwrap_err();
         assert!(matches!(e, SpaceError::DuplicateValue { .. }));
-        let e = SpaceBuilder::new().param("a", [Value::Int(1), Value::from("x")]).build().unwrap_err();
+        let e = SpaceBuilder::new()
+            .param("a", [Value::Int(1), Value::from("x")])
+            .build()
+            .unwrap_err();
         assert!(matches!(e, SpaceError::MixedKinds { .. }));
-        let e = SpaceBuilder::new().param("a", [1, 2]).constraint("b > 1").build().unwrap_err();
+        let e = SpaceBuilder::new()
+            .param("a", [1, 2])
+            .constraint("b > 1")
+            .build()
+            .unwrap_err();
         assert!(e.to_string().contains("unknown parameter 'b'"), "{e}");
-        let e = SpaceBuilder::new().param("a", Vec::<i64>::new()).build().unwrap_err();
+        let e = SpaceBuilder::new()
+            .param("a", Vec::<i64>::new())
+            .build()
+            .unwrap_err();
         assert!(matches!(e, SpaceError::EmptyParam { .. }));
         let e = SpaceBuilder::new().param("a b", [1]).build().unwrap_err();
         assert!(matches!(e, SpaceError::BadParamName { .. }));
@@ -519,7 +594,12 @@ mod tests {
 
     #[test]
     fn unsatisfiable_part_is_located() {
-        let s = SpaceBuilder::new().param("a", [1, 2]).constraint("a > 0").constraint("a > 0 and a > 5").build().unwrap();
+        let s = SpaceBuilder::new()
+            .param("a", [1, 2])
+            .constraint("a > 0")
+            .constraint("a > 0 and a > 5")
+            .build()
+            .unwrap();
         assert!(s.is_empty());
         let (i, span) = s.unsatisfiable_part().unwrap();
         assert_eq!((i, &s.constraints()[i][span.start..span.end]), (1, "a > 5"));
@@ -527,9 +607,17 @@ mod tests {
 
     #[test]
     fn division_by_zero_invalidates_only_that_config() {
-        let s = SpaceBuilder::new().param("a", [0, 1, 2]).constraint("4 % a == 0").build().unwrap();
+        let s = SpaceBuilder::new()
+            .param("a", [0, 1, 2])
+            .constraint("4 % a == 0")
+            .build()
+            .unwrap();
         assert_eq!(s.len(), 2);
-        let s = SpaceBuilder::new().param("a", [0, 1, 2]).constraint("a == 0 or 4 / a >= 2").build().unwrap();
+        let s = SpaceBuilder::new()
+            .param("a", [0, 1, 2])
+            .constraint("a == 0 or 4 / a >= 2")
+            .build()
+            .unwrap();
         assert_eq!(s.len(), 3);
     }
 }

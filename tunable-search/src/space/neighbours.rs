@@ -44,7 +44,10 @@ impl Space {
                     .zip(indices)
                     .map(|(p, &i)| {
                         let n = p.values().len() as u16;
-                        [i.checked_sub(1), Some(i), (i + 1 < n).then_some(i + 1)].into_iter().flatten().collect()
+                        [i.checked_sub(1), Some(i), (i + 1 < n).then_some(i + 1)]
+                            .into_iter()
+                            .flatten()
+                            .collect()
                     })
                     .collect();
                 self.box_neighbours(indices, &allowed)
@@ -105,7 +108,11 @@ impl Space {
 
     /// Valid configurations whose every parameter index is in `allowed[p]`, except `indices`.
     fn box_neighbours(&self, indices: &[u16], allowed: &[Vec<u16>]) -> Vec<usize> {
-        let count = allowed.iter().map(|a| a.len()).try_fold(1usize, |acc, n| acc.checked_mul(n)).unwrap_or(usize::MAX);
+        let count = allowed
+            .iter()
+            .map(|a| a.len())
+            .try_fold(1usize, |acc, n| acc.checked_mul(n))
+            .unwrap_or(usize::MAX);
         let mut out = Vec::new();
         if count <= self.len() / 4 {
             // Enumerate the box and look each candidate up.
@@ -153,7 +160,9 @@ mod tests {
     use crate::SpaceBuilder;
 
     fn brute(s: &Space, x: &[u16], pred: impl Fn(&[u16]) -> bool) -> Vec<usize> {
-        (0..s.len()).filter(|&i| s.indices(i) != x && pred(&s.indices(i))).collect()
+        (0..s.len())
+            .filter(|&i| s.indices(i) != x && pred(&s.indices(i)))
+            .collect()
     }
 
     #[test]
@@ -166,13 +175,29 @@ mod tests {
             .build()
             .unwrap();
         for x in [[0u16, 0, 0], [2, 3, 1], [5, 4, 2], [1, 1, 2]] {
-            let strict = brute(&s, &x, |y| y.iter().zip(&x).all(|(a, b)| a.abs_diff(*b) <= 1));
+            let strict = brute(&s, &x, |y| {
+                y.iter().zip(&x).all(|(a, b)| a.abs_diff(*b) <= 1)
+            });
             assert_eq!(s.neighbours(&x, Neighbourhood::StrictlyAdjacent), strict);
-            let ham = brute(&s, &x, |y| y.iter().zip(&x).filter(|(a, b)| a != b).count() == 1);
+            let ham = brute(&s, &x, |y| {
+                y.iter().zip(&x).filter(|(a, b)| a != b).count() == 1
+            });
             assert_eq!(s.neighbours(&x, Neighbourhood::Hamming), ham);
-            let dist = |y: &[u16]| y.iter().zip(&x).map(|(a, b)| a.abs_diff(*b) as u32).sum::<u32>();
-            let min = (0..s.len()).map(|i| dist(&s.indices(i))).filter(|&d| d > 0).min().unwrap();
-            assert_eq!(s.neighbours(&x, Neighbourhood::IndexDistance), brute(&s, &x, |y| dist(y) == min));
+            let dist = |y: &[u16]| {
+                y.iter()
+                    .zip(&x)
+                    .map(|(a, b)| a.abs_diff(*b) as u32)
+                    .sum::<u32>()
+            };
+            let min = (0..s.len())
+                .map(|i| dist(&s.indices(i)))
+                .filter(|&d| d > 0)
+                .min()
+                .unwrap();
+            assert_eq!(
+                s.neighbours(&x, Neighbourhood::IndexDistance),
+                brute(&s, &x, |y| dist(y) == min)
+            );
             // Every value of every parameter occurs, so adjacent equals strictly adjacent here.
             assert_eq!(s.neighbours(&x, Neighbourhood::Adjacent), strict);
         }
@@ -189,6 +214,10 @@ mod tests {
         let n = s.neighbours(&[0, 0], Neighbourhood::Adjacent);
         let vals: Vec<Vec<u16>> = n.iter().map(|&i| s.indices(i)).collect();
         assert_eq!(vals, vec![vec![0, 1], vec![3, 0], vec![3, 1]]);
-        assert!(s.neighbours(&[0, 0], Neighbourhood::StrictlyAdjacent).iter().all(|&i| s.indices(i)[0] == 0));
+        assert!(
+            s.neighbours(&[0, 0], Neighbourhood::StrictlyAdjacent)
+                .iter()
+                .all(|&i| s.indices(i)[0] == 0)
+        );
     }
 }

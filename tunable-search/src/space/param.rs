@@ -26,21 +26,33 @@ impl Param {
     /// ```
     pub fn new(name: impl Into<String>, values: Vec<Value>) -> Result<Self, SpaceError> {
         let name = name.into();
-        let ident = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        let ident = name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         if !ident {
             return Err(SpaceError::BadParamName { name });
         }
-        let Some(first) = values.first() else { return Err(SpaceError::EmptyParam { name }) };
+        let Some(first) = values.first() else {
+            return Err(SpaceError::EmptyParam { name });
+        };
         if values.len() > usize::from(u16::MAX) {
-            return Err(SpaceError::TooManyValues { name, count: values.len() });
+            return Err(SpaceError::TooManyValues {
+                name,
+                count: values.len(),
+            });
         }
         let numeric = |k| matches!(k, ValueKind::Int | ValueKind::Float);
         let mut kind = first.kind();
         for v in &values {
             let k = v.kind();
             if k != kind && !(numeric(k) && numeric(kind)) {
-                return Err(SpaceError::MixedKinds { name, first: format!("{first:?}"), other: format!("{v:?}") });
+                return Err(SpaceError::MixedKinds {
+                    name,
+                    first: format!("{first:?}"),
+                    other: format!("{v:?}"),
+                });
             }
             if k == ValueKind::Float {
                 kind = ValueKind::Float;
@@ -52,7 +64,10 @@ impl Param {
                 _ => v == w,
             };
             if values[..i].iter().any(same) {
-                return Err(SpaceError::DuplicateValue { name, value: v.to_string() });
+                return Err(SpaceError::DuplicateValue {
+                    name,
+                    value: v.to_string(),
+                });
             }
         }
         Ok(Param { name, values, kind })
@@ -78,7 +93,11 @@ impl Param {
         self.values
             .iter()
             .position(|v| match (v.as_f64(), value.as_f64()) {
-                (Some(a), Some(b)) if self.kind != ValueKind::Bool && value.kind() != ValueKind::Bool => a == b,
+                (Some(a), Some(b))
+                    if self.kind != ValueKind::Bool && value.kind() != ValueKind::Bool =>
+                {
+                    a == b
+                }
                 _ => v == value,
             })
             .map(|i| i as u16)

@@ -28,7 +28,12 @@ impl Space {
 
     /// Like [`latin_hypercube`](Self::latin_hypercube), choosing among `designs` random designs
     /// the one whose closest pair of points is farthest apart (maximin), before snapping.
-    pub fn maximin_latin_hypercube<R: Rng + ?Sized>(&self, rng: &mut R, k: usize, designs: usize) -> Vec<usize> {
+    pub fn maximin_latin_hypercube<R: Rng + ?Sized>(
+        &self,
+        rng: &mut R,
+        k: usize,
+        designs: usize,
+    ) -> Vec<usize> {
         let (k, d) = (k.min(self.len()), self.varying_params().len());
         let mut best: Option<(f64, Vec<Vec<f64>>)> = None;
         for _ in 0..designs.max(1) {
@@ -45,7 +50,11 @@ impl Space {
     /// the varying parameters), skipping positions for which `taken` is true.
     pub fn nearest(&self, target: &[f64], taken: &dyn Fn(usize) -> bool) -> Option<usize> {
         let vary = self.varying_params();
-        assert_eq!(target.len(), vary.len(), "one coordinate per varying parameter");
+        assert_eq!(
+            target.len(),
+            vary.len(),
+            "one coordinate per varying parameter"
+        );
         let layout = self.layout();
         // Squared distance contribution per (dimension, value index).
         let table: Vec<Vec<f64>> = vary
@@ -53,7 +62,9 @@ impl Space {
             .zip(target)
             .map(|(&p, &t)| {
                 let n = self.params()[p].values().len();
-                (0..n).map(|i| (i as f64 / (n - 1) as f64 - t).powi(2)).collect()
+                (0..n)
+                    .map(|i| (i as f64 / (n - 1) as f64 - t).powi(2))
+                    .collect()
             })
             .collect();
         let mut best = (f64::INFINITY, None);
@@ -98,7 +109,13 @@ fn min_pairwise(pts: &[Vec<f64>]) -> f64 {
     let mut m = f64::INFINITY;
     for i in 0..pts.len() {
         for j in i + 1..pts.len() {
-            m = m.min(pts[i].iter().zip(&pts[j]).map(|(a, b)| (a - b).powi(2)).sum());
+            m = m.min(
+                pts[i]
+                    .iter()
+                    .zip(&pts[j])
+                    .map(|(a, b)| (a - b).powi(2))
+                    .sum(),
+            );
         }
     }
     m
@@ -119,7 +136,11 @@ mod tests {
             .build()
             .unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(1);
-        for pos in [s.sample(&mut rng, 30), s.latin_hypercube(&mut rng, 20), s.maximin_latin_hypercube(&mut rng, 20, 10)] {
+        for pos in [
+            s.sample(&mut rng, 30),
+            s.latin_hypercube(&mut rng, 20),
+            s.maximin_latin_hypercube(&mut rng, 20, 10),
+        ] {
             let mut d = pos.clone();
             d.sort_unstable();
             d.dedup();

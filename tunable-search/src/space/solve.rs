@@ -50,7 +50,10 @@ pub(crate) fn solve(prog: &Program, layout: &Layout, threads: usize) -> Vec<u64>
     }
     for c in &prog.conjuncts {
         for w in c.params.windows(2) {
-            let (a, b) = (find(&mut parent, w[0] as usize), find(&mut parent, w[1] as usize));
+            let (a, b) = (
+                find(&mut parent, w[0] as usize),
+                find(&mut parent, w[1] as usize),
+            );
             parent[a] = b;
         }
     }
@@ -72,7 +75,9 @@ pub(crate) fn solve(prog: &Program, layout: &Layout, threads: usize) -> Vec<u64>
     for g in groups.values() {
         let part = if g.conjuncts.is_empty() {
             let p = g.vars[0] as usize;
-            (0..prog.param_values[p].len() as u64).map(|i| i << layout.shifts[p]).collect()
+            (0..prog.param_values[p].len() as u64)
+                .map(|i| i << layout.shifts[p])
+                .collect()
         } else {
             solve_group(prog, layout, g, threads)
         };
@@ -136,11 +141,17 @@ fn solve_group(prog: &Program, layout: &Layout, g: &Group, threads: usize) -> Ve
         param_node: vec![None; k],
         stage_nodes: vec![Vec::new(); k],
         checks: vec![Vec::new(); k],
-        slots: prog.nodes.iter().map(|op| if let Op::Const(v) = op { *v } else { V::Err }).collect(),
+        slots: prog
+            .nodes
+            .iter()
+            .map(|op| if let Op::Const(v) = op { *v } else { V::Err })
+            .collect(),
         shifts: order.iter().map(|&p| layout.shifts[p as usize]).collect(),
     };
     for id in (0..n).filter(|&id| needed[id]) {
-        let Some(stage) = prog.deps[id].iter().map(|&p| pos[p as usize]).max() else { continue };
+        let Some(stage) = prog.deps[id].iter().map(|&p| pos[p as usize]).max() else {
+            continue;
+        };
         match prog.nodes[id] {
             Op::Param(_) => plan.param_node[stage] = Some(id),
             Op::Const(_) => {}
@@ -180,7 +191,11 @@ impl Plan<'_> {
     fn enumerate(&self, first: &[usize]) -> Vec<u64> {
         let prog = self.prog;
         let k = self.order.len();
-        let counts: Vec<usize> = self.order.iter().map(|&p| prog.param_values[p as usize].len()).collect();
+        let counts: Vec<usize> = self
+            .order
+            .iter()
+            .map(|&p| prog.param_values[p as usize].len())
+            .collect();
         let mut slots = self.slots.clone();
         let mut idx = vec![0usize; k];
         let mut prefix = vec![0u64; k + 1];
@@ -234,7 +249,9 @@ fn operand_ids(prog: &Program, id: usize) -> Vec<u32> {
         Op::Const(_) | Op::Param(_) => vec![],
         Op::Neg(a) | Op::Abs(a) | Op::Not(a) => vec![a],
         Op::Bin(_, a, b) | Op::And(a, b) | Op::Or(a, b) | Op::Cmp(_, a, b) => vec![a, b],
-        Op::In { lhs, start, len, .. } => {
+        Op::In {
+            lhs, start, len, ..
+        } => {
             let mut v = vec![lhs];
             v.extend_from_slice(&l[start as usize..(start + len) as usize]);
             v
@@ -247,29 +264,53 @@ fn operand_ids(prog: &Program, id: usize) -> Vec<u32> {
 /// assignments it visits.
 fn choose_order(prog: &Program, g: &Group) -> (Vec<u16>, f64) {
     let m = g.vars.len();
-    let local = |p: u16| g.vars.iter().position(|&v| v == p).expect("conjunct parameter in its group");
-    let ln_size: Vec<f64> = g.vars.iter().map(|&p| (prog.param_values[p as usize].len() as f64).ln()).collect();
+    let local = |p: u16| {
+        g.vars
+            .iter()
+            .position(|&v| v == p)
+            .expect("conjunct parameter in its group")
+    };
+    let ln_size: Vec<f64> = g
+        .vars
+        .iter()
+        .map(|&p| (prog.param_values[p as usize].len() as f64).ln())
+        .collect();
     // (member variables, ln pass rate) per conjunct.
     let cons: Vec<(Vec<usize>, f64)> = g
         .conjuncts
         .iter()
         .map(|&ci| {
             let c = &prog.conjuncts[ci];
-            (c.params.iter().map(|&p| local(p)).collect(), selectivity(prog, ci).ln())
+            (
+                c.params.iter().map(|&p| local(p)).collect(),
+                selectivity(prog, ci).ln(),
+            )
         })
         .collect();
     if m <= DP_MAX_VARS {
         let full = 1usize << m;
         let mask = |vs: &[usize]| vs.iter().fold(0usize, |a, &v| a | (1 << v));
-        let by_var: Vec<Vec<(usize, f64)>> =
-            (0..m).map(|v| cons.iter().filter(|(vs, _)| vs.contains(&v)).map(|(vs, s)| (mask(vs), *s)).collect()).collect();
+        let by_var: Vec<Vec<(usize, f64)>> = (0..m)
+            .map(|v| {
+                cons.iter()
+                    .filter(|(vs, _)| vs.contains(&v))
+                    .map(|(vs, s)| (mask(vs), *s))
+                    .collect()
+            })
+            .collect();
         let mut ln_n = vec![0.0f64; full];
         let mut cost = vec![0.0f64; full];
         let mut choice = vec![0u8; full];
         for s in 1..full {
             let v = s.trailing_zeros() as usize;
             let rest = s & !(1 << v);
-            ln_n[s] = ln_n[rest] + ln_size[v] + by_var[v].iter().filter(|(cm, _)| cm & s == *cm).map(|(_, l)| l).sum::<f64>();
+            ln_n[s] = ln_n[rest]
+                + ln_size[v]
+                + by_var[v]
+                    .iter()
+                    .filter(|(cm, _)| cm & s == *cm)
+                    .map(|(_, l)| l)
+                    .sum::<f64>();
             // Assigning `u` last costs one evaluation per surviving prefix and value of `u`.
             let (mut best, mut arg) = (f64::INFINITY, 0);
             let mut bits = s;
@@ -326,8 +367,15 @@ fn selectivity(prog: &Program, ci: usize) -> f64 {
     const EXHAUSTIVE: usize = 1024;
     const SAMPLES: usize = 512;
     let c = &prog.conjuncts[ci];
-    let counts: Vec<usize> = c.params.iter().map(|&p| prog.param_values[p as usize].len()).collect();
-    let total = counts.iter().try_fold(1usize, |a, &n| a.checked_mul(n)).unwrap_or(usize::MAX);
+    let counts: Vec<usize> = c
+        .params
+        .iter()
+        .map(|&p| prog.param_values[p as usize].len())
+        .collect();
+    let total = counts
+        .iter()
+        .try_fold(1usize, |a, &n| a.checked_mul(n))
+        .unwrap_or(usize::MAX);
     let mut scratch = Vec::new();
     let mut assign: Vec<(u16, u16)> = c.params.iter().map(|&p| (p, 0)).collect();
     let (mut pass, mut tried) = (0usize, 0usize);

@@ -63,7 +63,9 @@ impl fmt::Display for Value {
             Value::Bool(true) => f.write_str("True"),
             Value::Bool(false) => f.write_str("False"),
             Value::Int(i) => write!(f, "{i}"),
-            Value::Float(x) if x.is_finite() && x.fract() == 0.0 && x.abs() < 1e16 => write!(f, "{x:.1}"),
+            Value::Float(x) if x.is_finite() && x.fract() == 0.0 && x.abs() < 1e16 => {
+                write!(f, "{x:.1}")
+            }
             Value::Float(x) => write!(f, "{x}"),
             Value::Str(s) => f.write_str(s),
         }
@@ -122,6 +124,14 @@ mod tests {
     #[test]
     fn serde_is_untagged() {
         let v: Vec<Value> = serde_json::from_str(r#"[1, 2.5, true, "a"]"#).unwrap();
-        assert_eq!(v, vec![Value::Int(1), Value::Float(2.5), Value::Bool(true), Value::from("a")]);
+        assert_eq!(
+            v,
+            vec![
+                Value::Int(1),
+                Value::Float(2.5),
+                Value::Bool(true),
+                Value::from("a")
+            ]
+        );
     }
 }

@@ -1,0 +1,213 @@
+//! # Search strategies
+//!
+//! A strategy is a pure ask/tell state machine over a [`Space`]: it proposes positions to
+//! evaluate ([`Strategy::ask`]) and learns their [`Outcome`]s ([`Strategy::tell`]). It never
+//! launches anything, and for a given seed it is deterministic.
+//!
+//! The contract every strategy keeps:
+//! - `ask(n)` returns at most `n` distinct positions that were never asked before, and returns
+//!   none only when every configuration has been asked: a strategy spends any budget it is given
+//!   and never evaluates a configuration twice. Revisiting a configuration it already knows is
+//!   free: strategies look it up in their [`Memo`] instead of asking for it.
+//! - `tell` accepts results in any grouping and order, only for asked positions.
+//! - A failed configuration (compile error, launch failure, wrong result: a hidden constraint) is
+//!   [`Outcome::Failed`], data like any other; strategies rank it below every valid result.
+//!
+//! [`drive`] runs a strategy against an objective under a budget; `cargo tunable bench` and the
+//! runtime's tuner are built on it.
+//!
+//! Strategies are named on the command line as `name[:key=value]...`; see [`StrategySpec`] and
+//! [`build`].
+
+mod annealing;
+mod continuous;
+mod diff_evo;
+mod exhaustive;
+mod firefly;
+mod genetic;
+mod local_search;
+mod memo;
+mod options;
+mod pso;
+mod random;
+mod repair;
+
+pub use annealing::{Annealing, AnnealingOptions};
+pub use continuous::Continuous;
+pub use diff_evo::{DiffEvo, DiffEvoOptions};
+pub use exhaustive::Exhaustive;
+pub use firefly::{Firefly, FireflyOptions};
+pub use genetic::{Genetic, GeneticOptions};
+pub use local_search::{LocalSearch, LocalSearchOptions};
+pub use memo::Memo;
+pub use options::{StrategyError, StrategySpec};
+pub use pso::{Pso, PsoOptions};
+pub use random::RandomSearch;
+pub use repair::{Repair, repair_candidates};
+
+use crate::Space;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The result of evaluating one configuration; lower values are better.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Outcome {
+    /// The measured objective (e.g. time in milliseconds).
+    Value(f64),
+    /// The configuration failed: compile error, runtime error, wrong output, timeout.
+    Failed,
+}
+
+impl Outcome {
+    /// The value to minimize: failures rank below (are larger than) every valid value.
+    pub fn cost(self) -> f64 {
+        match self {
+            Outcome::Value(v) if v.is_finite() => v,
+            _ => f64::INFINITY,
+        }
+    }
+
+    /// The value, if the configuration did not fail.
+    pub fn value(self) -> Option<f64> {
+        match self {
+            Outcome::Value(v) => Some(v),
+            Outcome::Failed => None,
+        }
+    }
+}
+
+/// One evaluated configuration.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Trial {
+    /// Its position in the space.
+    pub position: usize,
+    /// What the evaluation gave.
+    pub outcome: Outcome,
+}
+
+/// An ask/tell search strategy.
+pub trait Strategy: Send {
+    /// Up to `n` distinct positions never asked before; empty only when all have been asked.
+    fn ask(&mut self, n: usize) -> Vec<usize>;
+    /// Results for previously asked positions.
+    fn tell(&mut self, trials: &[Trial]);
+}
+
+/// The names [`build`] accepts.
+pub const STRATEGY_NAMES: [&str; 9] = [
+    "random",
+    "exhaustive",
+    "genetic",
+    "diff_evo",
+    "pso",
+    "firefly",
+    "annealing",
+    "mls",
+    "ils",
+];
+
+/// Builds the strategy a spec names, for a space and a seed.
+///
+/// ```
+/// use std::sync::Arc;
+/// use tunable_search::{SpaceBuilder, strategy::{self, StrategySpec}};
+/// let space = Arc::new(SpaceBuilder::new().param("a", 0..10).param("b", 0..10).build().unwrap());
+/// let spec: StrategySpec = "genetic:popsize=10".parse().unwrap();
+/// let mut s = strategy::build(&spec, space, 1).unwrap();
+/// assert_eq!(s.ask(3).len(), 3);
+/// ```
+pub fn build(
+    spec: &StrategySpec,
+    space: Arc<Space>,
+    seed: u64,
+) -> Result<Box<dyn Strategy>, StrategyError> {
+    Ok(match spec.name.as_str() {
+        "random" => {
+            spec.expect_no_options()?;
+            Box::new(RandomSearch::new(space, seed))
+        }
+        "exhaustive" => {
+            spec.expect_no_options()?;
+            Box::new(Exhaustive::new(space))
+        }
+        "genetic" => Box::new(Genetic::new(
+            space,
+            spec.apply(GeneticOptions::default())?,
+            seed,
+        )),
+        "diff_evo" => Box::new(DiffEvo::new(
+            space,
+            spec.apply(DiffEvoOptions::default())?,
+            seed,
+        )),
+        "pso" => Box::new(Pso::new(space, spec.apply(PsoOptions::default())?, seed)),
+        "firefly" => Box::new(Firefly::new(
+            space,
+            spec.apply(FireflyOptions::default())?,
+            seed,
+        )),
+        "annealing" => Box::new(Annealing::new(
+            space,
+            spec.apply(AnnealingOptions::default())?,
+            seed,
+        )),
+        "mls" => Box::new(LocalSearch::new(
+            space,
+            spec.apply(LocalSearchOptions::multi_start())?,
+            seed,
+        )),
+        "ils" => Box::new(LocalSearch::new(
+            space,
+            spec.apply(LocalSearchOptions::iterated())?,
+            seed,
+        )),
+        other => {
+            return Err(StrategyError::UnknownStrategy {
+                name: other.to_owned(),
+                known: STRATEGY_NAMES.join(", "),
+            });
+        }
+    })
+}
+
+/// What [`drive`] returns: every unique evaluation in order, and the time spent in the strategy.
+#[derive(Clone, Debug, Default)]
+pub struct RunRecord {
+    /// Evaluations in the order they were made.
+    pub trials: Vec<Trial>,
+    /// Seconds spent inside `ask` and `tell`.
+    pub strategy_seconds: f64,
+}
+
+/// Runs `strategy` until `budget` unique evaluations are spent (or the space is exhausted),
+/// asking for `batch` configurations at a time and evaluating them with `objective`.
+pub fn drive(
+    strategy: &mut dyn Strategy,
+    budget: usize,
+    batch: usize,
+    mut objective: impl FnMut(usize) -> Outcome,
+) -> RunRecord {
+    let mut rec = RunRecord::default();
+    let mut seen = std::collections::HashSet::new();
+    while rec.trials.len() < budget {
+        let t = Instant::now();
+        let asked = strategy.ask(batch.max(1).min(budget - rec.trials.len()));
+        rec.strategy_seconds += t.elapsed().as_secs_f64();
+        if asked.is_empty() {
+            break;
+        }
+        let trials: Vec<Trial> = asked
+            .into_iter()
+            .inspect(|&p| assert!(seen.insert(p), "strategy asked for position {p} twice"))
+            .map(|position| Trial {
+                position,
+                outcome: objective(position),
+            })
+            .collect();
+        let t = Instant::now();
+        strategy.tell(&trials);
+        rec.strategy_seconds += t.elapsed().as_secs_f64();
+        rec.trials.extend(trials);
+    }
+    rec
+}

@@ -1,37 +1,406 @@
-//! # Annealing (placeholder being written; delegates to random search)
+//! # Simulated annealing
+//!
+//! A Metropolis chain over valid configurations, constraint-aware as in paper 001
+//! (Section IV-A). Each step proposes a random neighbour of the current configuration that
+//! changes one parameter: with probability `hamming` a Hamming move (any other value), otherwise
+//! an adjacent move (the nearest previous or next value that gives a valid configuration), see
+//! [`Neighbour`](super::local_search::Neighbour). A better proposal is always accepted; a worse
+//! one with probability `exp(-((new - old) / |old|) / T)`: the change is relative to the current
+//! value, as in Kernel Tuner, so the temperature does not depend on the objective's unit. A
+//! failed configuration is never moved to (from a failed start any proposal is accepted).
+//!
+//! ## Schedule
+//! The temperature falls geometrically with the evaluations spent in the current *cycle*:
+//! `T = t_start * (t_min / t_start)^(e / cycle)` after `e` evaluations. This is Kernel Tuner's
+//! schedule (`T_start * alpha^(max_iter / max_fevals * e)`, with `alpha` cancelling out) when
+//! `cycle` is the budget. Kernel Tuner stops when `T` reaches `t_min`, at 75% of the budget; here
+//! a cycle that ends *reheats*: `T` returns to `t_start` and the chain restarts from the best
+//! configuration found so far (`restart=best`) or from a random one (`restart=random`), so any
+//! budget is spent. Proposals whose results are already known cost nothing (they come from the
+//! [`Memo`]) and do not cool the chain; after `stuck` such proposals in a row (the chain is
+//! caught in explored territory) it jumps to a random unevaluated configuration.
+//!
+//! ## Batches
+//! `ask(n)` proposes `n` distinct unevaluated neighbours of the current configuration at once.
+//! When they are told they are considered in the order they were proposed, each against the
+//! current configuration; the first accepted one becomes current and the rest are dropped (their
+//! results stay known). While the chain waits for its current configuration's result, the batch
+//! is filled with random unevaluated configurations.
+//!
+//! ## Non-constraint-aware form
+//! With `constraint_aware=false` (the ablation of paper 001) proposals range over the Cartesian
+//! product: a Hamming move to any value, an adjacent move to the previous or next value, and starts
+//! are random Cartesian configurations. An invalid proposal is never asked (it costs no
+//! evaluation) but gets a static penalty, `f64::MAX`, so it is always rejected: a wasted move.
+//!
+//! ## Options
+//! - `t_start` (1.0): the temperature at the start of each cycle;
+//! - `t_min` (0.001): the temperature at the end of a cycle, below `t_start`;
+//! - `cycle` (220): evaluations per cooling cycle;
+//! - `hamming` (0.2): probability that a proposal is a Hamming move rather than an adjacent one;
+//! - `restart` (`best`): where a new cycle starts, `best` or `random`;
+//! - `stuck` (100): free proposals in a row before jumping to a random configuration;
+//! - `constraint_aware` (true): valid-only proposals, see above.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use tunable_search::SpaceBuilder;
+//! use tunable_search::strategy::{self, Outcome, StrategySpec, drive};
+//! let space = Arc::new(SpaceBuilder::new().param("a", 0..20).param("b", 0..20).build().unwrap());
+//! let spec: StrategySpec = "annealing:cycle=50:hamming=0.5".parse().unwrap();
+//! let mut s = strategy::build(&spec, Arc::clone(&space), 1).unwrap();
+//! let run = drive(s.as_mut(), 120, 1, |p| {
+//!     let i = space.indices(p);
+//!     Outcome::Value(1.0 + f64::from((i[0] as i32 - 7).pow(2) + (i[1] as i32 - 12).pow(2)))
+//! });
+//! assert_eq!(run.trials.len(), 120);
+//! ```
+//!
+//! ## References
+//! - S. Kirkpatrick, C. D. Gelatt, M. P. Vecchi, "Optimization by Simulated Annealing",
+//!   Science 220, 1983.
+//! - F.-J. Willemsen, S. Heldens, R. van Nieuwpoort, B. van Werkhoven, "Constraint-aware
+//!   Optimization in Auto-Tuning", Section IV-A (paper 001 of this project): valid neighbours.
+//! - Kernel Tuner's `simulated_annealing` strategy: relative acceptance, schedule over the budget.
 
-use super::options::Configure;
-use super::{RandomSearch, Strategy, Trial};
+use super::local_search::{Move, Neighbour, Point, Start, Starts, moves, random_point};
+use super::options::{Configure, parse_bool, parse_checked};
+use super::{Memo, Strategy, Trial};
 use crate::Space;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
 
-/// Options of [`Annealing`].
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct AnnealingOptions {}
+/// Starts in a row that asked nothing, before a forced start on an unasked configuration.
+const IDLE_LIMIT: usize = 64;
 
-impl Configure for AnnealingOptions {
-    const KEYS: &'static [&'static str] = &[];
-    fn set(&mut self, _key: &str, _value: &str) -> Result<(), Option<String>> {
-        Err(None)
+/// Where a new cooling cycle starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Restart {
+    /// From the best configuration found so far.
+    Best,
+    /// From a random unevaluated configuration.
+    Random,
+}
+
+/// Options of [`Annealing`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct AnnealingOptions {
+    /// Temperature at the start of each cycle (default 1.0).
+    pub t_start: f64,
+    /// Temperature at the end of a cycle (default 0.001).
+    pub t_min: f64,
+    /// Evaluations per cooling cycle (default 220).
+    pub cycle: usize,
+    /// Probability of a Hamming rather than an adjacent move (default 0.2).
+    pub hamming: f64,
+    /// Where a new cycle starts (default [`Restart::Best`]).
+    pub restart: Restart,
+    /// Proposals in a row that ask nothing before a restart (default 100).
+    pub stuck: usize,
+    /// Random configurations evaluated per start; the best is the start (default 1).
+    pub sample: usize,
+    /// Valid-only proposals and starts (default true).
+    pub constraint_aware: bool,
+}
+
+impl Default for AnnealingOptions {
+    fn default() -> Self {
+        AnnealingOptions {
+            t_start: 0.01,
+            t_min: 0.0001,
+            cycle: 100,
+            hamming: 0.35,
+            restart: Restart::Best,
+            stuck: 100,
+            sample: 5,
+            constraint_aware: true,
+        }
     }
 }
 
-/// Placeholder.
+impl Configure for AnnealingOptions {
+    const KEYS: &'static [&'static str] = &[
+        "t_start",
+        "t_min",
+        "cycle",
+        "hamming",
+        "restart",
+        "stuck",
+        "sample",
+        "constraint_aware",
+    ];
+
+    fn set(&mut self, key: &str, v: &str) -> Result<(), Option<String>> {
+        let positive = |x: &f64| x.is_finite() && *x > 0.0;
+        match key {
+            "t_start" => {
+                let t = parse_checked(v, "a positive number", positive)?;
+                if t <= self.t_min {
+                    return Err(Some(format!("must be above t_min = {}", self.t_min)));
+                }
+                self.t_start = t;
+            }
+            "t_min" => {
+                let t = parse_checked(v, "a positive number", positive)?;
+                if t >= self.t_start {
+                    return Err(Some(format!("must be below t_start = {}", self.t_start)));
+                }
+                self.t_min = t;
+            }
+            "cycle" => self.cycle = parse_checked(v, "an integer >= 1", |&n| n >= 1)?,
+            "hamming" => {
+                self.hamming = parse_checked(v, "a probability in [0, 1]", |p: &f64| {
+                    (0.0..=1.0).contains(p)
+                })?
+            }
+            "restart" => {
+                self.restart = match v {
+                    "best" => Restart::Best,
+                    "random" => Restart::Random,
+                    _ => return Err(Some("expected best or random".into())),
+                }
+            }
+            "stuck" => self.stuck = parse_checked(v, "an integer >= 1", |&n| n >= 1)?,
+            "sample" => self.sample = parse_checked(v, "an integer >= 1", |&n| n >= 1)?,
+            "constraint_aware" => self.constraint_aware = parse_bool(v)?,
+            _ => return Err(None),
+        }
+        Ok(())
+    }
+}
+
+/// Simulated annealing with reheating.
 #[derive(Debug)]
-pub struct Annealing(RandomSearch);
+pub struct Annealing {
+    space: Arc<Space>,
+    opts: AnnealingOptions,
+    memo: Memo,
+    rng: ChaCha8Rng,
+    /// The chain's current configuration (`None`: a random start is due).
+    cur: Option<Point>,
+    /// Its Hamming and adjacent moves.
+    hamming: Vec<Move>,
+    adjacent: Vec<Move>,
+    /// Asked proposals from the current configuration, in proposal order.
+    proposals: Vec<Move>,
+    /// Evaluations asked when the current cycle began.
+    cycle_start: usize,
+    /// Proposals in a row that asked nothing.
+    free: usize,
+    /// Proposals of configurations still pending, in this `ask`.
+    redraws: usize,
+    starts: Starts,
+    /// Starts in a row that asked nothing.
+    idle: usize,
+}
 
 impl Annealing {
-    /// Placeholder.
-    pub fn new(space: Arc<Space>, _opts: AnnealingOptions, seed: u64) -> Self {
-        Annealing(RandomSearch::new(space, seed))
+    /// Simulated annealing over `space`.
+    pub fn new(space: Arc<Space>, opts: AnnealingOptions, seed: u64) -> Self {
+        Annealing {
+            memo: Memo::new(space.len()),
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            cur: None,
+            hamming: Vec::new(),
+            adjacent: Vec::new(),
+            proposals: Vec::new(),
+            cycle_start: 0,
+            free: 0,
+            redraws: 0,
+            starts: Starts::new(opts.sample),
+            idle: 0,
+            space,
+            opts,
+        }
+    }
+
+    /// The temperature after `e` evaluations of the current cycle.
+    fn temperature(&self) -> f64 {
+        let e = self.memo.asked_count() - self.cycle_start;
+        let f = (e as f64 / self.opts.cycle as f64).min(1.0);
+        self.opts.t_start * (self.opts.t_min / self.opts.t_start).powf(f)
+    }
+
+    /// Whether to move from cost `old` to cost `new` (both penalized: failures are `f64::MAX`).
+    fn accept(&mut self, old: f64, new: f64) -> bool {
+        if old == f64::MAX || new < old {
+            return true;
+        }
+        if new == f64::MAX {
+            return false;
+        }
+        let rel = (new - old) / old.abs().max(f64::MIN_POSITIVE);
+        let p = (-rel / self.temperature()).exp();
+        self.rng.random::<f64>() < p
+    }
+
+    /// Makes `pt` current (asking for it if new) and lists its moves.
+    fn stand(&mut self, pt: Point, out: &mut Vec<usize>) {
+        if let Some(p) = pt.pos
+            && self.memo.mark_asked(p)
+        {
+            out.push(p);
+        }
+        let ca = self.opts.constraint_aware;
+        let (mut h, mut a) = (
+            std::mem::take(&mut self.hamming),
+            std::mem::take(&mut self.adjacent),
+        );
+        if self.opts.hamming > 0.0 {
+            moves(&self.space, &pt.genes, Neighbour::Hamming, ca, &mut h);
+        }
+        if self.opts.hamming < 1.0 {
+            moves(&self.space, &pt.genes, Neighbour::Adjacent, ca, &mut a);
+        }
+        (self.hamming, self.adjacent) = (h, a);
+        self.proposals.clear();
+        self.cur = Some(pt);
+    }
+
+    /// Stands on a new start; false when it must wait for results first.
+    fn start(&mut self, n: usize, out: &mut Vec<usize>) -> bool {
+        self.free = 0;
+        self.idle += 1;
+        if self.idle > IDLE_LIMIT {
+            // Many starts in a row that asked nothing (non-constraint-aware starts on known or
+            // invalid configurations): force progress with an unasked configuration.
+            if let Some(pt) = random_point(&self.space, &self.memo, &mut self.rng, true) {
+                self.stand(pt, out);
+            }
+            return true;
+        }
+        let next = self.starts.next(
+            &self.space,
+            &mut self.memo,
+            &mut self.rng,
+            self.opts.constraint_aware,
+            n,
+            out,
+        );
+        match next {
+            Start::Ready(pt) => {
+                self.stand(pt, out);
+                true
+            }
+            Start::Wait | Start::Exhausted => false,
+        }
+    }
+
+    fn cost(&self, m: &Move) -> Option<f64> {
+        match m.pos {
+            None => Some(f64::MAX),
+            Some(p) => self.memo.cost(p).map(|c| c.min(f64::MAX)),
+        }
+    }
+
+    /// One step of the chain; false when it must wait for results.
+    fn step(&mut self, n: usize, out: &mut Vec<usize>) -> bool {
+        let Some(cur) = &self.cur else {
+            return self.start(n, out);
+        };
+        let Some(c) = cur.cost(&self.memo) else {
+            return false;
+        };
+        // Told proposals, in order: the first accepted one becomes current.
+        let proposals = std::mem::take(&mut self.proposals);
+        let mut pending = Vec::with_capacity(proposals.len());
+        for m in proposals {
+            match self.cost(&m) {
+                None => pending.push(m),
+                Some(x) => {
+                    if self.accept(c, x) {
+                        let next = self.cur.as_ref().expect("standing").moved(m);
+                        self.stand(next, out);
+                        return true;
+                    }
+                }
+            }
+        }
+        self.proposals = pending;
+        if self.memo.asked_count() - self.cycle_start >= self.opts.cycle {
+            // Reheat.
+            self.cycle_start = self.memo.asked_count();
+            match (self.opts.restart, self.memo.best()) {
+                (Restart::Best, Some((p, _))) => self.stand(Point::at(&self.space, p), out),
+                _ => self.cur = None,
+            }
+            return true;
+        }
+        if self.free >= self.opts.stuck {
+            self.cur = None;
+            return true;
+        }
+        let use_hamming = self.adjacent.is_empty()
+            || (!self.hamming.is_empty() && self.rng.random_bool(self.opts.hamming));
+        let list = if use_hamming {
+            &self.hamming
+        } else {
+            &self.adjacent
+        };
+        if list.is_empty() {
+            // No neighbour at all.
+            self.cur = None;
+            return true;
+        }
+        let m = list[self.rng.random_range(0..list.len())];
+        match self.cost(&m) {
+            Some(x) => {
+                // Known (or invalid): decided for free.
+                self.free += 1;
+                if self.accept(c, x) {
+                    let next = self.cur.as_ref().expect("standing").moved(m);
+                    self.stand(next, out);
+                }
+                true
+            }
+            None => {
+                let p = m.pos.expect("unknown cost means a valid position");
+                if self.memo.mark_asked(p) {
+                    out.push(p);
+                    self.proposals.push(m);
+                    self.free = 0;
+                    self.idle = 0;
+                    true
+                } else {
+                    // Pending (proposed already): draw again, up to a limit, then wait.
+                    self.redraws += 1;
+                    self.redraws < self.opts.stuck
+                }
+            }
+        }
     }
 }
 
 impl Strategy for Annealing {
     fn ask(&mut self, n: usize) -> Vec<usize> {
-        self.0.ask(n)
+        let mut out = Vec::with_capacity(n);
+        self.redraws = 0;
+        while out.len() < n && !self.memo.exhausted() {
+            let before = out.len();
+            let more = self.step(n, &mut out);
+            if out.len() > before {
+                self.idle = 0;
+            }
+            if !more {
+                // Waiting for results: fill the batch with random configurations.
+                while out.len() < n {
+                    let Some(p) = self.memo.random_unasked(&mut self.rng) else {
+                        break;
+                    };
+                    self.memo.mark_asked(p);
+                    if self.opts.constraint_aware {
+                        self.starts.add(p);
+                    }
+                    out.push(p);
+                }
+                break;
+            }
+        }
+        out
     }
+
     fn tell(&mut self, trials: &[Trial]) {
-        self.0.tell(trials)
+        trials.iter().for_each(|t| self.memo.record(t));
     }
 }

@@ -32,7 +32,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tunable_search::Space;
-use tunable_search::sim::{KernelTunerCache, Observation, Replay, ScoreContext};
+use tunable_search::sim::{KernelTunerCache, Observation, Replay, ScoreContext, ScoreOptions};
 use tunable_search::space::load::load;
 use tunable_search::strategy::{self, Outcome, StrategySpec, drive};
 
@@ -75,6 +75,20 @@ pub(crate) struct BenchArgs {
     /// Worker threads (default: available cores).
     #[arg(long)]
     jobs: Option<usize>,
+    /// Score definition: `issue` (fixed budget B, median with failures as the worst value) or
+    /// `kernel-tuner` (score.py's: B also capped where the baseline is 95% of the way to the
+    /// optimum, median over valid values), which reproduces `peer-results/scores.json`.
+    #[arg(long, value_enum, default_value_t = ScoreKind::Issue)]
+    score: ScoreKind,
+}
+
+/// Which score definition to use.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ScoreKind {
+    /// The methodology score with a fixed budget.
+    Issue,
+    /// score.py's variant.
+    KernelTuner,
 }
 
 /// One strategy's runs on one cache: the stable interchange format.
@@ -134,7 +148,14 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
         let stem = stem_of(cache_path);
         bar.set_message(stem.clone());
         let replay = replay_for(cache_path, &stem, &args)?;
-        let ctx = ScoreContext::new(replay.values(), args.budget)?;
+        let options = match args.score {
+            ScoreKind::Issue => ScoreOptions::new(args.budget),
+            ScoreKind::KernelTuner => ScoreOptions {
+                budget: args.budget,
+                ..ScoreOptions::peer_results()
+            },
+        };
+        let ctx = ScoreContext::with_options(replay.values(), &options)?;
         let dir = args.out.join(&stem);
         std::fs::create_dir_all(&dir)?;
         let mut curves = Vec::new();
@@ -193,7 +214,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
         let optimum = ctx.optimum();
         std::fs::write(
             dir.join("convergence.svg"),
-            plot::convergence_svg(&stem, optimum, args.budget, &curves),
+            plot::convergence_svg(&stem, optimum, args.budget, ctx.baseline(), &curves),
         )?;
         stems.push(stem);
     }

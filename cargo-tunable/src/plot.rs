@@ -10,11 +10,13 @@ const COLORS: [&str; 10] = [
     "#bcbd22", "#17becf",
 ];
 
-/// The SVG text for one cache. `curves`: per strategy, its runs' best-so-far sequences.
+/// The SVG text for one cache. `curves`: per strategy, its runs' best-so-far sequences;
+/// `baseline`: the expected best-so-far of random search, drawn dashed.
 pub(crate) fn convergence_svg(
     title: &str,
     optimum: f64,
     budget: usize,
+    baseline: &[f64],
     curves: &[(String, Vec<Vec<f64>>)],
 ) -> String {
     let (w, h, left, right, top, bottom) = (900.0, 520.0, 70.0, 230.0, 40.0, 50.0);
@@ -88,6 +90,23 @@ pub(crate) fn convergence_svg(
         r#"<text x="{}" y="{}" text-anchor="middle">evaluations</text>"#,
         left + pw / 2.0,
         h - 10.0
+    );
+    let base: Vec<String> = baseline
+        .iter()
+        .take(budget)
+        .enumerate()
+        .map(|(t, v)| format!("{:.1},{:.1}", x(t), y(v / optimum)))
+        .collect();
+    let ly = top + 14.0 + 18.0 * stats.len() as f64;
+    let _ = writeln!(
+        s,
+        r##"<polyline points="{}" fill="none" stroke="#000" stroke-width="1.2" stroke-dasharray="5,4"/>
+<line x1="{}" x2="{}" y1="{ly}" y2="{ly}" stroke="#000" stroke-dasharray="5,4"/><text x="{}" y="{}">random (expected)</text>"##,
+        base.join(" "),
+        w - right + 15.0,
+        w - right + 40.0,
+        w - right + 46.0,
+        ly + 4.0
     );
     for (i, (name, q)) in stats.iter().enumerate() {
         let c = COLORS[i % COLORS.len()];

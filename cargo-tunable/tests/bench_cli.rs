@@ -1,0 +1,96 @@
+//! `cargo tunable bench` end to end on a real cache.
+
+use std::process::Command;
+
+fn shared(rel: &str) -> String {
+    format!("{}/../../shared/data/{rel}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn bench_writes_runs_files_table_and_plot() {
+    let out = std::env::temp_dir().join(format!("tunable-bench-{}", std::process::id()));
+    let status = Command::new(env!("CARGO_BIN_EXE_cargo-tunable"))
+        .args([
+            "tunable",
+            "bench",
+            "--cache",
+            &shared("cachefiles/pnpoly_RTX_3090.json.gz"),
+        ])
+        .args([
+            "--cache",
+            &shared("cachefiles/dedispersion_milo_A100.json.gz"),
+            "--spaces-dir",
+            &shared("spaces"),
+        ])
+        .args([
+            "--strategy",
+            "random,genetic:popsize=10",
+            "--budget",
+            "50",
+            "--repeats",
+            "4",
+            "--seed",
+            "3",
+        ])
+        .args([
+            "--peer",
+            &shared("peer-results"),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let table = String::from_utf8(status.stdout).unwrap();
+    assert!(
+        table.contains("| genetic:popsize=10 |") && table.contains("| kt:pso |"),
+        "{table}"
+    );
+    let file: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("pnpoly_RTX_3090/genetic:popsize=10.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(file["strategy"], "genetic:popsize=10");
+    assert_eq!(file["cache"], "pnpoly_RTX_3090.json.gz");
+    assert_eq!(file["budget"], 50);
+    assert_eq!(file["seed"], 3);
+    let runs = file["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 4);
+    assert!(runs.iter().all(|r| r.as_array().unwrap().len() == 50));
+    // pnpoly has failing configurations: they appear as null.
+    assert!(
+        runs.iter()
+            .flat_map(|r| r.as_array().unwrap())
+            .any(|v| v.is_null())
+            || runs.len() < 10
+    );
+    assert_eq!(file["strategy_seconds"].as_array().unwrap().len(), 4);
+    let svg = std::fs::read_to_string(out.join("dedispersion_milo_A100/convergence.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("random (expected)"));
+    assert!(out.join("scores.md").exists() && out.join("scores.json").exists());
+    std::fs::remove_dir_all(&out).ok();
+}
+
+#[test]
+fn bench_rejects_unknown_strategies_before_running() {
+    let out = std::env::temp_dir().join(format!("tunable-bench-bad-{}", std::process::id()));
+    let r = Command::new(env!("CARGO_BIN_EXE_cargo-tunable"))
+        .args([
+            "tunable",
+            "bench",
+            "--cache",
+            &shared("cachefiles/pnpoly_RTX_3090.json.gz"),
+            "--strategy",
+            "genetc",
+        ])
+        .args(["--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!r.status.success());
+    assert!(String::from_utf8_lossy(&r.stderr).contains("unknown strategy 'genetc'"));
+    std::fs::remove_dir_all(&out).ok();
+}

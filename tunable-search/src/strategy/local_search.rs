@@ -5,49 +5,63 @@
 //! spends a move on a configuration that cannot be compiled.
 //!
 //! A *move* changes one parameter ([`Neighbour`]): to any other value (`hamming`, Kernel Tuner's
-//! default for its hill climbers) or to the nearest previous or next value that gives a valid
-//! configuration (`adjacent`). From the current configuration the climber tries its neighbours in
-//! a random order and moves to the first one that is better (`improvement=first`), or looks at
-//! all of them and moves to the best (`improvement=best`). Neighbours that are already known cost
-//! nothing: their results come from the strategy's [`Memo`]. When no neighbour is better, the
+//! choice for its hill climbers), to the nearest previous or next value that gives a valid
+//! configuration (`adjacent`), or to any other value with the adjacent moves tried first (`mixed`,
+//! the default: small steps first, but a local optimum is one for the whole Hamming
+//! neighbourhood). Within those groups the order is random. The climber tries the neighbours of
+//! the current configuration in that order and moves to the first one that is better
+//! (`improvement=first`), or looks at all of them and moves to the best (`improvement=best`).
+//! Neighbours that are already known cost nothing: their results come from the strategy's
+//! [`Memo`], so a known better neighbour is moved to at once. When no neighbour is better, the
 //! climber stands on a *local optimum*:
 //!
 //! - **multi-start local search** (`mls`) restarts from a new start;
 //! - **iterated local search** (`ils`) perturbs the accepted local optimum by `perturbation`
-//!   random moves and climbs again from there. The new local optimum is accepted if it is better
-//!   (or, with probability `accept_worse`, anyway); after `no_improvement` iterations in a row that
-//!   did not improve the accepted optimum, it restarts from a new start.
+//!   random moves, each on a different parameter, and climbs again from there. The new local
+//!   optimum is accepted if it is better (or, with probability `accept_worse`, anyway); after
+//!   `no_improvement` iterations in a row that did not improve the accepted optimum, it restarts
+//!   from a new start.
 //!
-//! A *start* is the best of `sample` random unevaluated valid configurations (the default, 1, is
-//! a uniformly random start). Random configurations evaluated while the climber waits for results
-//! (see below) are kept and used as further starts, best first.
+//! A *start* is the best of `sample` random unevaluated configurations. The members of a sample
+//! that were not chosen, and random configurations evaluated while the climber waited (see
+//! Batches), stay candidates: a start is the best candidate not used yet. With `sample=1` every
+//! start is a fresh uniformly random configuration, as in Kernel Tuner.
+//!
+//! Every run spends any budget, up to the whole space: a start evaluates new configurations, the
+//! strategy never asks for a configuration twice, and a climb that only meets known
+//! configurations ends (each move strictly improves), so the search cannot loop without asking.
 //!
 //! ## Batches
-//! `ask(n)` returns the next `n` untried neighbours of the current configuration, so a batch is
-//! evaluated in parallel. With `improvement=first` the climber moves to the best improving
-//! neighbour among those told so far, as soon as there is one; with `improvement=best` it waits
-//! for the whole neighbourhood. While the climber waits for results it still needs (the start,
-//! the rest of a neighbourhood), the batch is filled with random unevaluated configurations, which
-//! later serve as starts.
+//! `ask(n)` returns the next `n` untried neighbours of the current configuration (and the `sample`
+//! of a start at once), so a batch is evaluated in parallel. With `improvement=first` the climber
+//! moves to the best improving neighbour among those told so far, as soon as there is one; with
+//! `improvement=best` it waits for the whole neighbourhood. While the climber waits for results it
+//! still needs, the batch is filled with random unevaluated configurations, which become start
+//! candidates. A batch is never empty unless every configuration has been asked.
 //!
 //! ## Non-constraint-aware form
 //! With `constraint_aware=false` (the ablation of paper 001) moves range over the Cartesian
-//! product of the parameters' values: any value change (`hamming`) or the previous or next value
-//! (`adjacent`), and starts are random Cartesian configurations. An invalid configuration is never
-//! asked (so it costs no evaluation) but gets a static penalty, `f64::MAX`: the climber wastes its
-//! moves on it. Failed configurations get the same penalty.
-//!
-//! Every run spends any budget, up to the whole space: a restart always evaluates a new
-//! configuration, and the strategy never asks for a configuration twice.
+//! product of the parameters' values (any value change, or the previous or next value) and starts
+//! are drawn from it. An invalid configuration is never asked, so it costs no evaluation, but it
+//! gets a static penalty, `f64::MAX`, like a failed one: the climber wastes its moves and start
+//! draws on it (a sample with no valid draw starts from an invalid configuration, from which any
+//! valid neighbour is an improvement).
 //!
 //! ## Options
-//! - `neighbour` (`hamming`): `hamming` or `adjacent`, see [`Neighbour`];
+//! - `neighbour` (`mixed`): `hamming`, `adjacent` or `mixed`, see [`Neighbour`];
 //! - `improvement` (`first`): `first` or `best`, see [`Improvement`];
-//! - `sample` (1): random configurations evaluated per start, the best of them is the start;
+//! - `sample` (5): random configurations evaluated per start, the best of them is the start;
 //! - `perturbation` (`ils` only, 2): random moves from the accepted local optimum;
 //! - `no_improvement` (`ils` only, 5): non-improving iterations before a restart;
-//! - `accept_worse` (`ils` only, 0.0): probability of accepting a worse local optimum;
-//! - `constraint_aware` (true): valid-only moves, see above.
+//! - `accept_worse` (`ils` only, 0.05): probability of accepting a local optimum that is not
+//!   better;
+//! - `constraint_aware` (true): valid-only moves and starts, see above.
+//!
+//! The defaults were chosen on the ten shared Kernel Tuner caches (budget 220, 35 seeded runs
+//! each) by leave-one-kernel-out cross-validation over the four kernel families (convolution,
+//! dedispersion, gemm, pnpoly): `mixed` moves, first improvement and `sample` 3 to 8 were chosen
+//! in every fold; the `ils` settings were within noise of each other. Kernel Tuner's own
+//! settings (`hamming`, `sample=1`) score about 0.15 lower.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -87,7 +101,8 @@ pub enum Neighbour {
     /// The previous or next value of one parameter; constraint-aware, the nearest previous or
     /// next value that gives a valid configuration (paper 001's adjacent rule, per parameter).
     Adjacent,
-    /// The Hamming moves, the adjacent ones tried first (local search only).
+    /// The Hamming moves, the adjacent ones tried first (local search; in simulated annealing
+    /// the `hamming` option mixes the two kinds instead).
     Mixed,
 }
 
@@ -117,17 +132,17 @@ pub enum Improvement {
 pub struct LocalSearchOptions {
     /// Iterated local search (`ils`) if true, multi-start (`mls`) if false.
     pub iterated: bool,
-    /// The moves (default [`Neighbour::Hamming`]).
+    /// The moves (default [`Neighbour::Mixed`]).
     pub neighbour: Neighbour,
     /// First or best improvement (default [`Improvement::First`]).
     pub improvement: Improvement,
-    /// Random configurations evaluated per start; the best is the start (default 1).
+    /// Random configurations evaluated per start; the best is the start (default 5).
     pub sample: usize,
     /// `ils`: random moves that perturb the accepted local optimum (default 2).
     pub perturbation: usize,
     /// `ils`: iterations without improving the accepted optimum before a restart (default 5).
     pub no_improvement: usize,
-    /// `ils`: probability of accepting a local optimum that is not better (default 0).
+    /// `ils`: probability of accepting a local optimum that is not better (default 0.05).
     pub accept_worse: f64,
     /// Valid-only moves and starts (default true).
     pub constraint_aware: bool,
@@ -646,5 +661,157 @@ impl Strategy for LocalSearch {
 
     fn tell(&mut self, trials: &[Trial]) {
         trials.iter().for_each(|t| self.memo.record(t));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::SpaceBuilder;
+    use crate::space::Neighbourhood;
+    use crate::strategy::{Outcome, StrategySpec, build, drive};
+
+    fn space() -> Arc<Space> {
+        Arc::new(
+            SpaceBuilder::new()
+                .param("x", 0..12)
+                .param("y", [1, 2, 4, 8, 16])
+                .param("z", [0, 1, 2])
+                .constraint("x * y <= 64 and (z == 0 or x % 2 == 0)")
+                .build()
+                .unwrap(),
+        )
+    }
+
+    /// A smooth objective with its optimum at x = 5, y = 8 (index 3), z = 0.
+    fn bowl(space: &Space, p: usize) -> Outcome {
+        let i = space.indices(p);
+        let d = |a: u16, b: i32| f64::from((i32::from(a) - b).pow(2));
+        Outcome::Value(1.0 + d(i[0], 5) + d(i[1], 3) + d(i[2], 0))
+    }
+
+    #[test]
+    fn moves_follow_their_rules() {
+        let s = space();
+        let mut m = Vec::new();
+        for pos in 0..s.len() {
+            let g = s.indices(pos);
+            moves(&s, &g, Neighbour::Hamming, true, &mut m);
+            let mut got: Vec<usize> = m.iter().map(|m| m.pos.unwrap()).collect();
+            got.sort_unstable();
+            assert_eq!(got, s.neighbours(&g, Neighbourhood::Hamming));
+            for x in &m {
+                assert_eq!(
+                    Some(x.pos.unwrap()),
+                    s.position(&Point::at(&s, pos).moved(*x).genes)
+                );
+            }
+            // Adjacent: on each side of each parameter, the nearest value that is valid.
+            moves(&s, &g, Neighbour::Adjacent, true, &mut m);
+            for x in &m {
+                let (p, v) = (x.param as usize, x.value);
+                let between = if v < g[p] { v + 1..g[p] } else { g[p] + 1..v };
+                for j in between {
+                    let mut c = g.clone();
+                    c[p] = j;
+                    assert!(!s.contains(&c), "{g:?}: skipped a valid value");
+                }
+            }
+            // Not constraint-aware: every value change of the Cartesian product.
+            moves(&s, &g, Neighbour::Hamming, false, &mut m);
+            assert_eq!(m.len(), 11 + 4 + 2);
+            assert!(m.iter().all(|x| {
+                x.pos
+                    == s.position(
+                        &Point {
+                            genes: g.clone(),
+                            pos: None,
+                        }
+                        .moved(*x)
+                        .genes,
+                    )
+            }));
+            // Mixed: the adjacent moves first.
+            moves(&s, &g, Neighbour::Mixed, true, &mut m);
+            let mut adj = Vec::new();
+            moves(&s, &g, Neighbour::Adjacent, true, &mut adj);
+            adjacent_first(&g, &mut m);
+            let mut head: Vec<Move> = m[..adj.len()].to_vec();
+            head.sort_by_key(|x| (x.param, x.value));
+            assert_eq!(head, adj);
+        }
+    }
+
+    #[test]
+    fn every_form_climbs_to_the_optimum() {
+        let s = space();
+        let opt = (0..s.len())
+            .min_by(|&a, &b| bowl(&s, a).cost().total_cmp(&bowl(&s, b).cost()))
+            .unwrap();
+        for spec in [
+            "mls",
+            "ils",
+            "mls:improvement=best",
+            "ils:neighbour=hamming:sample=1",
+            "mls:neighbour=adjacent",
+            "mls:constraint_aware=false",
+            "ils:constraint_aware=false",
+        ] {
+            for seed in 0..5 {
+                let mut st =
+                    build(&spec.parse::<StrategySpec>().unwrap(), Arc::clone(&s), seed).unwrap();
+                let run = drive(st.as_mut(), 40, 1, |p| bowl(&s, p));
+                assert!(
+                    run.trials.iter().any(|t| t.position == opt),
+                    "{spec} seed {seed} missed the optimum in 40 of {} evaluations",
+                    s.len()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn batches_hold_distinct_neighbours() {
+        let s = space();
+        let mut ls = LocalSearch::new(Arc::clone(&s), LocalSearchOptions::multi_start(), 3);
+        let first = ls.ask(5);
+        assert_eq!(first.len(), 5, "the sample of the first start");
+        let trials: Vec<Trial> = first
+            .iter()
+            .map(|&p| Trial {
+                position: p,
+                outcome: bowl(&s, p),
+            })
+            .collect();
+        ls.tell(&trials);
+        let next = ls.ask(4);
+        assert_eq!(next.len(), 4);
+        let start = ls.cur.as_ref().unwrap().genes.clone();
+        for p in next {
+            let g = s.indices(p);
+            let differ = g.iter().zip(&start).filter(|(a, b)| a != b).count();
+            assert_eq!(differ, 1, "a neighbour of the start");
+        }
+    }
+
+    #[test]
+    fn options_are_validated() {
+        let mut o = LocalSearchOptions::iterated();
+        assert!(o.set("perturbation", "3").is_ok());
+        assert_eq!(o.perturbation, 3);
+        assert!(o.set("neighbour", "adjacent").is_ok());
+        assert_eq!(o.neighbour, Neighbour::Adjacent);
+        for (k, v) in [
+            ("perturbation", "0"),
+            ("sample", "0"),
+            ("accept_worse", "1.5"),
+            ("neighbour", "diagonal"),
+            ("improvement", "some"),
+            ("constraint_aware", "maybe"),
+        ] {
+            assert!(matches!(o.set(k, v), Err(Some(_))), "{k}={v}");
+        }
+        assert_eq!(o.set("popsize", "3"), Err(None));
+        assert!(o.iterated && !LocalSearchOptions::multi_start().iterated);
     }
 }

@@ -21,5 +21,12 @@ pub use tunable_macros::tunable;
 pub use tunable_runtime::{key, measure, store, tuner};
 pub use tunable_search::{Space, SpaceBuilder, SpaceError, Value, expr, space, strategy};
 
+/// Not public API: what `#[tunable]` generates code against.
 #[doc(hidden)]
-pub use tunable_runtime::__private;
+pub mod __private {
+    pub use tunable_runtime::__private::*;
+
+    /// Whether this build tunes: the `autotune` feature of this crate, which users turn on
+    /// through their own crate's feature (`autotune = ["tunable/autotune"]`).
+    pub const AUTOTUNE: bool = cfg!(feature = "autotune");
+}

@@ -316,8 +316,7 @@ pub(crate) fn expand(model: &Model, f: &ItemFn) -> syn::Result<TokenStream> {
             const DEFAULT: #params_ty = #default_lit;
             static BAKED: &[::tunable::__private::Baked<#params_ty>] = &[#(#baked_lits),*];
             let key: u64 = #key;
-            #[cfg(feature = "autotune")]
-            let params = {
+            let params = if ::tunable::__private::AUTOTUNE {
                 static KERNEL: ::tunable::__private::Kernel = ::tunable::__private::Kernel {
                     name: #kernel_name,
                     manifest_dir: env!("CARGO_MANIFEST_DIR"),
@@ -329,9 +328,9 @@ pub(crate) fn expand(model: &Model, f: &ItemFn) -> syn::Result<TokenStream> {
                 static DROPPED: ::std::sync::Once = ::std::sync::Once::new();
                 DROPPED.call_once(|| { #(eprintln!("{}", #dropped);)* });
                 ::tunable::__private::autotune(&KERNEL, #space_fn(), key, BAKED, DEFAULT, &mut |p: &#params_ty| #check)
+            } else {
+                ::tunable::__private::baked(BAKED, key, DEFAULT)
             };
-            #[cfg(not(feature = "autotune"))]
-            let params = ::tunable::__private::baked(BAKED, key, DEFAULT);
             #with_fn(&params, #(#call_args),*)
         }
     })

@@ -49,9 +49,16 @@ fn run(cmd: &mut Command) -> Output {
     out
 }
 
-fn build_and_run(dir: &Path, target: &Path, autotune: bool, env: &[(&str, &str)]) -> (String, String) {
+fn build_and_run(
+    dir: &Path,
+    target: &Path,
+    autotune: bool,
+    env: &[(&str, &str)],
+) -> (String, String) {
     let mut b = Command::new(env!("CARGO"));
-    b.args(["build", "--quiet"]).current_dir(dir).env("CARGO_TARGET_DIR", target);
+    b.args(["build", "--quiet"])
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target);
     if autotune {
         b.args(["--features", "autotune"]);
     }
@@ -62,7 +69,10 @@ fn build_and_run(dir: &Path, target: &Path, autotune: bool, env: &[(&str, &str)]
         r.env(k, v);
     }
     let out = run(&mut r);
-    (String::from_utf8(out.stdout).unwrap(), String::from_utf8_lossy(&built.stderr).into_owned() + &String::from_utf8_lossy(&out.stderr))
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8_lossy(&built.stderr).into_owned() + &String::from_utf8_lossy(&out.stderr),
+    )
 }
 
 fn calls(dir: &Path) -> usize {
@@ -101,12 +111,19 @@ fn tune_persist_bake_and_resume() {
     let before = calls(&dir);
     let (out, err) = build_and_run(&dir, &target, true, &[("TUNABLE_MODE", "retune")]);
     assert!(out.contains("result Ok((32, 2))"), "{out}{err}");
-    assert_eq!(calls(&dir), before + 1, "a resumed tuning must not re-measure: {err}");
+    assert_eq!(
+        calls(&dir),
+        before + 1,
+        "a resumed tuning must not re-measure: {err}"
+    );
 
     // 4. A corrupted tuned file: the build succeeds with a diagnostic, the default runs.
     std::fs::write(dir.join("tuned/kernel.bin"), b"TUNABLE\0\x01\0\0\0garbage").unwrap();
     let (out, err) = build_and_run(&dir, &target, false, &[]);
-    assert!(out.contains("result Ok((16, 1))"), "default expected: {out}{err}");
+    assert!(
+        out.contains("result Ok((16, 1))"),
+        "default expected: {out}{err}"
+    );
     assert!(err.contains("unusable"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -259,6 +259,24 @@ mod tests {
     }
 
     #[test]
+    fn concurrent_writers_lose_nothing() {
+        let dir = std::env::temp_dir().join(format!("tunable-store-conc-{}", std::process::id()));
+        let path = tuned_file(&dir, "k");
+        std::thread::scope(|s| {
+            for w in 0..4u64 {
+                let path = &path;
+                s.spawn(move || {
+                    for k in 0..25 {
+                        store(path, entry("k", w * 100 + k, 1.0)).unwrap();
+                    }
+                });
+            }
+        });
+        assert_eq!(read(&path).unwrap().len(), 100);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn store_merges_and_keeps_damaged_files_aside() {
         let dir = std::env::temp_dir().join(format!("tunable-store-{}", std::process::id()));
         let path = tuned_file(&dir, "k");

@@ -498,25 +498,13 @@ impl Space {
         let prog = &self.program;
         let mut scratch = Vec::new();
         'conj: for c in &prog.conjuncts {
-            let counts: Vec<usize> = c
-                .params
-                .iter()
-                .map(|&p| prog.param_values[p as usize].len())
-                .collect();
-            let total = counts
-                .iter()
-                .try_fold(1usize, |a, &n| a.checked_mul(n))
-                .unwrap_or(usize::MAX);
+            let total = prog.assignments(c);
             if total > LIMIT {
                 continue;
             }
-            let mut assign: Vec<(u16, u16)> = c.params.iter().map(|&p| (p, 0)).collect();
+            let mut assign = vec![(0u16, 0u16); c.params.len()];
             for t in 0..total {
-                let mut rest = t;
-                for (a, &n) in assign.iter_mut().zip(&counts) {
-                    a.1 = (rest % n) as u16;
-                    rest /= n;
-                }
+                prog.assignment(c, t, &mut assign);
                 if prog.eval_root(c.root, &assign, &mut scratch).truthy() {
                     continue 'conj;
                 }

@@ -110,33 +110,58 @@ fn pascal(s: &str) -> String {
 }
 
 /// The function's argument names, and how to pass each again inside the tuning closure.
+/// The function's argument names (without the receiver), and whether each is a `&mut` that the
+/// tuning closure must reborrow.
 pub(crate) fn arg_names(f: &ItemFn) -> syn::Result<Vec<(Ident, bool)>> {
     let mut out = Vec::new();
     for a in &f.sig.inputs {
-        match a {
-            FnArg::Receiver(r) => {
+        if let FnArg::Typed(pt) = a {
+            let Pat::Ident(pi) = &*pt.pat else {
                 return Err(syn::Error::new_spanned(
-                    r,
-                    "#[tunable] on methods is not supported yet: use a free function",
+                    &pt.pat,
+                    "#[tunable] needs plain argument names (no patterns)",
                 ));
-            }
-            FnArg::Typed(pt) => {
-                let Pat::Ident(pi) = &*pt.pat else {
-                    return Err(syn::Error::new_spanned(
-                        &pt.pat,
-                        "#[tunable] needs plain argument names (no patterns)",
-                    ));
-                };
-                let reborrow = matches!(&*pt.ty, Type::Reference(r) if r.mutability.is_some());
-                out.push((pi.ident.clone(), reborrow));
-            }
+            };
+            let reborrow = matches!(&*pt.ty, Type::Reference(r) if r.mutability.is_some());
+            out.push((pi.ident.clone(), reborrow));
         }
     }
     Ok(out)
 }
 
-pub(crate) fn expand(model: &Model, f: &ItemFn) -> syn::Result<TokenStream> {
+/// Where the function lives: free, or a method of `impl Self`.
+pub(crate) struct Place {
+    /// The `Self` type's name, for methods.
+    pub self_ty: Option<Ident>,
+}
+
+/// The items for one kernel: `(outer, inner)`; for a free function both go to the module, for a
+/// method `inner` goes into the impl block and `outer` (the parameter struct) beside it.
+pub(crate) fn expand(
+    model: &Model,
+    f: &ItemFn,
+    place: &Place,
+) -> syn::Result<(TokenStream, TokenStream)> {
     let args = arg_names(f)?;
+    let receiver = f.sig.inputs.iter().find_map(|a| {
+        if let FnArg::Receiver(r) = a {
+            Some(r)
+        } else {
+            None
+        }
+    });
+    if receiver.is_some() && place.self_ty.is_none() {
+        return Err(syn::Error::new_spanned(
+            receiver,
+            "for a method, put `#[tunable]` (without arguments) on the impl block too",
+        ));
+    }
+    let typed: Vec<&FnArg> = f
+        .sig
+        .inputs
+        .iter()
+        .filter(|a| matches!(a, FnArg::Typed(_)))
+        .collect();
     let vis = &f.vis;
     let attrs = &f.attrs;
     let sig = &f.sig;
@@ -145,9 +170,22 @@ pub(crate) fn expand(model: &Model, f: &ItemFn) -> syn::Result<TokenStream> {
     let (impl_g, _, where_c) = sig.generics.split_for_impl();
     let inputs = &sig.inputs;
     let output = &sig.output;
-    let params_ty = format_ident!("{}Params", pascal(&name.to_string()));
+    let prefix = place
+        .self_ty
+        .as_ref()
+        .map_or_else(String::new, |t| pascal(&t.to_string()));
+    let params_ty = format_ident!("{}{}Params", prefix, pascal(&name.to_string()));
     let with_fn = format_ident!("{}_with", name);
     let space_fn = format_ident!("{}_space", name);
+    let (call_with, call_space) = match (receiver.is_some(), place.self_ty.is_some()) {
+        (true, _) => (quote!(self.#with_fn), quote!(Self::#space_fn())),
+        (false, true) => (quote!(Self::#with_fn), quote!(Self::#space_fn())),
+        (false, false) => (quote!(#with_fn), quote!(#space_fn())),
+    };
+    let with_inputs = match receiver {
+        Some(r) => quote!(#r, params: &#params_ty, #(#typed),*),
+        None => quote!(params: &#params_ty, #(#typed),*),
+    };
     let kernel_name = &model.name;
     let fields: Vec<&Ident> = model.params.iter().map(|p| &p.name).collect();
     let tys: Vec<TokenStream> = model.params.iter().map(|p| ty_tokens(&p.ty)).collect();
@@ -259,9 +297,9 @@ pub(crate) fn expand(model: &Model, f: &ItemFn) -> syn::Result<TokenStream> {
         .map(|(a, re)| if *re { quote!(&mut *#a) } else { quote!(#a) });
     let returns_result = matches!(output, ReturnType::Type(_, t) if matches!(&**t, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Result")));
     let check = if returns_result {
-        quote!(match #with_fn(p, #(#closure_args),*) { Ok(_) => Ok(()), Err(e) => Err(format!("returned an error: {e:?}")) })
+        quote!(match #call_with(p, #(#closure_args),*) { Ok(_) => Ok(()), Err(e) => Err(format!("returned an error: {e:?}")) })
     } else {
-        quote!({ let _ = #with_fn(p, #(#closure_args),*); Ok(()) })
+        quote!({ let _ = #call_with(p, #(#closure_args),*); Ok(()) })
     };
     let (budget, strategy, repeats, warmup) =
         (model.budget, &model.strategy, model.repeats, model.warmup);
@@ -269,7 +307,7 @@ pub(crate) fn expand(model: &Model, f: &ItemFn) -> syn::Result<TokenStream> {
     let doc_with =
         format!("Runs [`{name}`] with the given parameters (one variant), without tuning.");
     let doc_space = format!("The search space of [`{name}`]: its parameters and constraints.");
-    Ok(quote! {
+    let outer = quote! {
         #[doc = #doc_params]
         #[derive(Clone, Copy, Debug, PartialEq, ::tunable::__private::serde::Serialize, ::tunable::__private::serde::Deserialize)]
         #[serde(crate = "::tunable::__private::serde")]
@@ -290,7 +328,8 @@ pub(crate) fn expand(model: &Model, f: &ItemFn) -> syn::Result<TokenStream> {
                 Some(Self { #(#fields: #conversions),* })
             }
         }
-
+    };
+    let inner = quote! {
         #[doc = #doc_space]
         #vis fn #space_fn() -> &'static ::std::sync::Arc<::tunable::__private::Space> {
             static SPACE: ::std::sync::LazyLock<::std::sync::Arc<::tunable::__private::Space>> = ::std::sync::LazyLock::new(|| {
@@ -304,7 +343,7 @@ pub(crate) fn expand(model: &Model, f: &ItemFn) -> syn::Result<TokenStream> {
 
         #[doc = #doc_with]
         #[inline]
-        #vis fn #with_fn #impl_g (params: &#params_ty, #inputs) #output #where_c {
+        #vis fn #with_fn #impl_g (#with_inputs) #output #where_c {
             #with_body
         }
 
@@ -327,11 +366,12 @@ pub(crate) fn expand(model: &Model, f: &ItemFn) -> syn::Result<TokenStream> {
                 };
                 static DROPPED: ::std::sync::Once = ::std::sync::Once::new();
                 DROPPED.call_once(|| { #(eprintln!("{}", #dropped);)* });
-                ::tunable::__private::autotune(&KERNEL, #space_fn(), key, BAKED, DEFAULT, &mut |p: &#params_ty| #check)
+                ::tunable::__private::autotune(&KERNEL, #call_space, key, BAKED, DEFAULT, &mut |p: &#params_ty| #check)
             } else {
                 ::tunable::__private::baked(BAKED, key, DEFAULT)
             };
-            #with_fn(&params, #(#call_args),*)
+            #call_with(&params, #(#call_args),*)
         }
-    })
+    };
+    Ok((outer, inner))
 }

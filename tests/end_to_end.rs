@@ -31,7 +31,20 @@ fn kernel(n: usize) -> Result<(usize, usize), String> {
     Ok((block + n - n, tile))
 }
 
+/// In place: doubles `x`; `restore` resets the input before every measured run.
+#[tunable(step = [1, 2, 4], restore = x.fill(1.0), budget = 3, strategy = "exhaustive", repeats = 2, warmup = 1)]
+fn double_in_place(x: &mut [f32]) {
+    for c in x.chunks_mut(step) {
+        for v in c {
+            *v *= 2.0;
+        }
+    }
+}
+
 fn main() {
+    let mut x = vec![1.0f32; 8];
+    double_in_place(&mut x);
+    println!("in place {:?}", x[0]);
     let t = std::time::Instant::now();
     let r = kernel(1000);
     println!("result {:?} in {:.3} s", r, t.elapsed().as_secs_f64());
@@ -98,6 +111,8 @@ fn tune_persist_bake_and_resume() {
     // 1. Tune: the first call measures every configuration, failures included.
     let (out, err) = build_and_run(&dir, &target, true, &[]);
     assert!(out.contains("result Ok((32, 2))"), "{out}{err}");
+    // Restored before every measured run, then run once more for the caller: doubled once.
+    assert!(out.contains("in place 2.0"), "{out}{err}");
     assert!(dir.join("tuned/kernel.bin").exists());
     let measured = calls(&dir);
     assert!(measured >= 10, "{measured}");

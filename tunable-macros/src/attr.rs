@@ -121,7 +121,7 @@ impl Parse for Arg {
         input.parse::<Token![=]>()?;
         match opt.as_str() {
             "constraint" => Ok(Arg::Constraint(name, input.parse()?)),
-            "key" => Ok(Arg::Key(name, Box::new(input.parse()?))),
+            "key" | "restore" => Ok(Arg::Key(name, Box::new(input.parse()?))),
             "budget" | "repeats" | "warmup" => Ok(Arg::Int(name, input.parse()?)),
             "strategy" | "name" => Ok(Arg::Str(name, input.parse()?)),
             "default" => {

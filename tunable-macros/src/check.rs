@@ -34,6 +34,8 @@ pub(crate) struct Model {
     pub params: Vec<Param>,
     pub constraints: Vec<LitStr>,
     pub key: Option<Expr>,
+    /// Runs before every measured run while tuning (in-place kernels restore their input).
+    pub restore: Option<Expr>,
     pub budget: usize,
     pub strategy: String,
     pub repeats: u32,
@@ -68,6 +70,7 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
     let mut seen: Vec<String> = Vec::new();
     let mut defs: Vec<ParamDef> = Vec::new();
     let mut constraints = Vec::new();
+    let mut restore = None;
     let (mut key, mut budget, mut strategy, mut repeats, mut warmup) =
         (None, 100usize, None, 7u32, 1u32);
     let (mut default, mut name, mut consts) = (None, fn_name.to_string(), false);
@@ -94,6 +97,7 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
                 defs.push(p);
             }
             Arg::Constraint(_, s) => constraints.push(s),
+            Arg::Key(i, e) if i == "restore" => restore = Some(*e),
             Arg::Key(_, e) => key = Some(*e),
             Arg::Int(i, lit) => match lit.base10_parse::<u32>() {
                 Ok(v) if v > 0 || i != "budget" => match i.to_string().as_str() {
@@ -187,6 +191,7 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
         params,
         constraints,
         key,
+        restore,
         budget,
         strategy: strategy_text,
         repeats,

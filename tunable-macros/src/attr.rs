@@ -5,7 +5,7 @@ use syn::parse::{Parse, ParseStream};
 use syn::{Expr, Ident, Lit, LitInt, LitStr, Token, bracketed, parenthesized};
 
 /// Options of the attribute; any other `name = ...` is a parameter.
-pub(crate) const OPTIONS: [&str; 9] = [
+pub(crate) const OPTIONS: [&str; 10] = [
     "constraint",
     "key",
     "budget",
@@ -15,6 +15,7 @@ pub(crate) const OPTIONS: [&str; 9] = [
     "default",
     "name",
     "consts",
+    "restore",
 ];
 
 /// One parameter value literal.

@@ -7,7 +7,11 @@
 //! Commands:
 //! - `space build FILE [--json] [--repeat N] [--threads N]`: build a search space from a spaces
 //!   JSON or Kernel Tuner T1 file and report its size and construction time.
+//! - `bench --cache FILE ... --strategy NAME[,NAME...] --out DIR`: run strategies on replayed
+//!   Kernel Tuner caches and score them (see [`bench`](mod@bench)).
 
+mod bench;
+mod plot;
 mod space;
 
 use clap::{Parser, Subcommand};
@@ -27,12 +31,15 @@ enum Command {
     /// Search spaces: build, count and time them.
     #[command(subcommand)]
     Space(space::SpaceCommand),
+    /// Run strategies on replayed Kernel Tuner caches and score them.
+    Bench(bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
     let Cargo::Tunable(cmd) = Cargo::parse();
     let result = match cmd {
         Command::Space(c) => space::run(c),
+        Command::Bench(a) => bench::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

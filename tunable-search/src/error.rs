@@ -18,7 +18,7 @@ pub enum SpaceError {
         /// The constraint as written.
         text: String,
         /// What is wrong, with its position in `text`.
-        error: ExprError,
+        error: Box<ExprError>,
     },
     /// A parameter has no values.
     #[error("parameter '{name}' has no values")]
@@ -112,6 +112,6 @@ pub enum SpaceError {
         /// The parameter.
         param: String,
         /// What is wrong, with its position in the expression.
-        error: ExprError,
+        error: Box<ExprError>,
     },
 }

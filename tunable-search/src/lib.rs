@@ -18,6 +18,7 @@
 
 pub mod error;
 pub mod expr;
+pub mod sim;
 pub mod space;
 pub mod strategy;
 

@@ -6,7 +6,7 @@
 //! parentheses, `in` / `not in` over literal lists or tuples, string and boolean literals (`True`,
 //! `true`), int and float literals, and the functions `abs`, `min`, `max`.
 //!
-//! Semantics are Python's (see [`num`] for arithmetic); an error while evaluating (division or
+//! Semantics are Python's (arithmetic lives in one module shared by both evaluators); an error while evaluating (division or
 //! modulo by zero) makes that configuration invalid and never panics.
 //!
 //! ```

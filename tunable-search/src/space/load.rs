@@ -173,7 +173,7 @@ fn from_t1(obj: &Map<String, Json>, path: &Path) -> Result<SpaceFile, SpaceError
                 t1_values(expr).map_err(|error| SpaceError::ParamValues {
                     path: path.into(),
                     param: pname.to_owned(),
-                    error,
+                    error: Box::new(error),
                 })?
             }
             Some(Json::Array(list)) => list

@@ -5,8 +5,8 @@
 //! one value index per parameter (`&[u16]`), and by their *position* in the space, `0..len()`,
 //! in lexicographic order of the declared parameters (Kernel Tuner's order).
 //!
-//! Construction solves the constraints rather than filtering the Cartesian product (see
-//! [`solve`](self::solve)); the valid set is stored as one packed `u64` key per configuration
+//! Construction solves the constraints rather than filtering the Cartesian product (module
+//! `solve`); the valid set is stored as one packed `u64` key per configuration
 //! with an O(1) hash index for membership. The queries strategies need live beside it:
 //! membership, uniform and Latin-hypercube / maximin samples ([`sample`]), neighbours under
 //! Kernel Tuner's four rules ([`neighbours`]), true parameter bounds and normalized coordinates.
@@ -155,7 +155,7 @@ impl SpaceBuilder {
             add.map_err(|error| SpaceError::Constraint {
                 index,
                 text: text.clone(),
-                error,
+                error: Box::new(error),
             })?;
         }
         let program = compiler.finish();

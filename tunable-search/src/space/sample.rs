@@ -98,8 +98,8 @@ fn lhs_points<R: Rng + ?Sized>(rng: &mut R, k: usize, d: usize) -> Vec<Vec<f64>>
     for j in 0..d {
         let mut strata: Vec<usize> = (0..k).collect();
         rand::seq::SliceRandom::shuffle(strata.as_mut_slice(), rng);
-        for (i, s) in strata.into_iter().enumerate() {
-            pts[i][j] = (s as f64 + rng.random::<f64>()) / k as f64;
+        for (pt, s) in pts.iter_mut().zip(strata) {
+            pt[j] = (s as f64 + rng.random::<f64>()) / k as f64;
         }
     }
     pts

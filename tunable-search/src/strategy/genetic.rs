@@ -14,9 +14,18 @@
 //! diversified by replacing all but the elite with fresh random valid configurations.
 //!
 //! ## Options
-//! `popsize` (20), `mutation_chance` (5: a child mutates with probability 1/5), `method`
+//! `popsize` (14), `mutation_chance` (5: a child mutates with probability 1/5), `method`
 //! (`single_point`, `two_point` or `uniform`), `elitism` (1), `maxiter` (150), `stall` (3),
-//! `constraint_aware` (true). Defaults from paper 001, Table IV.
+//! `pressure` (16: parents are ranks drawn from `Beta(1, pressure)`), `constraint_aware` (true).
+//!
+//! `mutation_chance`, `method` and `maxiter` start from paper 001, Table IV. `popsize` and
+//! `pressure` were chosen by leave-one-kernel-out cross-validation on the ten shared caches
+//! (budget 220, 35 runs, seed 1): over a grid of pressure {2.5, 4, 6, 10, 16, 32, 64} x popsize
+//! {6, 10, 14, 20} x mutation_chance {2, 3, 5, 8}, for each kernel family (convolution,
+//! dedispersion, gemm, pnpoly) the setting best on the other three families was scored on the
+//! held-out one: 0.375, 0.538, 0.535 and 0.816 respectively, all with pressure 16 to 32 and
+//! popsize 10 to 14. Selection pressure matters most: with uniform parents (pressure 1) the GA
+//! is no better than random search on these spaces; Kernel Tuner's 2.5 scores 0.22.
 //!
 //! ## References
 //! - F.-J. Willemsen, R. Schoonhoven, J. Filipovič, J. Tørring, R. van Nieuwpoort, B. van Werkhoven,
@@ -45,7 +54,7 @@ pub enum Crossover {
 /// Options of [`Genetic`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct GeneticOptions {
-    /// Population size (default 20).
+    /// Population size (default 14).
     pub popsize: usize,
     /// A child mutates with probability `1 / mutation_chance` (default 5).
     pub mutation_chance: u32,
@@ -57,6 +66,8 @@ pub struct GeneticOptions {
     pub maxiter: usize,
     /// Generations without a new configuration before diversifying (default 3).
     pub stall: usize,
+    /// Selection pressure: parents are ranks drawn from `Beta(1, pressure)` (default 16).
+    pub pressure: f64,
     /// Repair and valid-only operators (default true).
     pub constraint_aware: bool,
 }
@@ -64,12 +75,13 @@ pub struct GeneticOptions {
 impl Default for GeneticOptions {
     fn default() -> Self {
         GeneticOptions {
-            popsize: 20,
+            popsize: 14,
             mutation_chance: 5,
             method: Crossover::SinglePoint,
             elitism: 1,
             maxiter: 150,
             stall: 3,
+            pressure: 16.0,
             constraint_aware: true,
         }
     }
@@ -105,6 +117,10 @@ impl Configure for GeneticOptions {
             }
             "maxiter" => self.maxiter = parse_checked(v, "an integer >= 1", |&n| n >= 1)?,
             "stall" => self.stall = parse_checked(v, "an integer >= 1", |&n| n >= 1)?,
+            "pressure" => {
+                self.pressure =
+                    parse_checked(v, "a number >= 1", |&p: &f64| p >= 1.0 && p.is_finite())?
+            }
             "constraint_aware" => self.constraint_aware = parse_bool(v)?,
             _ => return Err(None),
         }
@@ -237,18 +253,13 @@ impl Genetic {
         self.member(space.indices(pos))
     }
 
-    /// Rank-weighted parent choice: the best of `n` has weight `n`, the worst weight 1.
+    /// Parent choice by rank: `floor(n * x)` with `x ~ Beta(1, pressure)`, drawn by inverting
+    /// its distribution function `1 - (1 - x)^pressure`. Pressure 1 is uniform; Kernel Tuner
+    /// uses 2.5; the default 16 makes most children descend from the best few members.
     fn select(&mut self, n: usize) -> usize {
-        let total = n * (n + 1) / 2;
-        let mut r = self.rng.random_range(0..total);
-        for rank in 0..n {
-            let w = n - rank;
-            if r < w {
-                return rank;
-            }
-            r -= w;
-        }
-        n - 1
+        let u: f64 = self.rng.random();
+        let x = 1.0 - (1.0 - u).powf(1.0 / self.opts.pressure);
+        ((x * n as f64) as usize).min(n - 1)
     }
 
     fn next_generation(&mut self) {
@@ -260,7 +271,8 @@ impl Genetic {
                 .total_cmp(&self.cost(b).unwrap_or(f64::MAX))
         });
         let elite: Vec<Member> = ranked.iter().take(self.opts.elitism).cloned().collect();
-        let diversify = self.stalled >= self.opts.stall || self.generation % self.opts.maxiter == 0;
+        let diversify =
+            self.stalled >= self.opts.stall || self.generation.is_multiple_of(self.opts.maxiter);
         let mut next = elite.clone();
         if diversify {
             self.stalled = 0;

@@ -1,0 +1,387 @@
+//! # `cargo tunable bench`
+//!
+//! Replays brute-forced Kernel Tuner caches, runs strategies on them and scores the runs with the
+//! methodology score of paper 001 (0 = random search, 1 = the optimum at the first evaluation).
+//!
+//! ```text
+//! cargo tunable bench --cache FILE [--cache FILE ...] [--space FILE | --t1 FILE | --spaces-dir DIR]
+//!     --strategy NAME[,NAME...] --budget 220 --repeats 35 --seed 1 --out DIR [--peer DIR] [--batch N] [--jobs N]
+//! ```
+//!
+//! For each cache and strategy it writes `DIR/<stem>/<strategy>.json`:
+//! `{"strategy": ..., "cache": ..., "budget": ..., "seed": ..., "runs": [[v, v, ...], ...],
+//! "strategy_seconds": [...]}`, where a run lists the objective of every unique evaluation in order
+//! (`null` for a failed configuration) and `strategy_seconds` the time spent inside the strategy
+//! per run. Repeat `i` (from 0) uses seed `seed + i`. It prints a table of scores per cache and
+//! strategy with the mean over caches, writes it to `DIR/scores.md` and `DIR/scores.json`, and
+//! draws `DIR/<stem>/convergence.svg` (best-so-far relative to the optimum; median and quartiles).
+//!
+//! The space of a cache is its own keys, or `--space` / `--t1` for every cache, or with
+//! `--spaces-dir` the Kernel Tuner T1 file `<kernel>.t1.json` whose kernel name followed by `_`
+//! starts the cache's stem (`convolution_milo.t1.json` for `convolution_milo_A100.json.gz`, as
+//! benchmark_hub names caches `<kernel>/<GPU>.json`); caches without one use their own keys.
+//! `--peer DIR` also scores another tuner's runs stored in the same format under
+//! `DIR/<stem>/*.json[.gz]` (as `shared/data/peer-results` holds Kernel Tuner's), with the same
+//! scorer and space, as rows `kt:<name>`.
+
+use crate::plot;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::{Deserialize, Serialize};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use tunable_search::Space;
+use tunable_search::sim::{KernelTunerCache, Observation, Replay, ScoreContext};
+use tunable_search::space::load::load;
+use tunable_search::strategy::{self, Outcome, StrategySpec, drive};
+
+/// Arguments of `bench`.
+#[derive(Args)]
+pub(crate) struct BenchArgs {
+    /// A Kernel Tuner cache file (`.json` or `.json.gz`); repeat for several.
+    #[arg(long = "cache", required = true)]
+    caches: Vec<PathBuf>,
+    /// A spaces JSON or T1 file giving the space of every cache.
+    #[arg(long, conflicts_with_all = ["t1", "spaces_dir"])]
+    space: Option<PathBuf>,
+    /// A Kernel Tuner T1 file giving the space of every cache.
+    #[arg(long, conflicts_with = "spaces_dir")]
+    t1: Option<PathBuf>,
+    /// A folder of T1 files `<kernel>.t1.json`, matched to caches `<kernel>_<GPU>.json[.gz]`.
+    #[arg(long)]
+    spaces_dir: Option<PathBuf>,
+    /// Strategies, comma-separated, each `name[:key=value]...`.
+    #[arg(long, value_delimiter = ',', required = true)]
+    strategy: Vec<String>,
+    /// Unique evaluations per run.
+    #[arg(long, default_value_t = 220)]
+    budget: usize,
+    /// Runs per cache and strategy.
+    #[arg(long, default_value_t = 35)]
+    repeats: usize,
+    /// Seed of the first run.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Output folder.
+    #[arg(long)]
+    out: PathBuf,
+    /// Configurations asked per batch.
+    #[arg(long, default_value_t = 1)]
+    batch: usize,
+    /// Another tuner's runs to score alongside (e.g. shared/data/peer-results).
+    #[arg(long)]
+    peer: Option<PathBuf>,
+    /// Worker threads (default: available cores).
+    #[arg(long)]
+    jobs: Option<usize>,
+}
+
+/// One strategy's runs on one cache: the stable interchange format.
+#[derive(Serialize, Deserialize)]
+pub(crate) struct RunsFile {
+    pub strategy: String,
+    pub cache: String,
+    pub budget: usize,
+    pub seed: u64,
+    pub runs: Vec<Vec<Option<f64>>>,
+    #[serde(default)]
+    pub strategy_seconds: Vec<f64>,
+}
+
+/// Scores of one row of the table.
+#[derive(Serialize)]
+struct Row {
+    strategy: String,
+    /// Per cache stem: (mean score, standard error), in cache order.
+    per_cache: Vec<(String, f64, f64)>,
+    mean: f64,
+    stderr: f64,
+    /// Mean strategy seconds per run over caches (None for peer rows without timing).
+    seconds_per_run: Option<f64>,
+}
+
+pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
+    let specs: Vec<StrategySpec> = args
+        .strategy
+        .iter()
+        .map(|s| s.parse())
+        .collect::<Result<_, _>>()?;
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let total = (args.caches.len() * specs.len() * args.repeats) as u64;
+    let bar = ProgressBar::new(total).with_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} runs {msg}")
+            .expect("valid template"),
+    );
+    let mut rows: Vec<Row> = specs
+        .iter()
+        .map(|s| Row {
+            strategy: s.to_string(),
+            per_cache: vec![],
+            mean: 0.0,
+            stderr: 0.0,
+            seconds_per_run: Some(0.0),
+        })
+        .collect();
+    let mut peer_rows: Vec<Row> = Vec::new();
+    let mut stems = Vec::new();
+    for cache_path in &args.caches {
+        let stem = stem_of(cache_path);
+        bar.set_message(stem.clone());
+        let replay = replay_for(cache_path, &stem, &args)?;
+        let ctx = ScoreContext::new(replay.values(), args.budget)?;
+        let dir = args.out.join(&stem);
+        std::fs::create_dir_all(&dir)?;
+        let mut curves = Vec::new();
+        for (spec, row) in specs.iter().zip(rows.iter_mut()) {
+            // Validate the spec once, before spawning workers.
+            strategy::build(spec, replay.shared_space(), args.seed)?;
+            let runs = run_repeats(&replay, spec, &args, jobs, &bar);
+            let values: Vec<Vec<Option<f64>>> = runs.iter().map(|r| r.0.clone()).collect();
+            let seconds: Vec<f64> = runs.iter().map(|r| r.1).collect();
+            let (mean, se) = ctx.score_runs(&values);
+            row.per_cache.push((stem.clone(), mean, se));
+            if let Some(s) = row.seconds_per_run.as_mut() {
+                *s += seconds.iter().sum::<f64>()
+                    / seconds.len().max(1) as f64
+                    / args.caches.len() as f64;
+            }
+            curves.push((
+                spec.to_string(),
+                values
+                    .iter()
+                    .map(|r| ctx.best_so_far(r))
+                    .collect::<Vec<_>>(),
+            ));
+            let file = RunsFile {
+                strategy: spec.to_string(),
+                cache: cache_path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                budget: args.budget,
+                seed: args.seed,
+                runs: values,
+                strategy_seconds: seconds,
+            };
+            std::fs::write(
+                dir.join(format!("{spec}.json")),
+                serde_json::to_string(&file)?,
+            )?;
+        }
+        if let Some(peer) = &args.peer {
+            for (name, runs) in read_peer(&peer.join(&stem))? {
+                let (mean, se) = ctx.score_runs(&runs);
+                let label = format!("kt:{name}");
+                match peer_rows.iter_mut().find(|r| r.strategy == label) {
+                    Some(r) => r.per_cache.push((stem.clone(), mean, se)),
+                    None => peer_rows.push(Row {
+                        strategy: label,
+                        per_cache: vec![(stem.clone(), mean, se)],
+                        mean: 0.0,
+                        stderr: 0.0,
+                        seconds_per_run: None,
+                    }),
+                }
+            }
+        }
+        let optimum = ctx.optimum();
+        std::fs::write(
+            dir.join("convergence.svg"),
+            plot::convergence_svg(&stem, optimum, args.budget, &curves),
+        )?;
+        stems.push(stem);
+    }
+    bar.finish_and_clear();
+    rows.extend(
+        peer_rows
+            .into_iter()
+            .filter(|r| r.per_cache.len() == stems.len()),
+    );
+    for r in &mut rows {
+        let k = r.per_cache.len().max(1) as f64;
+        r.mean = r.per_cache.iter().map(|c| c.1).sum::<f64>() / k;
+        r.stderr = r.per_cache.iter().map(|c| c.2 * c.2).sum::<f64>().sqrt() / k;
+    }
+    rows.sort_by(|a, b| b.mean.total_cmp(&a.mean));
+    let table = markdown_table(&stems, &rows, &args);
+    println!("{table}");
+    std::fs::write(args.out.join("scores.md"), &table)?;
+    std::fs::write(
+        args.out.join("scores.json"),
+        serde_json::to_string_pretty(&rows)?,
+    )?;
+    Ok(())
+}
+
+fn stem_of(path: &Path) -> String {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    name.trim_end_matches(".gz")
+        .trim_end_matches(".json")
+        .to_owned()
+}
+
+/// The replay of one cache over the space the arguments select for it.
+fn replay_for(
+    cache_path: &Path,
+    stem: &str,
+    args: &BenchArgs,
+) -> Result<Replay, Box<dyn std::error::Error>> {
+    let cache = KernelTunerCache::load(cache_path)?;
+    let space_file = match (&args.space, &args.t1, &args.spaces_dir) {
+        (Some(f), _, _) | (_, Some(f), _) => Some(f.clone()),
+        (_, _, Some(dir)) => match_space_file(dir, stem)?,
+        _ => None,
+    };
+    let space: Option<Space> = match space_file {
+        Some(f) => Some(load(&f)?.builder.build()?),
+        None => None,
+    };
+    Ok(Replay::new(&cache, space)?)
+}
+
+/// The T1 file `<kernel>.t1.json` in `dir` whose kernel name, followed by `_`, starts `stem`
+/// (longest match).
+fn match_space_file(dir: &Path, stem: &str) -> Result<Option<PathBuf>, Box<dyn std::error::Error>> {
+    let mut best: Option<(usize, PathBuf)> = None;
+    for entry in
+        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+    {
+        let path = entry?.path();
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let Some(base) = name.strip_suffix(".t1.json") else {
+            continue;
+        };
+        if stem.starts_with(&format!("{base}_"))
+            && best.as_ref().is_none_or(|(l, _)| base.len() > *l)
+        {
+            best = Some((base.len(), path));
+        }
+    }
+    Ok(best.map(|(_, p)| p))
+}
+
+/// Runs `repeats` seeded runs of one strategy on `jobs` threads; results in repeat order.
+fn run_repeats(
+    replay: &Replay,
+    spec: &StrategySpec,
+    args: &BenchArgs,
+    jobs: usize,
+    bar: &ProgressBar,
+) -> Vec<(Vec<Option<f64>>, f64)> {
+    let next = AtomicUsize::new(0);
+    let mut results: Vec<Option<(Vec<Option<f64>>, f64)>> = vec![None; args.repeats];
+    let objective = |p: usize| match replay.evaluate(p) {
+        Some(Observation::Value(v)) => Outcome::Value(*v),
+        _ => Outcome::Failed,
+    };
+    std::thread::scope(|s| {
+        let workers: Vec<_> = (0..jobs.min(args.repeats.max(1)))
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= args.repeats {
+                            break;
+                        }
+                        let seed = args.seed.wrapping_add(i as u64);
+                        let mut strat = strategy::build(spec, replay.shared_space(), seed)
+                            .expect("validated spec");
+                        let rec = drive(strat.as_mut(), args.budget, args.batch, objective);
+                        let values = rec.trials.iter().map(|t| t.outcome.value()).collect();
+                        mine.push((i, (values, rec.strategy_seconds)));
+                        bar.inc(1);
+                    }
+                    mine
+                })
+            })
+            .collect();
+        for w in workers {
+            for (i, r) in w.join().expect("bench worker panicked") {
+                results[i] = Some(r);
+            }
+        }
+    });
+    results
+        .into_iter()
+        .map(|r| r.expect("every repeat ran"))
+        .collect()
+}
+
+/// Reads every runs file in `dir` (missing folder: none).
+fn read_peer(
+    dir: &Path,
+) -> Result<Vec<(String, Vec<Vec<Option<f64>>>)>, Box<dyn std::error::Error>> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(vec![]);
+    };
+    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    let mut out = Vec::new();
+    for path in paths {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let Some(base) = name
+            .strip_suffix(".json.gz")
+            .or_else(|| name.strip_suffix(".json"))
+        else {
+            continue;
+        };
+        let mut text = String::new();
+        let file = std::fs::File::open(&path)?;
+        if name.ends_with(".gz") {
+            flate2::read::GzDecoder::new(file).read_to_string(&mut text)?;
+        } else {
+            std::io::BufReader::new(file).read_to_string(&mut text)?;
+        }
+        let runs: RunsFile =
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        out.push((base.to_owned(), runs.runs));
+    }
+    Ok(out)
+}
+
+fn markdown_table(stems: &[String], rows: &[Row], args: &BenchArgs) -> String {
+    let mut t = format!(
+        "Scores (methodology score, 0 = random search, 1 = optimum at once; mean over {} runs, budget {}, seed {}):\n\n",
+        args.repeats, args.budget, args.seed
+    );
+    t += &format!(
+        "| strategy | {} | mean ± se | strategy s/run |\n",
+        stems.join(" | ")
+    );
+    t += &format!("|---|{}---|---|\n", "---|".repeat(stems.len()));
+    for r in rows {
+        let cells: Vec<String> = r
+            .per_cache
+            .iter()
+            .map(|c| format!("{:.3} ± {:.3}", c.1, c.2))
+            .collect();
+        let secs = r
+            .seconds_per_run
+            .map_or("-".to_owned(), |s| format!("{s:.4}"));
+        t += &format!(
+            "| {} | {} | **{:.3}** ± {:.3} | {} |\n",
+            r.strategy,
+            cells.join(" | "),
+            r.mean,
+            r.stderr,
+            secs
+        );
+    }
+    t
+}

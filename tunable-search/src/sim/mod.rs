@@ -1,0 +1,140 @@
+//! # Simulation on recorded measurements
+//!
+//! Search strategies are compared on brute-forced Kernel Tuner caches instead of real GPUs: every
+//! configuration of a space was measured once, so a "measurement" is a look-up and a run of a
+//! strategy costs milliseconds.
+//!
+//! - [`cache`]: reads Kernel Tuner cache files (also unclosed ones left by an interrupted run, and
+//!   T4 results files) into a [`KernelTunerCache`];
+//! - [`Replay`]: an objective over a [`Space`](crate::Space) that answers from a cache;
+//! - [`score`]: the methodology score of paper 001 (Section V-A) against the exact expected
+//!   best-so-far of random search, [`ScoreContext`].
+//!
+//! ```no_run
+//! use tunable_search::sim::{KernelTunerCache, Replay, ScoreContext};
+//!
+//! let cache = KernelTunerCache::load("pnpoly_RTX_3090.json.gz")?;
+//! let replay = Replay::new(&cache, None)?;
+//! let ctx = ScoreContext::new(replay.values(), 220)?;
+//! // A run is the objective values of the unique configurations a strategy evaluated, in order.
+//! let run: Vec<Option<f64>> = (0..220).map(|p| replay.values()[p]).collect();
+//! println!("score {:.3}", ctx.score_run(&run));
+//! # Ok::<(), tunable_search::sim::SimError>(())
+//! ```
+//!
+//! ## References
+//! - F.-J. Willemsen, S. Heldens, R. van Nieuwpoort, B. van Werkhoven, "Constraint-aware
+//!   Optimization in Auto-Tuning", Section V-A (paper 001 of the shared papers).
+//! - F.-J. Willemsen, R. Schoonhoven, J. Filipovič, J. O. Tørring, R. van Nieuwpoort,
+//!   B. van Werkhoven, "A methodology for comparing optimization algorithms for auto-tuning",
+//!   FGCS 2024.
+
+pub mod cache;
+mod replay;
+pub mod score;
+
+pub use cache::{CacheEntry, KernelTunerCache, Observation};
+pub use replay::Replay;
+pub use score::{MedianOf, ScoreContext, ScoreOptions, random_baseline};
+
+use crate::SpaceError;
+use std::path::PathBuf;
+
+/// Why a cache could not be read, replayed or scored.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SimError {
+    /// Reading a file failed.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A file is not valid JSON, even after repairing an unclosed cache.
+    #[error("{path} is not valid JSON: {source}")]
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// The cause (of parsing the file as it is).
+        source: serde_json::Error,
+    },
+    /// A file is JSON but not of the expected shape.
+    #[error("{path}: {message}")]
+    Format {
+        /// The file.
+        path: PathBuf,
+        /// What is missing or wrong.
+        message: String,
+    },
+    /// A cache record whose configuration does not match the parameters' values.
+    #[error("{path}: configuration {key:?}: {message}")]
+    BadConfig {
+        /// The file.
+        path: PathBuf,
+        /// The record's cache key.
+        key: String,
+        /// What does not match.
+        message: String,
+    },
+    /// Two records of a cache name the same configuration.
+    #[error("{path}: keys {first:?} and {second:?} name the same configuration")]
+    DuplicateConfig {
+        /// The file.
+        path: PathBuf,
+        /// The first key.
+        first: String,
+        /// The later key.
+        second: String,
+    },
+    /// The cache's parameters cannot form a space (or the space to replay over is unusable).
+    /// Boxed: a [`SpaceError`] is large.
+    #[error(transparent)]
+    Space(Box<SpaceError>),
+    /// The space to replay over and the cache have different parameters.
+    #[error("the space's parameters {space:?} differ from the cache's {cache:?}")]
+    ParamMismatch {
+        /// The space's parameter names.
+        space: Vec<String>,
+        /// The cache's parameter names.
+        cache: Vec<String>,
+    },
+    /// A valid configuration of the space has no record in the cache.
+    #[error(
+        "configuration {config} of the space is not in the cache ({missing} configurations missing)"
+    )]
+    MissingConfig {
+        /// The first missing configuration, as `name=value` pairs.
+        config: String,
+        /// How many configurations are missing in all.
+        missing: usize,
+    },
+    /// Scoring needs at least one valid (finite) objective value.
+    #[error("no configuration has a valid objective value")]
+    NoValidValue,
+    /// The baseline never differs from the optimum over the scored range: no score is defined.
+    #[error(
+        "degenerate objective: the random-search baseline equals the optimum {optimum} over t = {t_start}..={budget}"
+    )]
+    Degenerate {
+        /// The optimum.
+        optimum: f64,
+        /// First scored evaluation.
+        t_start: usize,
+        /// Last scored evaluation.
+        budget: usize,
+    },
+    /// A scoring option out of its range.
+    #[error("bad score option: {message}")]
+    BadOption {
+        /// Which option and why.
+        message: String,
+    },
+}
+
+impl From<SpaceError> for SimError {
+    fn from(e: SpaceError) -> Self {
+        SimError::Space(Box::new(e))
+    }
+}

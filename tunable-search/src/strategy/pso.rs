@@ -10,8 +10,8 @@
 //! with `r1`, `r2` uniform in `[0, 1)` per dimension, `v` clamped to each dimension's range and
 //! `x` to the bounds. A position is evaluated at its snapped configuration; when that is invalid,
 //! the constraint-aware form evaluates the closest (in continuous space) of its strictly-adjacent,
-//! else adjacent, else Hamming neighbours, without moving the particle. The swarm starts at random
-//! valid configurations. The non-constraint-aware form (`constraint_aware=false`) starts at
+//! else adjacent, else Hamming neighbours, without moving the particle. The swarm starts at rest
+//! (`v = 0`) at random distinct valid configurations. The non-constraint-aware form (`constraint_aware=false`) starts at
 //! random points of the Cartesian box and gives an invalid position a static penalty
 //! (`f64::MAX`) without evaluating anything.
 //!
@@ -24,20 +24,30 @@
 //! Kernel Tuner's PSO stops after `maxiter` iterations; this one spends any budget: when
 //! `stall` iterations' worth of moves (`stall * popsize`) bring no new configuration, or every
 //! `maxiter` iterations, every particle except the one holding the swarm's best restarts at a
-//! random never-evaluated configuration with a random velocity and no memory. The swarm's best
-//! stays, so restarted particles are drawn back towards it while they explore.
+//! random never-evaluated configuration, at rest and with no memory. The swarm's best stays, so
+//! restarted particles are drawn back towards it while they explore.
 //!
 //! ## Options
-//! - `popsize` (30): number of particles (at least 2).
+//! - `popsize` (15): number of particles, at least 2.
 //! - `maxiter` (100): iterations (moves of every particle) between forced restarts.
 //! - `w` (0.5): inertia, in `[0, 2]`.
-//! - `c1` (3.0): cognitive coefficient (towards the particle's own best), at least 0.
-//! - `c2` (0.5): social coefficient (towards the swarm's best), at least 0.
+//! - `c1` (2.0): cognitive coefficient (towards the particle's own best), at least 0.
+//! - `c2` (1.5): social coefficient (towards the swarm's best), at least 0.
 //! - `stall` (3): iterations without a new configuration before restarting.
 //! - `constraint_aware` (true): valid starting positions and repaired evaluation, or the penalty
 //!   form.
 //!
-//! Defaults from paper 001, Table IV.
+//! Paper 001's Table IV settings are `popsize=30:w=0.5:c1=3:c2=0.5`; with this asynchronous swarm
+//! they score 0.14 (on seeds 1..=35 and on 1001..=1100), below Kernel Tuner's PSO (0.24). The defaults above
+//! were chosen by leave-one-kernel-out cross-validation on the ten shared Kernel Tuner caches
+//! (budget 220, methodology score with the peer-results options): a grid of `popsize`
+//! {6, 10, 15, 20, 30} x `w` {0.3, 0.5, 0.7} x `c1` {1, 2, 3} x `c2` {1, 1.5, 2.5} with 35 runs
+//! (seeds 1..=35), where for each kernel family (convolution, dedispersion, gemm, pnpoly) the
+//! setting best on the other three was scored on the held-out one: 0.41, 0.52, 0.52 and 0.60
+//! (three folds chose these defaults, one `popsize=10:w=0.3:c2=2.5`). On fresh seeds
+//! (1001..=1100) the defaults score 0.47 and the neighbouring settings 0.45 to 0.50. The social
+//! coefficient matters most: with `c2` 0.5 the swarm hardly converges within 220 evaluations.
+//! Starting at rest rather than with Kernel Tuner's random velocity adds 0.02 to 0.08.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -71,15 +81,15 @@ use std::sync::Arc;
 /// Options of [`Pso`]; see the [module docs](self).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PsoOptions {
-    /// Number of particles (default 30).
+    /// Number of particles (default 15).
     pub popsize: usize,
     /// Iterations between forced restarts (default 100).
     pub maxiter: usize,
     /// Inertia weight (default 0.5).
     pub w: f64,
-    /// Cognitive coefficient (default 3.0).
+    /// Cognitive coefficient (default 2.0).
     pub c1: f64,
-    /// Social coefficient (default 0.5).
+    /// Social coefficient (default 1.5).
     pub c2: f64,
     /// Iterations without a new configuration before restarting (default 3).
     pub stall: usize,
@@ -90,11 +100,11 @@ pub struct PsoOptions {
 impl Default for PsoOptions {
     fn default() -> Self {
         PsoOptions {
-            popsize: 30,
+            popsize: 15,
             maxiter: 100,
             w: 0.5,
-            c1: 3.0,
-            c2: 0.5,
+            c1: 2.0,
+            c2: 1.5,
             stall: 3,
             constraint_aware: true,
         }
@@ -312,14 +322,14 @@ impl Pso {
         };
         // Distinct valid starting configurations (as many as the space has).
         let mut taken = Memo::new(pso.space.len());
-        for _ in 0..pso.opts.popsize {
+        while pso.swarm.len() < pso.opts.popsize {
             let Some(x) = pso.landing.random_point(&pso.space, &taken, &mut pso.rng) else {
                 break;
             };
             if let Some(p) = pso.space.position(&pso.landing.map().snap(&x)) {
                 taken.mark_asked(p);
             }
-            let p = pso.particle(x);
+            let p = Self::particle(x);
             pso.swarm.push(p);
         }
         if let Some(p) = pso.swarm.first() {
@@ -328,13 +338,9 @@ impl Pso {
         pso
     }
 
-    fn particle(&mut self, x: Vec<f64>) -> Particle {
-        let v = (0..x.len())
-            .map(|d| {
-                let r = self.landing.map().upper(d);
-                self.rng.random_range(-1.0..=1.0) * r
-            })
-            .collect();
+    /// A particle at rest at `x`, with no memory yet.
+    fn particle(x: Vec<f64>) -> Particle {
+        let v = vec![0.0; x.len()];
         Particle {
             best_x: x.clone(),
             x,
@@ -358,7 +364,7 @@ impl Pso {
                 .landing
                 .random_point(&self.space, &self.memo, &mut self.rng)
             {
-                self.swarm[k] = self.particle(x);
+                self.swarm[k] = Self::particle(x);
             }
         }
     }
@@ -393,12 +399,12 @@ impl Pso {
                 *best_cost = c;
                 best_x.clone_from(&p.x);
             }
-            for d in 0..p.x.len() {
+            for (d, &g) in best_x.iter().enumerate() {
                 let range = landing.map().upper(d);
                 let (r1, r2): (f64, f64) = (rng.random(), rng.random());
                 let v = opts.w * p.v[d]
                     + opts.c1 * r1 * (p.best_x[d] - p.x[d])
-                    + opts.c2 * r2 * (best_x[d] - p.x[d]);
+                    + opts.c2 * r2 * (g - p.x[d]);
                 p.v[d] = v.clamp(-range, range);
                 p.x[d] += p.v[d];
             }

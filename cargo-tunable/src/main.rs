@@ -9,9 +9,11 @@
 //!   JSON or Kernel Tuner T1 file and report its size and construction time.
 //! - `bench --cache FILE ... --strategy NAME[,NAME...] --out DIR`: run strategies on replayed
 //!   Kernel Tuner caches and score them (see [`bench`](mod@bench)).
+//! - `show [DIR] [--json]`: print the tuned configurations stored in DIR (default `tuned/`).
 
 mod bench;
 mod plot;
+mod show;
 mod space;
 
 use clap::{Parser, Subcommand};
@@ -33,6 +35,8 @@ enum Command {
     Space(space::SpaceCommand),
     /// Run strategies on replayed Kernel Tuner caches and score them.
     Bench(bench::BenchArgs),
+    /// Print the tuned configurations of a crate.
+    Show(show::ShowArgs),
 }
 
 fn main() -> ExitCode {
@@ -40,6 +44,7 @@ fn main() -> ExitCode {
     let result = match cmd {
         Command::Space(c) => space::run(c),
         Command::Bench(a) => bench::run(a),
+        Command::Show(a) => show::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -12,7 +12,7 @@
 use super::ast::{BinOp, BoolOp, CmpOp, Expr, ExprKind, UnOp};
 use super::error::{ExprError, ExprErrorKind};
 use super::interp::op_symbol;
-use super::program::{Conjunct, Op, Program, V};
+use super::program::{Conjunct, Op, Program, V, operands_of};
 use super::span::Span;
 use crate::space::Value;
 use std::collections::HashMap;
@@ -116,7 +116,7 @@ impl Compiler {
         if let Some(&id) = self.dedup.get(&key) {
             return id;
         }
-        let operands = operands(&op, &self.prog.lists);
+        let operands = operands_of(&op, &self.prog.lists);
         let mut deps: Vec<u16> = match op {
             Op::Param(p) => vec![p],
             _ => operands
@@ -171,22 +171,6 @@ impl Compiler {
         }
         let limit = (name.chars().count() / 3).max(2);
         best.filter(|(d, _)| *d <= limit).map(|(_, c)| c.clone())
-    }
-}
-
-fn operands(op: &Op, lists: &[u32]) -> Vec<u32> {
-    match *op {
-        Op::Const(_) | Op::Param(_) => vec![],
-        Op::Neg(a) | Op::Abs(a) | Op::Not(a) => vec![a],
-        Op::Bin(_, a, b) | Op::And(a, b) | Op::Or(a, b) | Op::Cmp(_, a, b) => vec![a, b],
-        Op::In {
-            lhs, start, len, ..
-        } => {
-            let mut v = vec![lhs];
-            v.extend_from_slice(&lists[start as usize..(start + len) as usize]);
-            v
-        }
-        Op::MinMax { start, len, .. } => lists[start as usize..(start + len) as usize].to_vec(),
     }
 }
 

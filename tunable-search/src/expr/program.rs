@@ -233,6 +233,30 @@ impl Program {
         }
     }
 
+    /// The operands of node `id`.
+    pub(crate) fn operands(&self, id: usize) -> Vec<u32> {
+        operands_of(&self.nodes[id], &self.lists)
+    }
+
+    /// The number of assignments of a conjunct's parameters (saturating).
+    pub(crate) fn assignments(&self, c: &Conjunct) -> usize {
+        c.params
+            .iter()
+            .map(|&p| self.param_values[p as usize].len())
+            .try_fold(1usize, |a, n| a.checked_mul(n))
+            .unwrap_or(usize::MAX)
+    }
+
+    /// Writes assignment number `t` (mixed radix over the conjunct's parameters) into `assign`,
+    /// which holds one `(param, index)` per parameter of `c`.
+    pub(crate) fn assignment(&self, c: &Conjunct, mut t: usize, assign: &mut [(u16, u16)]) {
+        for (a, &p) in assign.iter_mut().zip(&c.params) {
+            let n = self.param_values[p as usize].len();
+            *a = (p, (t % n) as u16);
+            t /= n;
+        }
+    }
+
     /// Evaluates every conjunct for one complete configuration (value indices per parameter).
     pub(crate) fn check(&self, indices: &[u16], scratch: &mut Vec<V>) -> bool {
         scratch.clear();
@@ -262,5 +286,22 @@ impl Program {
             };
         }
         scratch[root as usize]
+    }
+}
+
+/// The operands of an operation (`lists` holds the operand lists of `In` and `MinMax`).
+pub(crate) fn operands_of(op: &Op, lists: &[u32]) -> Vec<u32> {
+    match *op {
+        Op::Const(_) | Op::Param(_) => vec![],
+        Op::Neg(a) | Op::Abs(a) | Op::Not(a) => vec![a],
+        Op::Bin(_, a, b) | Op::And(a, b) | Op::Or(a, b) | Op::Cmp(_, a, b) => vec![a, b],
+        Op::In {
+            lhs, start, len, ..
+        } => {
+            let mut v = vec![lhs];
+            v.extend_from_slice(&lists[start as usize..(start + len) as usize]);
+            v
+        }
+        Op::MinMax { start, len, .. } => lists[start as usize..(start + len) as usize].to_vec(),
     }
 }

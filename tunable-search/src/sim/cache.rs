@@ -296,19 +296,6 @@ fn repair_unclosed(text: &str) -> Option<Json> {
     None
 }
 
-/// A scalar JSON value as a parameter value.
-fn json_value(v: &Json) -> Option<Value> {
-    match v {
-        Json::Bool(b) => Some(Value::Bool(*b)),
-        Json::Number(n) => n
-            .as_i64()
-            .map(Value::Int)
-            .or_else(|| n.as_f64().map(Value::Float)),
-        Json::String(s) => Some(Value::Str(s.clone())),
-        _ => None,
-    }
-}
-
 fn from_cache_object(obj: &Map<String, Json>, path: &Path) -> Result<KernelTunerCache, SimError> {
     let params = read_params(obj, path)?;
     let objective = obj
@@ -393,7 +380,7 @@ fn read_params(
             let values = list
                 .iter()
                 .map(|v| {
-                    json_value(v).ok_or_else(|| {
+                    Value::from_json(v).ok_or_else(|| {
                         format_err(path, format!("tune_params.{name}: unsupported value {v}"))
                     })
                 })
@@ -472,7 +459,7 @@ impl Matcher {
         let fields = record.as_object()?;
         self.params
             .iter()
-            .map(|p| p.index_of(&json_value(fields.get(p.name())?)?))
+            .map(|p| p.index_of(&Value::from_json(fields.get(p.name())?)?))
             .collect()
     }
 
@@ -634,7 +621,7 @@ fn t4_params(
             let raw = conf.get(name).ok_or_else(|| {
                 format_err(path, format!("results[{i}] has no parameter '{name}'"))
             })?;
-            let v = json_value(raw).ok_or_else(|| {
+            let v = Value::from_json(raw).ok_or_else(|| {
                 format_err(
                     path,
                     format!("results[{i}].{name}: unsupported value {raw}"),
@@ -676,7 +663,7 @@ fn same_value(a: &Value, b: &Value) -> bool {
 fn t4_key(params: &[(String, Vec<Value>)], conf: &Map<String, Json>) -> String {
     let piece = |name: &String| {
         conf.get(name)
-            .and_then(json_value)
+            .and_then(Value::from_json)
             .map(|v| v.to_string())
             .unwrap_or_default()
     };

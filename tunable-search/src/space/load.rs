@@ -82,18 +82,6 @@ fn stem(path: &Path) -> String {
         .to_owned()
 }
 
-fn json_value(v: &Json) -> Option<Value> {
-    match v {
-        Json::Bool(b) => Some(Value::Bool(*b)),
-        Json::Number(n) => n
-            .as_i64()
-            .map(Value::Int)
-            .or_else(|| n.as_f64().map(Value::Float)),
-        Json::String(s) => Some(Value::Str(s.clone())),
-        _ => None,
-    }
-}
-
 fn from_spaces_json(obj: &Map<String, Json>, path: &Path) -> Result<SpaceFile, SpaceError> {
     let params = obj
         .get("tune_params")
@@ -116,7 +104,7 @@ fn from_spaces_json(obj: &Map<String, Json>, path: &Path) -> Result<SpaceFile, S
         let values = list
             .iter()
             .map(|v| {
-                json_value(v).ok_or_else(|| {
+                Value::from_json(v).ok_or_else(|| {
                     format_err(path, format!("tune_params.{pname}: unsupported value {v}"))
                 })
             })
@@ -179,7 +167,7 @@ fn from_t1(obj: &Map<String, Json>, path: &Path) -> Result<SpaceFile, SpaceError
             Some(Json::Array(list)) => list
                 .iter()
                 .map(|v| {
-                    json_value(v)
+                    Value::from_json(v)
                         .ok_or_else(|| format_err(path, format!("{pname}: unsupported value {v}")))
                 })
                 .collect::<Result<Vec<_>, _>>()?,

@@ -205,6 +205,20 @@ impl SpaceBuilder {
     }
 }
 
+/// FNV-1a, 64 bits: a stable hash for fingerprints.
+struct Fnv(u64);
+
+impl Fnv {
+    fn new() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
 /// A multiplicative hasher for configuration keys (they are already well-spread integers).
 #[derive(Default, Clone, Copy)]
 struct KeyHasher(u64);
@@ -452,6 +466,27 @@ impl Space {
         out
     }
 
+    /// A fingerprint of the definition: parameter names, value kinds and values in order, and the
+    /// constraint texts (FNV-1a, 64 bits, with separators, versioned). Stored configurations are
+    /// only reused for a space with the same fingerprint.
+    pub fn fingerprint(&self) -> u64 {
+        let mut h = Fnv::new();
+        h.write(b"tunable-space-v1");
+        for p in &self.params {
+            h.write(&[0x1e]);
+            h.write(p.name().as_bytes());
+            for v in p.values() {
+                h.write(&[0x1f, v.kind() as u8]);
+                h.write(v.to_string().as_bytes());
+            }
+        }
+        for c in &self.constraints {
+            h.write(&[0x1d]);
+            h.write(c.as_bytes());
+        }
+        h.0
+    }
+
     /// For an empty space, a constraint part that no assignment of its own parameters satisfies:
     /// `(constraint index, span of the part in that constraint)`. `None` if the space is not
     /// empty, or if it is empty only through several constraints together.
@@ -463,25 +498,13 @@ impl Space {
         let prog = &self.program;
         let mut scratch = Vec::new();
         'conj: for c in &prog.conjuncts {
-            let counts: Vec<usize> = c
-                .params
-                .iter()
-                .map(|&p| prog.param_values[p as usize].len())
-                .collect();
-            let total = counts
-                .iter()
-                .try_fold(1usize, |a, &n| a.checked_mul(n))
-                .unwrap_or(usize::MAX);
+            let total = prog.assignments(c);
             if total > LIMIT {
                 continue;
             }
-            let mut assign: Vec<(u16, u16)> = c.params.iter().map(|&p| (p, 0)).collect();
+            let mut assign = vec![(0u16, 0u16); c.params.len()];
             for t in 0..total {
-                let mut rest = t;
-                for (a, &n) in assign.iter_mut().zip(&counts) {
-                    a.1 = (rest % n) as u16;
-                    rest /= n;
-                }
+                prog.assignment(c, t, &mut assign);
                 if prog.eval_root(c.root, &assign, &mut scratch).truthy() {
                     continue 'conj;
                 }
@@ -603,6 +626,22 @@ mod tests {
         assert!(s.is_empty());
         let (i, span) = s.unsatisfiable_part().unwrap();
         assert_eq!((i, &s.constraints()[i][span.start..span.end]), (1, "a > 5"));
+    }
+
+    #[test]
+    fn fingerprint_tracks_the_definition() {
+        let a = small().fingerprint();
+        assert_eq!(a, small().fingerprint());
+        let b = SpaceBuilder::new()
+            .param("a", [1, 2, 4, 8])
+            .param("b", [1, 2, 3])
+            .param("c", ["x", "y"])
+            .build()
+            .unwrap();
+        assert_ne!(a, b.fingerprint());
+        let c = SpaceBuilder::new().param("a", [1.0, 2.0]).build().unwrap();
+        let d = SpaceBuilder::new().param("a", [1, 2]).build().unwrap();
+        assert_ne!(c.fingerprint(), d.fingerprint());
     }
 
     #[test]

@@ -130,7 +130,7 @@ fn solve_group(prog: &Program, layout: &Layout, g: &Group, threads: usize) -> Ve
     }
     for id in (0..n).rev() {
         if needed[id] {
-            for o in operand_ids(prog, id) {
+            for o in prog.operands(id) {
                 needed[o as usize] = true;
             }
         }
@@ -243,23 +243,6 @@ impl Plan<'_> {
     }
 }
 
-fn operand_ids(prog: &Program, id: usize) -> Vec<u32> {
-    let l = &prog.lists;
-    match prog.nodes[id] {
-        Op::Const(_) | Op::Param(_) => vec![],
-        Op::Neg(a) | Op::Abs(a) | Op::Not(a) => vec![a],
-        Op::Bin(_, a, b) | Op::And(a, b) | Op::Or(a, b) | Op::Cmp(_, a, b) => vec![a, b],
-        Op::In {
-            lhs, start, len, ..
-        } => {
-            let mut v = vec![lhs];
-            v.extend_from_slice(&l[start as usize..(start + len) as usize]);
-            v
-        }
-        Op::MinMax { start, len, .. } => l[start as usize..(start + len) as usize].to_vec(),
-    }
-}
-
 /// Picks the variable order of a group; also returns the estimated number of partial
 /// assignments it visits.
 fn choose_order(prog: &Program, g: &Group) -> (Vec<u16>, f64) {
@@ -367,38 +350,29 @@ fn selectivity(prog: &Program, ci: usize) -> f64 {
     const EXHAUSTIVE: usize = 1024;
     const SAMPLES: usize = 512;
     let c = &prog.conjuncts[ci];
-    let counts: Vec<usize> = c
-        .params
-        .iter()
-        .map(|&p| prog.param_values[p as usize].len())
-        .collect();
-    let total = counts
-        .iter()
-        .try_fold(1usize, |a, &n| a.checked_mul(n))
-        .unwrap_or(usize::MAX);
+    let total = prog.assignments(c);
     let mut scratch = Vec::new();
-    let mut assign: Vec<(u16, u16)> = c.params.iter().map(|&p| (p, 0)).collect();
-    let (mut pass, mut tried) = (0usize, 0usize);
+    let mut assign: Vec<(u16, u16)> = vec![(0, 0); c.params.len()];
     let mut state = 0x9E37_79B9_7F4A_7C15u64 ^ ci as u64;
-    let n = if total <= EXHAUSTIVE { total } else { SAMPLES };
+    let n = total.min(if total <= EXHAUSTIVE {
+        EXHAUSTIVE
+    } else {
+        SAMPLES
+    });
+    let mut pass = 0usize;
     for t in 0..n {
-        let mut rest = t;
-        for (a, &cnt) in assign.iter_mut().zip(&counts) {
-            a.1 = if total <= EXHAUSTIVE {
-                let i = rest % cnt;
-                rest /= cnt;
-                i as u16
-            } else {
-                // SplitMix64: a fixed-seed stream, so construction is deterministic.
-                state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-                let mut z = state;
-                z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-                z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-                ((z ^ (z >> 31)) % cnt as u64) as u16
-            };
-        }
-        tried += 1;
+        let pick = if total <= EXHAUSTIVE {
+            t
+        } else {
+            // SplitMix64: a fixed-seed stream, so construction is deterministic.
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            ((z ^ (z >> 31)) % total as u64) as usize
+        };
+        prog.assignment(c, pick, &mut assign);
         pass += usize::from(prog.eval_root(c.root, &assign, &mut scratch).truthy());
     }
-    (pass as f64 + 0.5) / (tried as f64 + 1.0)
+    (pass as f64 + 0.5) / (n as f64 + 1.0)
 }

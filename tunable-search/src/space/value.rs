@@ -55,6 +55,22 @@ impl Value {
     }
 }
 
+impl Value {
+    /// A scalar JSON value as a parameter value (`None` for arrays, objects and null).
+    pub(crate) fn from_json(v: &serde_json::Value) -> Option<Value> {
+        use serde_json::Value as Json;
+        match v {
+            Json::Bool(b) => Some(Value::Bool(*b)),
+            Json::Number(n) => n
+                .as_i64()
+                .map(Value::Int)
+                .or_else(|| n.as_f64().map(Value::Float)),
+            Json::String(s) => Some(Value::Str(s.clone())),
+            _ => None,
+        }
+    }
+}
+
 impl fmt::Display for Value {
     /// Formats like Python's `str()`, which is how Kernel Tuner writes configurations in its cache
     /// keys: `16`, `0.5`, `1.0`, `True`, `abc`.

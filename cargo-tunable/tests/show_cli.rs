@@ -1,0 +1,48 @@
+//! `cargo tunable show` on a folder written by the store.
+
+use std::process::Command;
+use tunable_runtime::store::{StoredValue, TunedEntry, store, tuned_file};
+
+#[test]
+fn show_prints_stored_entries_and_skips_damaged_files() {
+    let dir = std::env::temp_dir().join(format!("tunable-show-{}", std::process::id()));
+    let entry = TunedEntry {
+        kernel: "saxpy".into(),
+        device: "cpu: test x2".into(),
+        key: 1024,
+        space_hash: 1,
+        params: vec![
+            ("block".into(), StoredValue::Int(64)),
+            ("mode".into(), StoredValue::Str("fast".into())),
+        ],
+        time_ms: 0.25,
+        evaluations: 40,
+        strategy: "genetic".into(),
+        timestamp: 2,
+    };
+    store(&tuned_file(&dir, "saxpy"), entry).unwrap();
+    std::fs::write(dir.join("broken.bin"), b"nope").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-tunable"))
+        .args(["tunable", "show"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(
+            "| saxpy | cpu: test x2 | 1024 | block=64, mode=fast | 0.2500 | 40 | genetic |"
+        ),
+        "{text}"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("broken.bin"));
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-tunable"))
+        .args(["tunable", "show", "--json"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v[0]["kernel"], "saxpy");
+    assert_eq!(v[0]["params"][0], serde_json::json!(["block", "64"]));
+    std::fs::remove_dir_all(&dir).ok();
+}

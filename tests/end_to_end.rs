@@ -1,0 +1,144 @@
+//! The whole product on a real crate: build a temporary crate that uses `#[tunable]`, run it with
+//! the `autotune` feature (it tunes and writes `tuned/kernel.bin`), rebuild without the feature and
+//! check that the binary runs the tuned configuration without tuning; then a corrupted tuned file,
+//! and a re-tuning that re-measures nothing thanks to the journal.
+//!
+//! Variants that panic, return an error or are very slow are part of the space.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const MAIN: &str = r#"
+use std::io::Write;
+use tunable::tunable;
+
+/// Cost grows with the distance from (block, tile) = (32, 2); (64, 4) panics, (16, 4) returns an
+/// error, block 128 is very slow. Every call is logged to calls.log to count measurements.
+#[tunable(block = [16, 32, 64, 128], tile = [1, 2, 4], constraint = "block * tile <= 256",
+          key = tunable::key::next_power_of_two(n as u64), budget = 100, strategy = "exhaustive",
+          repeats = 3, warmup = 0)]
+fn kernel(n: usize) -> Result<(usize, usize), String> {
+    let mut log = std::fs::OpenOptions::new().create(true).append(true).open("calls.log").unwrap();
+    writeln!(log, "{block} {tile}").unwrap();
+    if block == 64 && tile == 4 {
+        panic!("boom");
+    }
+    if block == 16 && tile == 4 {
+        return Err("wrong output".into());
+    }
+    let cost = block.abs_diff(32) / 16 + tile.abs_diff(2) + if block == 128 { 100 } else { 0 };
+    std::thread::sleep(std::time::Duration::from_millis(1 + 3 * cost as u64));
+    Ok((block + n - n, tile))
+}
+
+/// In place: doubles `x`; `restore` resets the input before every measured run.
+#[tunable(step = [1, 2, 4], restore = x.fill(1.0), budget = 3, strategy = "exhaustive", repeats = 2, warmup = 1)]
+fn double_in_place(x: &mut [f32]) {
+    for c in x.chunks_mut(step) {
+        for v in c {
+            *v *= 2.0;
+        }
+    }
+}
+
+fn main() {
+    let mut x = vec![1.0f32; 8];
+    double_in_place(&mut x);
+    println!("in place {:?}", x[0]);
+    let t = std::time::Instant::now();
+    let r = kernel(1000);
+    println!("result {:?} in {:.3} s", r, t.elapsed().as_secs_f64());
+}
+"#;
+
+fn run(cmd: &mut Command) -> Output {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn build_and_run(
+    dir: &Path,
+    target: &Path,
+    autotune: bool,
+    env: &[(&str, &str)],
+) -> (String, String) {
+    let mut b = Command::new(env!("CARGO"));
+    b.args(["build", "--quiet"])
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target);
+    if autotune {
+        b.args(["--features", "autotune"]);
+    }
+    let built = run(&mut b);
+    let mut r = Command::new(target.join("debug/e2e"));
+    r.current_dir(dir);
+    for (k, v) in env {
+        r.env(k, v);
+    }
+    let out = run(&mut r);
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8_lossy(&built.stderr).into_owned() + &String::from_utf8_lossy(&out.stderr),
+    )
+}
+
+fn calls(dir: &Path) -> usize {
+    std::fs::read_to_string(dir.join("calls.log")).map_or(0, |t| t.lines().count())
+}
+
+#[test]
+fn tune_persist_bake_and_resume() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let dir = std::env::temp_dir().join(format!("tunable-e2e-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"e2e\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\ntunable = {{ path = {:?} }}\n\n[features]\nautotune = [\"tunable/autotune\"]\n\n[workspace]\n",
+            root
+        ),
+    )
+    .unwrap();
+    std::fs::write(dir.join("src/main.rs"), MAIN).unwrap();
+    let target = root.join("target/e2e");
+
+    // 1. Tune: the first call measures every configuration, failures included.
+    let (out, err) = build_and_run(&dir, &target, true, &[]);
+    assert!(out.contains("result Ok((32, 2))"), "{out}{err}");
+    // Restored before every measured run, then run once more for the caller: doubled once.
+    assert!(out.contains("in place 2.0"), "{out}{err}");
+    assert!(dir.join("tuned/kernel.bin").exists());
+    let measured = calls(&dir);
+    assert!(measured >= 10, "{measured}");
+
+    // 2. A plain build bakes the winner: same result, no call beyond the one asked for.
+    let (out, err) = build_and_run(&dir, &target, false, &[]);
+    assert!(out.contains("result Ok((32, 2))"), "{out}{err}");
+    assert_eq!(calls(&dir), measured + 1, "the shipped build must not tune");
+
+    // 3. Re-tuning answers every configuration from the journal: nothing is measured again.
+    let before = calls(&dir);
+    let (out, err) = build_and_run(&dir, &target, true, &[("TUNABLE_MODE", "retune")]);
+    assert!(out.contains("result Ok((32, 2))"), "{out}{err}");
+    assert_eq!(
+        calls(&dir),
+        before + 1,
+        "a resumed tuning must not re-measure: {err}"
+    );
+
+    // 4. A corrupted tuned file: the build succeeds with a diagnostic, the default runs.
+    std::fs::write(dir.join("tuned/kernel.bin"), b"TUNABLE\0\x01\0\0\0garbage").unwrap();
+    let (out, err) = build_and_run(&dir, &target, false, &[]);
+    assert!(
+        out.contains("result Ok((16, 1))"),
+        "default expected: {out}{err}"
+    );
+    assert!(err.contains("unusable"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

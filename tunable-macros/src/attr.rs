@@ -1,0 +1,233 @@
+//! What the user wrote in `#[tunable(...)]`, parsed into typed values that keep their spans.
+
+use proc_macro2::Span;
+use syn::parse::{Parse, ParseStream};
+use syn::{Expr, Ident, Lit, LitInt, LitStr, Token, bracketed, parenthesized};
+
+/// Options of the attribute; any other `name = ...` is a parameter.
+pub(crate) const OPTIONS: [&str; 10] = [
+    "constraint",
+    "key",
+    "budget",
+    "strategy",
+    "repeats",
+    "warmup",
+    "default",
+    "name",
+    "consts",
+    "restore",
+];
+
+/// One parameter value literal.
+#[derive(Clone, Debug)]
+pub(crate) enum ParamLit {
+    Int(i64, Option<String>, Span),
+    Float(f64, Span),
+    Bool(bool, Span),
+    Str(String, Span),
+}
+
+impl ParamLit {
+    pub(crate) fn span(&self) -> Span {
+        match self {
+            ParamLit::Int(_, _, s)
+            | ParamLit::Float(_, s)
+            | ParamLit::Bool(_, s)
+            | ParamLit::Str(_, s) => *s,
+        }
+    }
+
+    pub(crate) fn kind(&self) -> &'static str {
+        match self {
+            ParamLit::Int(..) => "integer",
+            ParamLit::Float(..) => "float",
+            ParamLit::Bool(..) => "bool",
+            ParamLit::Str(..) => "string",
+        }
+    }
+
+    fn parse_one(input: ParseStream) -> syn::Result<Self> {
+        let neg = input.peek(Token![-]);
+        if neg {
+            input.parse::<Token![-]>()?;
+        }
+        let lit: Lit = input.parse()?;
+        let sign = if neg { -1 } else { 1 };
+        Ok(match &lit {
+            Lit::Int(i) => {
+                let suffix = (!i.suffix().is_empty()).then(|| i.suffix().to_owned());
+                ParamLit::Int(sign * i.base10_parse::<i64>()?, suffix, i.span())
+            }
+            Lit::Float(f) => ParamLit::Float(
+                if neg {
+                    -f.base10_parse::<f64>()?
+                } else {
+                    f.base10_parse::<f64>()?
+                },
+                f.span(),
+            ),
+            Lit::Bool(b) if !neg => ParamLit::Bool(b.value, b.span()),
+            Lit::Str(s) if !neg => ParamLit::Str(s.value(), s.span()),
+            _ => {
+                return Err(syn::Error::new(
+                    lit.span(),
+                    "expected an integer, float, bool or string literal",
+                ));
+            }
+        })
+    }
+}
+
+/// A parameter: `name = [v, ...]` or `name = a..=b step s`.
+#[derive(Clone, Debug)]
+pub(crate) struct ParamDef {
+    pub name: Ident,
+    pub values: Vec<ParamLit>,
+    /// Span of the value list (for "empty list" errors).
+    pub list_span: Span,
+}
+
+/// One argument of the attribute.
+pub(crate) enum Arg {
+    Param(ParamDef),
+    Constraint(Ident, LitStr),
+    Key(Ident, Box<Expr>),
+    Int(Ident, LitInt),
+    Str(Ident, LitStr),
+    Default(Ident, Vec<(Ident, ParamLit)>),
+    Flag(Ident),
+}
+
+impl Arg {
+    pub(crate) fn ident(&self) -> &Ident {
+        match self {
+            Arg::Param(p) => &p.name,
+            Arg::Constraint(i, _)
+            | Arg::Key(i, _)
+            | Arg::Int(i, _)
+            | Arg::Str(i, _)
+            | Arg::Default(i, _)
+            | Arg::Flag(i) => i,
+        }
+    }
+}
+
+impl Parse for Arg {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let name: Ident = input.parse()?;
+        let opt = name.to_string();
+        if opt == "consts" && !input.peek(Token![=]) {
+            return Ok(Arg::Flag(name));
+        }
+        input.parse::<Token![=]>()?;
+        match opt.as_str() {
+            "constraint" => Ok(Arg::Constraint(name, input.parse()?)),
+            "key" | "restore" => Ok(Arg::Key(name, Box::new(input.parse()?))),
+            "budget" | "repeats" | "warmup" => Ok(Arg::Int(name, input.parse()?)),
+            "strategy" | "name" => Ok(Arg::Str(name, input.parse()?)),
+            "default" => {
+                let content;
+                parenthesized!(content in input);
+                let mut items = Vec::new();
+                while !content.is_empty() {
+                    let n: Ident = content.parse()?;
+                    content.parse::<Token![=]>()?;
+                    items.push((n, ParamLit::parse_one(&content)?));
+                    if !content.is_empty() {
+                        content.parse::<Token![,]>()?;
+                    }
+                }
+                Ok(Arg::Default(name, items))
+            }
+            "consts" => Err(syn::Error::new(
+                name.span(),
+                "`consts` is a flag: write it without a value",
+            )),
+            _ => {
+                if input.peek(LitStr) {
+                    return Err(syn::Error::new(
+                        name.span(),
+                        format!(
+                            "unknown option `{opt}`; options are: {}",
+                            OPTIONS.join(", ")
+                        ),
+                    ));
+                }
+                if input.peek(syn::token::Bracket) {
+                    let content;
+                    let bracket = bracketed!(content in input);
+                    let mut values = Vec::new();
+                    while !content.is_empty() {
+                        values.push(ParamLit::parse_one(&content)?);
+                        if !content.is_empty() {
+                            content.parse::<Token![,]>()?;
+                        }
+                    }
+                    return Ok(Arg::Param(ParamDef {
+                        name,
+                        values,
+                        list_span: bracket.span.join(),
+                    }));
+                }
+                parse_range(name, input)
+            }
+        }
+    }
+}
+
+/// `a..b`, `a..=b`, optionally followed by `step s` (integers).
+fn parse_range(name: Ident, input: ParseStream) -> syn::Result<Arg> {
+    let start_span = input.span();
+    let lo = signed_int(input)?;
+    let inclusive = if input.peek(Token![..=]) {
+        input.parse::<Token![..=]>()?;
+        true
+    } else {
+        input.parse::<Token![..]>().map_err(|e| {
+            syn::Error::new(
+                e.span(),
+                "expected a list `[v1, v2, ...]` or a range `a..=b step s` of values",
+            )
+        })?;
+        false
+    };
+    let hi = signed_int(input)?;
+    let mut step = 1i64;
+    if input.peek(Ident) && input.fork().parse::<Ident>()? == "step" {
+        input.parse::<Ident>()?;
+        let s: LitInt = input.parse()?;
+        step = s.base10_parse()?;
+        if step <= 0 {
+            return Err(syn::Error::new(s.span(), "step must be positive"));
+        }
+    }
+    let end = if inclusive { hi } else { hi - 1 };
+    let count = if end >= lo { (end - lo) / step + 1 } else { 0 };
+    if count > 1 << 16 {
+        return Err(syn::Error::new(
+            start_span,
+            "range has more than 65536 values",
+        ));
+    }
+    let values = (0..count)
+        .map(|k| ParamLit::Int(lo + k * step, None, start_span))
+        .collect();
+    Ok(Arg::Param(ParamDef {
+        name,
+        values,
+        list_span: start_span,
+    }))
+}
+
+fn signed_int(input: ParseStream) -> syn::Result<i64> {
+    let neg = input.peek(Token![-]);
+    if neg {
+        input.parse::<Token![-]>()?;
+    }
+    let i: LitInt = input.parse()?;
+    Ok(if neg {
+        -i.base10_parse::<i64>()?
+    } else {
+        i.base10_parse()?
+    })
+}

@@ -1,0 +1,341 @@
+//! Cross-argument checks: builds the model of a tunable kernel from the parsed arguments,
+//! collecting every mistake (each spanned on the offending token) instead of stopping at the
+//! first. The search space is built here, at compile time, with the same engine as at run time,
+//! so a constraint that does not parse, names an unknown parameter, or excludes every
+//! configuration is a compile error.
+
+use crate::attr::{Arg, OPTIONS, ParamDef, ParamLit};
+use proc_macro2::Span;
+use std::sync::Arc;
+use syn::{Expr, Ident, LitStr};
+use tunable_search::strategy::{self, StrategySpec};
+use tunable_search::{Space, SpaceBuilder, SpaceError, Value};
+
+/// Most configurations `consts` instantiates the body for.
+pub(crate) const MAX_CONST_INSTANCES: usize = 64;
+
+/// The Rust type of a parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum ParamTy {
+    /// An integer type (`usize`, `i64`, or a literal's suffix).
+    Int(String),
+    Float,
+    Bool,
+    Str,
+}
+
+pub(crate) struct Param {
+    pub name: Ident,
+    pub values: Vec<ParamLit>,
+    pub ty: ParamTy,
+}
+
+pub(crate) struct Model {
+    pub params: Vec<Param>,
+    pub constraints: Vec<LitStr>,
+    pub key: Option<Expr>,
+    /// Runs before every measured run while tuning (in-place kernels restore their input).
+    pub restore: Option<Expr>,
+    pub budget: usize,
+    pub strategy: String,
+    pub repeats: u32,
+    pub warmup: u32,
+    /// Index into each parameter's values.
+    pub default: Vec<usize>,
+    pub name: String,
+    pub consts: bool,
+    pub space: Arc<Space>,
+}
+
+/// Accumulates errors.
+#[derive(Default)]
+pub(crate) struct Errors(Option<syn::Error>);
+
+impl Errors {
+    pub(crate) fn push(&mut self, span: Span, msg: impl std::fmt::Display) {
+        let e = syn::Error::new(span, msg);
+        match &mut self.0 {
+            Some(all) => all.combine(e),
+            None => self.0 = Some(e),
+        }
+    }
+
+    pub(crate) fn finish(&mut self) -> syn::Result<()> {
+        self.0.take().map_or(Ok(()), Err)
+    }
+}
+
+pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::Result<Model> {
+    let mut errs = Errors::default();
+    let mut seen: Vec<String> = Vec::new();
+    let mut defs: Vec<ParamDef> = Vec::new();
+    let mut constraints = Vec::new();
+    let mut restore = None;
+    let (mut key, mut budget, mut strategy, mut repeats, mut warmup) =
+        (None, 100usize, None, 7u32, 1u32);
+    let (mut default, mut name, mut consts) = (None, fn_name.to_string(), false);
+    for arg in args {
+        let id = arg.ident().to_string();
+        if id != "constraint" && seen.contains(&id) {
+            let what = if OPTIONS.contains(&id.as_str()) {
+                "option"
+            } else {
+                "parameter"
+            };
+            errs.push(arg.ident().span(), format!("duplicate {what} `{id}`"));
+            continue;
+        }
+        seen.push(id.clone());
+        match arg {
+            Arg::Param(p) => {
+                if let Some(a) = fn_args.iter().find(|a| **a == p.name) {
+                    errs.push(
+                        p.name.span(),
+                        format!("parameter `{a}` shadows the function argument of the same name"),
+                    );
+                }
+                defs.push(p);
+            }
+            Arg::Constraint(_, s) => constraints.push(s),
+            Arg::Key(i, e) if i == "restore" => restore = Some(*e),
+            Arg::Key(_, e) => key = Some(*e),
+            Arg::Int(i, lit) => match lit.base10_parse::<u32>() {
+                Ok(v) if v > 0 || i != "budget" => match i.to_string().as_str() {
+                    "budget" => budget = v as usize,
+                    "repeats" => repeats = v.max(1),
+                    _ => warmup = v,
+                },
+                _ => errs.push(lit.span(), format!("`{i}` takes a positive integer")),
+            },
+            Arg::Str(i, s) if i == "strategy" => strategy = Some(s),
+            Arg::Str(_, s) => name = s.value(),
+            Arg::Default(i, items) => default = Some((i, items)),
+            Arg::Flag(_) => consts = true,
+        }
+    }
+    if defs.is_empty() {
+        errs.push(
+            Span::call_site(),
+            "#[tunable] needs at least one parameter, e.g. `tile = [1, 2, 4]`",
+        );
+    }
+    let params: Vec<Param> = defs
+        .into_iter()
+        .filter_map(|d| check_param(d, &mut errs))
+        .collect();
+    errs.finish()?;
+
+    // The space, with the run-time engine.
+    let mut b = SpaceBuilder::new().name(&name);
+    for p in &params {
+        b = b.param(
+            p.name.to_string(),
+            p.values.iter().map(to_value).collect::<Vec<_>>(),
+        );
+    }
+    b = b.constraints(constraints.iter().map(LitStr::value));
+    let space = match b.build() {
+        Ok(s) => s,
+        Err(SpaceError::Constraint { index, error, .. }) => {
+            return Err(syn::Error::new(
+                constraints[index].span(),
+                format!("invalid constraint: {error}"),
+            ));
+        }
+        Err(e) => return Err(syn::Error::new(Span::call_site(), e.to_string())),
+    };
+    if space.is_empty() {
+        let (span, msg) = match space.unsatisfiable_part() {
+            Some((i, part)) => {
+                let text = constraints[i].value();
+                (
+                    constraints[i].span(),
+                    format!(
+                        "no configuration satisfies `{}`",
+                        &text[part.start..part.end]
+                    ),
+                )
+            }
+            None => (
+                constraints.last().map_or(Span::call_site(), LitStr::span),
+                "no configuration satisfies all constraints together".to_owned(),
+            ),
+        };
+        return Err(syn::Error::new(span, msg));
+    }
+    let space = Arc::new(space);
+    let strategy_text = strategy
+        .as_ref()
+        .map_or_else(|| "genetic".to_owned(), LitStr::value);
+    let spec_check = strategy_text
+        .parse::<StrategySpec>()
+        .and_then(|s| strategy::build(&s, Arc::clone(&space), 1).map(|_| ()));
+    if let Err(e) = spec_check {
+        errs.push(strategy.as_ref().map_or(Span::call_site(), LitStr::span), e);
+    }
+    if consts && space.len() > MAX_CONST_INSTANCES {
+        errs.push(
+            Span::call_site(),
+            format!(
+                "`consts` instantiates the body once per valid configuration; this space has {} (at most {MAX_CONST_INSTANCES}): narrow it or drop `consts`",
+                space.len()
+            ),
+        );
+    }
+    let default = match default {
+        None => space.indices(0).into_iter().map(usize::from).collect(),
+        Some((id, items)) => check_default(&id, &items, &params, &space, &mut errs),
+    };
+    errs.finish()?;
+    Ok(Model {
+        params,
+        constraints,
+        key,
+        restore,
+        budget,
+        strategy: strategy_text,
+        repeats,
+        warmup,
+        default,
+        name,
+        consts,
+        space,
+    })
+}
+
+fn check_param(d: ParamDef, errs: &mut Errors) -> Option<Param> {
+    if d.values.is_empty() {
+        errs.push(d.list_span, format!("parameter `{}` has no values", d.name));
+        return None;
+    }
+    let first = &d.values[0];
+    let numeric = |v: &ParamLit| matches!(v, ParamLit::Int(..) | ParamLit::Float(..));
+    let mut ok = true;
+    for v in &d.values[1..] {
+        if v.kind() != first.kind() && !(numeric(v) && numeric(first)) {
+            errs.push(
+                v.span(),
+                format!(
+                    "parameter `{}` mixes {} and {} values",
+                    d.name,
+                    first.kind(),
+                    v.kind()
+                ),
+            );
+            ok = false;
+        }
+    }
+    for (i, v) in d.values.iter().enumerate() {
+        if d.values[..i].iter().any(|w| same(v, w)) {
+            errs.push(
+                v.span(),
+                format!("parameter `{}` lists this value twice", d.name),
+            );
+            ok = false;
+        }
+    }
+    let ty = if d.values.iter().any(|v| matches!(v, ParamLit::Float(..))) {
+        ParamTy::Float
+    } else {
+        match first {
+            ParamLit::Int(..) => {
+                let suffixes: Vec<&String> = d
+                    .values
+                    .iter()
+                    .filter_map(|v| {
+                        if let ParamLit::Int(_, s, _) = v {
+                            s.as_ref()
+                        } else {
+                            None
+                        }
+                    })
+                    .collect();
+                if let Some(s) = suffixes.first() {
+                    if suffixes.iter().any(|t| t != s) {
+                        errs.push(
+                            d.list_span,
+                            format!("parameter `{}` mixes integer types", d.name),
+                        );
+                    }
+                    ParamTy::Int((*s).clone())
+                } else if d
+                    .values
+                    .iter()
+                    .all(|v| matches!(v, ParamLit::Int(x, _, _) if *x >= 0))
+                {
+                    ParamTy::Int("usize".into())
+                } else {
+                    ParamTy::Int("i64".into())
+                }
+            }
+            ParamLit::Bool(..) => ParamTy::Bool,
+            ParamLit::Str(..) => ParamTy::Str,
+            ParamLit::Float(..) => ParamTy::Float,
+        }
+    };
+    ok.then_some(Param {
+        name: d.name,
+        values: d.values,
+        ty,
+    })
+}
+
+fn same(a: &ParamLit, b: &ParamLit) -> bool {
+    match (to_value(a).as_f64(), to_value(b).as_f64()) {
+        (Some(x), Some(y)) if !matches!(a, ParamLit::Bool(..)) => x == y,
+        _ => to_value(a) == to_value(b),
+    }
+}
+
+pub(crate) fn to_value(v: &ParamLit) -> Value {
+    match v {
+        ParamLit::Int(i, _, _) => Value::Int(*i),
+        ParamLit::Float(f, _) => Value::Float(*f),
+        ParamLit::Bool(b, _) => Value::Bool(*b),
+        ParamLit::Str(s, _) => Value::Str(s.clone()),
+    }
+}
+
+fn check_default(
+    id: &Ident,
+    items: &[(Ident, ParamLit)],
+    params: &[Param],
+    space: &Space,
+    errs: &mut Errors,
+) -> Vec<usize> {
+    let mut idx: Vec<Option<usize>> = vec![None; params.len()];
+    for (n, v) in items {
+        let Some(pi) = params.iter().position(|p| p.name == *n) else {
+            errs.push(n.span(), format!("`{n}` is not a parameter"));
+            continue;
+        };
+        match params[pi].values.iter().position(|w| same(v, w)) {
+            Some(i) => idx[pi] = Some(i),
+            None => errs.push(v.span(), format!("not one of the values of `{n}`")),
+        }
+    }
+    let missing: Vec<String> = params
+        .iter()
+        .zip(&idx)
+        .filter(|(_, i)| i.is_none())
+        .map(|(p, _)| p.name.to_string())
+        .collect();
+    if !missing.is_empty() && items.len() == idx.iter().flatten().count() {
+        errs.push(
+            id.span(),
+            format!(
+                "`default` must give every parameter; missing: {}",
+                missing.join(", ")
+            ),
+        );
+    }
+    let idx: Vec<usize> = idx.into_iter().map(|i| i.unwrap_or(0)).collect();
+    let as_u16: Vec<u16> = idx.iter().map(|&i| i as u16).collect();
+    if missing.is_empty() && !space.contains(&as_u16) {
+        errs.push(
+            id.span(),
+            "the default configuration violates the constraints",
+        );
+    }
+    idx
+}

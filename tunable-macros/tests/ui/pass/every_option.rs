@@ -1,0 +1,42 @@
+use tunable::tunable;
+
+#[tunable(
+    block = [16, 32, 64],
+    tile = 1..=4,
+    scale = [0.5, 1.0],
+    mode = ["fast", "safe"],
+    fused = [true, false],
+    constraint = "block * tile <= 128",
+    constraint = "mode == 'fast' or not fused",
+    key = tunable::key::next_power_of_two(n as u64),
+    budget = 10,
+    strategy = "random",
+    repeats = 2,
+    warmup = 0,
+    default = (block = 32, tile = 2, scale = 1.0, mode = "safe", fused = false),
+    name = "every_option_kernel",
+)]
+fn kernel(n: usize, out: &mut Vec<f64>) -> Result<usize, String> {
+    out.push(scale * (block * tile) as f64);
+    if mode == "fast" && fused { Ok(n) } else { Ok(n + 1) }
+}
+
+#[tunable(unroll = [1, 2, 4], width = [8, 16], consts)]
+fn sum(x: &[f32]) -> f32 {
+    let lanes: [f32; width] = [0.0; width];
+    let _ = lanes;
+    x.chunks(unroll).map(|c| c.iter().sum::<f32>()).sum()
+}
+
+fn main() {
+    let mut out = Vec::new();
+    let p = KernelParams { block: 16, tile: 2, scale: 0.5, mode: "fast", fused: true };
+    assert_eq!(kernel_with(&p, 5, &mut out), Ok(5));
+    assert_eq!(out, vec![16.0]);
+    // Without the autotune feature the default runs.
+    assert_eq!(kernel(5, &mut out), Ok(6));
+    assert_eq!(out[1], 64.0);
+    assert!(kernel_space().len() > 0);
+    assert_eq!(sum_with(&SumParams { unroll: 2, width: 8 }, &[1.0, 2.0, 3.0]), 6.0);
+    assert_eq!(sum(&[1.0, 2.0]), 3.0);
+}

@@ -341,10 +341,11 @@ fn run_repeats(
         .collect()
 }
 
+/// A peer's runs: its strategy label and, per run, the objective of each evaluation in order.
+type PeerRuns = (String, Vec<Vec<Option<f64>>>);
+
 /// Reads every runs file in `dir` (missing folder: none).
-fn read_peer(
-    dir: &Path,
-) -> Result<Vec<(String, Vec<Vec<Option<f64>>>)>, Box<dyn std::error::Error>> {
+fn read_peer(dir: &Path) -> Result<Vec<PeerRuns>, Box<dyn std::error::Error>> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Ok(vec![]);
     };

@@ -82,14 +82,14 @@ fn build(args: BuildArgs) -> Result<(), Box<dyn std::error::Error>> {
         Some(e) => println!("  WARNING: the file expects {e} valid configurations"),
         None => {}
     }
-    if space.is_empty() {
-        if let Some((i, span)) = space.unsatisfiable_part() {
-            let text = &space.constraints()[i];
-            println!(
-                "  no configuration satisfies '{}' in constraint {i}: {text}",
-                &text[span.start..span.end]
-            );
-        }
+    if space.is_empty()
+        && let Some((i, span)) = space.unsatisfiable_part()
+    {
+        let text = &space.constraints()[i];
+        println!(
+            "  no configuration satisfies '{}' in constraint {i}: {text}",
+            &text[span.start..span.end]
+        );
     }
     Ok(())
 }

@@ -70,7 +70,8 @@ mod tests {
     #[test]
     fn roundtrip_and_order() {
         let l = Layout::new(&[37, 1, 6, 2]).unwrap();
-        assert_eq!(l.bits, 6 + 0 + 3 + 1);
+        // 37 values: 6 bits, 1 value: none, 6 values: 3 bits, 2 values: 1 bit.
+        assert_eq!(l.bits, 10);
         let a = [3u16, 0, 5, 1];
         let mut out = [0u16; 4];
         l.decode(l.encode(&a), &mut out);

@@ -276,6 +276,49 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// Two processes (this test binary started twice, running `writer_process`) store 50
+    /// entries each into one file at once: the file lock and merge keep all 100.
+    #[test]
+    fn concurrent_processes_lose_nothing() {
+        let dir = std::env::temp_dir().join(format!("tunable-store-proc-{}", std::process::id()));
+        let path = tuned_file(&dir, "k");
+        let exe = std::env::current_exe().unwrap();
+        let children: Vec<_> = (0..2u64)
+            .map(|w| {
+                std::process::Command::new(&exe)
+                    .args(["--exact", "store::tests::writer_process", "--ignored"])
+                    .env("TUNABLE_TEST_STORE", &path)
+                    .env("TUNABLE_TEST_WRITER", w.to_string())
+                    .stdout(std::process::Stdio::null())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for mut c in children {
+            assert!(c.wait().unwrap().success());
+        }
+        let mut keys: Vec<u64> = read(&path).unwrap().iter().map(|e| e.key).collect();
+        keys.sort_unstable();
+        assert_eq!(keys, (0..50).chain(1000..1050).collect::<Vec<_>>());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// One writer of `concurrent_processes_lose_nothing`; does nothing when run on its own.
+    #[test]
+    #[ignore = "run by concurrent_processes_lose_nothing in a child process"]
+    fn writer_process() {
+        let (Ok(path), Ok(w)) = (
+            std::env::var("TUNABLE_TEST_STORE"),
+            std::env::var("TUNABLE_TEST_WRITER"),
+        ) else {
+            return;
+        };
+        let w: u64 = w.parse().unwrap();
+        for k in 0..50 {
+            store(Path::new(&path), entry("k", w * 1000 + k, 1.0)).unwrap();
+        }
+    }
+
     #[test]
     fn store_merges_and_keeps_damaged_files_aside() {
         let dir = std::env::temp_dir().join(format!("tunable-store-{}", std::process::id()));

@@ -45,6 +45,10 @@ fn specs() -> Vec<String> {
     ] {
         v.push(format!("{s}:constraint_aware=false"));
     }
+    // Ensembles whose members overlap (the same strategy twice), with weights, and nested.
+    v.push("ensemble:members=mls+mls".into());
+    v.push("ensemble:members=[genetic+annealing:constraint_aware=false]:weights=1+3".into());
+    v.push("ensemble:members=[random+ensemble:members=[pso+exhaustive]]".into());
     v
 }
 
@@ -56,10 +60,7 @@ proptest! {
         let space = space();
         for spec in specs() {
             let spec: StrategySpec = spec.parse().unwrap();
-            let Ok(mut s) = strategy::build(&spec, Arc::clone(&space), seed) else {
-                // A form a strategy does not have yet.
-                continue;
-            };
+            let mut s = strategy::build(&spec, Arc::clone(&space), seed).unwrap();
             let run = drive(s.as_mut(), budget, batch, |p| objective(&space, p));
             prop_assert_eq!(run.trials.len(), budget.min(space.len()), "{}", spec);
             let mut seen = std::collections::HashSet::new();

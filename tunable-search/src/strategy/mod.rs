@@ -22,6 +22,7 @@
 mod annealing;
 mod continuous;
 mod diff_evo;
+mod ensemble;
 mod exhaustive;
 mod firefly;
 mod genetic;
@@ -35,6 +36,7 @@ mod repair;
 pub use annealing::{Annealing, AnnealingOptions};
 pub use continuous::Continuous;
 pub use diff_evo::{DiffEvo, DiffEvoOptions};
+pub use ensemble::{Ensemble, EnsembleOptions};
 pub use exhaustive::Exhaustive;
 pub use firefly::{Firefly, FireflyOptions};
 pub use genetic::{Genetic, GeneticOptions};
@@ -94,7 +96,7 @@ pub trait Strategy: Send {
 }
 
 /// The names [`build`] accepts.
-pub const STRATEGY_NAMES: [&str; 9] = [
+pub const STRATEGY_NAMES: [&str; 10] = [
     "random",
     "exhaustive",
     "genetic",
@@ -104,6 +106,7 @@ pub const STRATEGY_NAMES: [&str; 9] = [
     "annealing",
     "mls",
     "ils",
+    "ensemble",
 ];
 
 /// Builds the strategy a spec names, for a space and a seed.
@@ -161,6 +164,11 @@ pub fn build(
             spec.apply(LocalSearchOptions::iterated())?,
             seed,
         )),
+        "ensemble" => Box::new(Ensemble::new(
+            space,
+            spec.apply(EnsembleOptions::default())?,
+            seed,
+        )?),
         other => {
             return Err(StrategyError::UnknownStrategy {
                 name: other.to_owned(),

@@ -2,7 +2,9 @@
 //!
 //! On the command line a strategy is `name[:key=value]...`, e.g. `genetic`,
 //! `genetic:popsize=30:mutation=0.1`, `diff_evo:constraint_aware=false`. Each strategy's options
-//! struct validates its values; mistakes are [`StrategyError`]s that name the option.
+//! struct validates its values; mistakes are [`StrategyError`]s that name the option. A value may
+//! hold whole specs in brackets, e.g. `ensemble:members=[annealing+genetic:popsize=20]`: colons
+//! inside brackets do not separate options.
 
 use std::str::FromStr;
 
@@ -67,7 +69,11 @@ impl FromStr for StrategySpec {
             spec: s.to_owned(),
             reason: reason.to_owned(),
         };
-        let mut parts = s.split(':');
+        if s.chars().filter(|&c| c == '[').count() != s.chars().filter(|&c| c == ']').count() {
+            return Err(bad("unbalanced brackets"));
+        }
+        let parts = split_top_level(s, ':');
+        let mut parts = parts.into_iter();
         let name = parts.next().unwrap_or("").trim();
         if name.is_empty() {
             return Err(bad("missing strategy name"));
@@ -101,6 +107,24 @@ impl std::fmt::Display for StrategySpec {
         }
         Ok(())
     }
+}
+
+/// Splits `s` at every `sep` outside brackets.
+pub(crate) fn split_top_level(s: &str, sep: char) -> Vec<&str> {
+    let (mut out, mut depth, mut start) = (Vec::new(), 0usize, 0);
+    for (i, c) in s.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth = depth.saturating_sub(1),
+            c if c == sep && depth == 0 => {
+                out.push(&s[start..i]);
+                start = i + c.len_utf8();
+            }
+            _ => {}
+        }
+    }
+    out.push(&s[start..]);
+    out
 }
 
 /// Options a strategy accepts from a spec.
@@ -178,5 +202,20 @@ mod tests {
         assert!("".parse::<StrategySpec>().is_err());
         assert!("genetic:popsize".parse::<StrategySpec>().is_err());
         assert!("genetic:a=1:a=2".parse::<StrategySpec>().is_err());
+        let e: StrategySpec = "ensemble:members=[mls+genetic:popsize=8]:weights=2+1"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            e.options,
+            [
+                ("members".into(), "[mls+genetic:popsize=8]".into()),
+                ("weights".into(), "2+1".into())
+            ]
+        );
+        assert_eq!(
+            e.to_string(),
+            "ensemble:members=[mls+genetic:popsize=8]:weights=2+1"
+        );
+        assert!("ensemble:members=[mls".parse::<StrategySpec>().is_err());
     }
 }

@@ -1,0 +1,367 @@
+//! # Ensembles of strategies
+//!
+//! Several strategies search one space together and share what they observe (paper 002, Shi et
+//! al., "GPU Accelerated Exhaustive Search for Optimal Ensemble of Black-Box Optimization
+//! Algorithms", Algorithm 1). Each member proposes its share of every batch, and every result is
+//! told to every member. A member therefore learns from the other members' suggestions as if it
+//! had made them: a genetic algorithm may breed from a configuration that simulated annealing
+//! found, and a local search may climb from it.
+//!
+//! ## Shares
+//! For `ask(n)` the `n` slots are dealt to the members in turn, one at a time. The turn carries
+//! over from one ask to the next. With `n = 1` the members take turns, and with `n` equal to the
+//! number of members each proposes one configuration. `weights` gives a member several slots per
+//! round: with `weights=2+1` the first member proposes two configurations for every one of the
+//! second.
+//!
+//! ## Shared observations
+//! Members do not know what the others asked until the results come back. When a member proposes
+//! a configuration that another member has already asked, the ensemble does not ask for it again.
+//! The member still hears its result, because every result goes to every member, and the ensemble
+//! asks that member for another proposal instead. If a member has nothing new to propose, its
+//! slot goes to the next member, and as a last resort to a uniformly random unasked
+//! configuration. So the ensemble keeps the [`Strategy`] contract whatever its members do: it
+//! asks every configuration at most once and spends any budget.
+//!
+//! ## Options
+//! - `members` (default `annealing+diff_evo`): the member strategies separated by `+`. Each member
+//!   is a full spec, and a member with options goes in brackets, e.g.
+//!   `ensemble:members=[annealing+genetic:popsize=20]`. The default pair was chosen by
+//!   leave-one-kernel-out cross-validation over every pair of strategies on the shared caches; see
+//!   the README's ensemble section.
+//! - `weights` (default 1 each): slots per round for each member, separated by `+`.
+//!
+//! Member `i` of a run with seed `s` is seeded with a mix of `s` and `i`, so members that are the
+//! same strategy still search differently.
+
+use super::options::{Configure, StrategyError, StrategySpec, split_top_level};
+use super::{Memo, Strategy, Trial, build};
+use crate::Space;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use std::sync::Arc;
+
+/// Options of [`Ensemble`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct EnsembleOptions {
+    /// The members' specs.
+    pub members: Vec<StrategySpec>,
+    /// Slots per round for each member (empty: one each).
+    pub weights: Vec<usize>,
+}
+
+impl Default for EnsembleOptions {
+    fn default() -> Self {
+        EnsembleOptions {
+            members: ["annealing", "diff_evo"]
+                .iter()
+                .map(|s| s.parse().expect("valid default member"))
+                .collect(),
+            weights: Vec::new(),
+        }
+    }
+}
+
+impl Configure for EnsembleOptions {
+    const KEYS: &'static [&'static str] = &["members", "weights"];
+
+    fn set(&mut self, key: &str, value: &str) -> Result<(), Option<String>> {
+        let inner = value
+            .strip_prefix('[')
+            .and_then(|v| v.strip_suffix(']'))
+            .unwrap_or(value);
+        match key {
+            "members" => {
+                let members = split_top_level(inner, '+')
+                    .into_iter()
+                    .map(|m| m.parse::<StrategySpec>().map_err(|e| Some(e.to_string())))
+                    .collect::<Result<Vec<_>, _>>()?;
+                if members.is_empty() {
+                    return Err(Some("expected at least one member".into()));
+                }
+                self.members = members;
+            }
+            "weights" => {
+                self.weights = inner
+                    .split('+')
+                    .map(|w| match w.trim().parse::<usize>() {
+                        Ok(w) if (1..=1000).contains(&w) => Ok(w),
+                        _ => Err(Some(format!(
+                            "expected weights 1..=1000 separated by '+', got '{w}'"
+                        ))),
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
+            _ => return Err(None),
+        }
+        Ok(())
+    }
+}
+
+/// Strategies that share one budget and every observation.
+pub struct Ensemble {
+    members: Vec<Box<dyn Strategy>>,
+    /// The member of each slot of a round, e.g. `[0, 0, 1]` for weights 2 and 1.
+    round: Vec<usize>,
+    /// The next slot of `round`.
+    turn: usize,
+    memo: Memo,
+    rng: ChaCha8Rng,
+}
+
+impl std::fmt::Debug for Ensemble {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ensemble")
+            .field("members", &self.members.len())
+            .field("round", &self.round)
+            .field("turn", &self.turn)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The seed of member `i`: a SplitMix64 step over the run's seed and the member's index.
+fn member_seed(seed: u64, i: usize) -> u64 {
+    let mut z = seed ^ (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+impl Ensemble {
+    /// An ensemble of `opts.members` over `space`, seeded. Fails if a member cannot be built or
+    /// the weights do not match the members.
+    pub fn new(space: Arc<Space>, opts: EnsembleOptions, seed: u64) -> Result<Self, StrategyError> {
+        let weights = if opts.weights.is_empty() {
+            vec![1; opts.members.len()]
+        } else {
+            opts.weights
+        };
+        if weights.len() != opts.members.len() {
+            return Err(StrategyError::BadValue {
+                strategy: "ensemble".into(),
+                key: "weights".into(),
+                value: weights
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("+"),
+                reason: format!(
+                    "{} members need {} weights",
+                    opts.members.len(),
+                    opts.members.len()
+                ),
+            });
+        }
+        let members = opts
+            .members
+            .iter()
+            .enumerate()
+            .map(|(i, m)| build(m, Arc::clone(&space), member_seed(seed, i)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let round = weights
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &w)| std::iter::repeat_n(i, w))
+            .collect();
+        Ok(Ensemble {
+            members,
+            round,
+            turn: 0,
+            memo: Memo::new(space.len()),
+            rng: ChaCha8Rng::seed_from_u64(member_seed(seed, usize::MAX)),
+        })
+    }
+
+    /// Up to `want` positions proposed by member `m` that the ensemble has not asked yet.
+    fn propose(&mut self, m: usize, want: usize) -> Vec<usize> {
+        let mut out = Vec::with_capacity(want);
+        // A member proposes each position at most once, so the loop ends: every round either
+        // yields a new position or uses up some of the member's finitely many proposals.
+        while out.len() < want {
+            let asked = self.members[m].ask(want - out.len());
+            if asked.is_empty() {
+                break;
+            }
+            out.extend(asked.into_iter().filter(|&p| self.memo.mark_asked(p)));
+        }
+        out
+    }
+}
+
+impl Strategy for Ensemble {
+    fn ask(&mut self, n: usize) -> Vec<usize> {
+        // Deal the slots of this batch to members, in turn.
+        let mut slots = vec![0usize; self.members.len()];
+        for _ in 0..n {
+            slots[self.round[self.turn]] += 1;
+            self.turn = (self.turn + 1) % self.round.len();
+        }
+        let mut out = Vec::with_capacity(n);
+        let mut short = 0;
+        for (m, &want) in slots.iter().enumerate() {
+            let got = self.propose(m, want);
+            short += want - got.len();
+            out.extend(got);
+        }
+        // Slots a member could not fill go to the others, then to random search.
+        for m in 0..self.members.len() {
+            if short == 0 {
+                break;
+            }
+            let got = self.propose(m, short);
+            short -= got.len();
+            out.extend(got);
+        }
+        while short > 0 {
+            let Some(p) = self.memo.random_unasked(&mut self.rng) else {
+                break;
+            };
+            self.memo.mark_asked(p);
+            out.push(p);
+            short -= 1;
+        }
+        out
+    }
+
+    fn tell(&mut self, trials: &[Trial]) {
+        trials.iter().for_each(|t| self.memo.record(t));
+        for m in &mut self.members {
+            m.tell(trials);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::SpaceBuilder;
+    use crate::strategy::{Outcome, drive};
+    use std::sync::Mutex;
+
+    fn space() -> Arc<Space> {
+        Arc::new(
+            SpaceBuilder::new()
+                .param("a", 0..12)
+                .param("b", 0..12)
+                .param("c", 0..4)
+                .constraint("a + b <= 14 and (a + c) % 3 != 1")
+                .build()
+                .unwrap(),
+        )
+    }
+
+    fn bowl(space: &Space, p: usize) -> Outcome {
+        let i = space.indices(p);
+        if (i[0] * 7 + i[1]) % 11 == 3 {
+            return Outcome::Failed;
+        }
+        let d = |a: u16, b: i32| f64::from((i32::from(a) - b).pow(2));
+        Outcome::Value(1.0 + d(i[0], 4) + d(i[1], 7) + d(i[2], 2))
+    }
+
+    /// A member that records every result it is told, asking like random search.
+    struct Spy {
+        inner: Box<dyn Strategy>,
+        told: Arc<Mutex<Vec<usize>>>,
+    }
+
+    impl Strategy for Spy {
+        fn ask(&mut self, n: usize) -> Vec<usize> {
+            self.inner.ask(n)
+        }
+        fn tell(&mut self, trials: &[Trial]) {
+            self.told
+                .lock()
+                .unwrap()
+                .extend(trials.iter().map(|t| t.position));
+            self.inner.tell(trials);
+        }
+    }
+
+    #[test]
+    fn every_member_hears_every_observation() {
+        let s = space();
+        let mut e = Ensemble::new(
+            Arc::clone(&s),
+            EnsembleOptions {
+                members: vec!["genetic".parse().unwrap(), "mls".parse().unwrap()],
+                weights: vec![],
+            },
+            7,
+        )
+        .unwrap();
+        let logs: Vec<Arc<Mutex<Vec<usize>>>> = (0..3).map(|_| Arc::default()).collect();
+        let mut members = std::mem::take(&mut e.members);
+        members.push(build(&"random".parse().unwrap(), Arc::clone(&s), 3).unwrap());
+        e.members = members
+            .into_iter()
+            .zip(&logs)
+            .map(|(inner, told)| {
+                Box::new(Spy {
+                    inner,
+                    told: Arc::clone(told),
+                }) as Box<dyn Strategy>
+            })
+            .collect();
+        e.round = vec![0, 1, 2];
+        let run = drive(&mut e, 90, 4, |p| bowl(&s, p));
+        let all: Vec<usize> = run.trials.iter().map(|t| t.position).collect();
+        assert_eq!(all.len(), 90);
+        for log in &logs {
+            assert_eq!(*log.lock().unwrap(), all, "a member missed observations");
+        }
+    }
+
+    #[test]
+    fn shares_follow_the_weights() {
+        let s = space();
+        let spec: StrategySpec = "ensemble:members=[random+random]:weights=3+1"
+            .parse()
+            .unwrap();
+        let mut e = Ensemble::new(
+            Arc::clone(&s),
+            spec.apply(EnsembleOptions::default()).unwrap(),
+            1,
+        )
+        .unwrap();
+        assert_eq!(e.round, vec![0, 0, 0, 1]);
+        let first = e.ask(6);
+        assert_eq!(first.len(), 6);
+        assert_eq!(e.turn, 2, "the turn carries over between asks");
+    }
+
+    #[test]
+    fn members_are_specs_and_errors_name_them() {
+        let ok: StrategySpec =
+            "ensemble:members=[annealing+genetic:popsize=8:constraint_aware=false]"
+                .parse()
+                .unwrap();
+        let o = ok.apply(EnsembleOptions::default()).unwrap();
+        assert_eq!(o.members.len(), 2);
+        assert_eq!(o.members[1].options.len(), 2);
+        let unknown: StrategySpec = "ensemble:members=annealing+nope".parse().unwrap();
+        let opts = unknown.apply(EnsembleOptions::default()).unwrap();
+        let err = Ensemble::new(space(), opts, 1).unwrap_err();
+        assert!(err.to_string().contains("nope"), "{err}");
+        let bad: StrategySpec = "ensemble:members=mls+ils:weights=1".parse().unwrap();
+        let opts = bad.apply(EnsembleOptions::default()).unwrap();
+        assert!(Ensemble::new(space(), opts, 1).is_err());
+        let zero: StrategySpec = "ensemble:weights=0+1".parse().unwrap();
+        assert!(zero.apply(EnsembleOptions::default()).is_err());
+    }
+
+    #[test]
+    fn finds_the_optimum_of_a_bowl() {
+        let s = space();
+        let opt = (0..s.len())
+            .min_by(|&a, &b| bowl(&s, a).cost().total_cmp(&bowl(&s, b).cost()))
+            .unwrap();
+        let mut hits = 0;
+        for seed in 0..10 {
+            let mut e = Ensemble::new(Arc::clone(&s), EnsembleOptions::default(), seed).unwrap();
+            let run = drive(&mut e, 60, 1, |p| bowl(&s, p));
+            hits += usize::from(run.trials.iter().any(|t| t.position == opt));
+        }
+        assert!(hits >= 8, "found the optimum in {hits} of 10 runs");
+    }
+}

@@ -6,6 +6,7 @@
 //! ```text
 //! cargo tunable bench --cache FILE [--cache FILE ...] [--space FILE | --t1 FILE | --spaces-dir DIR]
 //!     --strategy NAME[,NAME...] --budget 220 --repeats 35 --seed 1 --out DIR [--peer DIR] [--batch N] [--jobs N]
+//!     [--pairs] [--loko]
 //! ```
 //!
 //! For each cache and strategy it writes `DIR/<stem>/<strategy>.json`:
@@ -23,8 +24,13 @@
 //! `--peer DIR` also scores another tuner's runs stored in the same format under
 //! `DIR/<stem>/*.json[.gz]` (as `shared/data/peer-results` holds Kernel Tuner's), with the same
 //! scorer and space, as rows `kt:<name>`.
+//!
+//! `--pairs` also runs every pair of the given strategies as an ensemble
+//! (`ensemble:members=[a+b]`, paper 002's exhaustive search over pairs). `--loko` adds
+//! leave-one-kernel-out selection among the strategies run (see [`crate::loko`]) to the table.
+//! The runs of one cache and strategy are spread over `--jobs` threads (default: every core).
 
-use crate::plot;
+use crate::{loko, plot};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
@@ -80,6 +86,12 @@ pub(crate) struct BenchArgs {
     /// optimum, median over valid values), which reproduces `peer-results/scores.json`.
     #[arg(long, value_enum, default_value_t = ScoreKind::Issue)]
     score: ScoreKind,
+    /// Also run every pair of the given strategies as an ensemble.
+    #[arg(long)]
+    pairs: bool,
+    /// Report leave-one-kernel-out selection among the strategies run.
+    #[arg(long)]
+    loko: bool,
 }
 
 /// Which score definition to use.
@@ -116,11 +128,20 @@ struct Row {
 }
 
 pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
-    let specs: Vec<StrategySpec> = args
+    let started = std::time::Instant::now();
+    let mut specs: Vec<StrategySpec> = args
         .strategy
         .iter()
         .map(|s| s.parse())
         .collect::<Result<_, _>>()?;
+    if args.pairs {
+        let singles = specs.clone();
+        for (i, a) in singles.iter().enumerate() {
+            for b in &singles[i + 1..] {
+                specs.push(format!("ensemble:members=[{a}+{b}]").parse()?);
+            }
+        }
+    }
     std::fs::create_dir_all(&args.out)
         .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
     let jobs = args
@@ -230,7 +251,26 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
         r.stderr = r.per_cache.iter().map(|c| c.2 * c.2).sum::<f64>().sqrt() / k;
     }
     rows.sort_by(|a, b| b.mean.total_cmp(&a.mean));
-    let table = markdown_table(&stems, &rows, &args);
+    let mut table = markdown_table(&stems, &rows, &args);
+    if args.loko {
+        let ours: Vec<loko::Scores> = rows
+            .iter()
+            .filter(|r| r.seconds_per_run.is_some())
+            .map(|r| loko::Scores {
+                strategy: &r.strategy,
+                per_cache: r.per_cache.iter().map(|c| (c.0.as_str(), c.1)).collect(),
+            })
+            .collect();
+        table += "\n";
+        table += &loko::markdown(&loko::folds(&ours));
+    }
+    table += &format!(
+        "\n{} strategies on {} caches, {} runs each, in {:.1} s on {jobs} threads.\n",
+        specs.len(),
+        stems.len(),
+        args.repeats,
+        started.elapsed().as_secs_f64()
+    );
     println!("{table}");
     std::fs::write(args.out.join("scores.md"), &table)?;
     std::fs::write(

@@ -24,7 +24,7 @@
 //! asks every configuration at most once and spends any budget.
 //!
 //! ## Options
-//! - `members` (default `annealing+diff_evo`): the member strategies separated by `+`. Each member
+//! - `members` (default `annealing+mls`): the member strategies separated by `+`. Each member
 //!   is a full spec, and a member with options goes in brackets, e.g.
 //!   `ensemble:members=[annealing+genetic:popsize=20]`. The default pair was chosen by
 //!   leave-one-kernel-out cross-validation over every pair of strategies on the shared caches; see
@@ -53,7 +53,7 @@ pub struct EnsembleOptions {
 impl Default for EnsembleOptions {
     fn default() -> Self {
         EnsembleOptions {
-            members: ["annealing", "diff_evo"]
+            members: ["annealing", "mls"]
                 .iter()
                 .map(|s| s.parse().expect("valid default member"))
                 .collect(),

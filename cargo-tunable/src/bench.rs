@@ -38,7 +38,9 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tunable_search::Space;
-use tunable_search::sim::{KernelTunerCache, Observation, Replay, ScoreContext, ScoreOptions};
+use tunable_search::sim::{
+    KernelTunerCache, Observation, Replay, ScoreContext, ScoreOptions, Synthetic,
+};
 use tunable_search::space::load::load;
 use tunable_search::strategy::{self, Outcome, StrategySpec, drive};
 
@@ -46,8 +48,20 @@ use tunable_search::strategy::{self, Outcome, StrategySpec, drive};
 #[derive(Args)]
 pub(crate) struct BenchArgs {
     /// A Kernel Tuner cache file (`.json` or `.json.gz`); repeat for several.
-    #[arg(long = "cache", required = true)]
+    #[arg(long = "cache", required_unless_present = "synthetic")]
     caches: Vec<PathBuf>,
+    /// A synthetic function of paper 004 on a grid instead of a cache: `f3`, `f4` or `bukin6`;
+    /// repeat for several.
+    #[arg(long, value_parser = parse_synthetic)]
+    synthetic: Vec<Synthetic>,
+    /// Grid points per axis of the synthetic functions.
+    #[arg(long, default_value_t = 101)]
+    grid: usize,
+    /// Compare every strategy with this one run by run (same seeds): the share of runs whose best
+    /// is at least as good, and strictly better (paper 004's percentage tables). It must be one
+    /// of `--strategy`.
+    #[arg(long)]
+    versus: Option<String>,
     /// A spaces JSON or T1 file giving the space of every cache.
     #[arg(long, conflicts_with_all = ["t1", "spaces_dir"])]
     space: Option<PathBuf>,
@@ -92,6 +106,42 @@ pub(crate) struct BenchArgs {
     /// Report leave-one-kernel-out selection among the strategies run.
     #[arg(long)]
     loko: bool,
+}
+
+fn parse_synthetic(name: &str) -> Result<Synthetic, String> {
+    Synthetic::from_name(name).ok_or_else(|| {
+        let known: Vec<&str> = Synthetic::ALL.iter().map(|s| s.name()).collect();
+        format!(
+            "unknown synthetic function '{name}' (known: {})",
+            known.join(", ")
+        )
+    })
+}
+
+/// Where a replayed objective comes from.
+enum Source<'a> {
+    Cache(&'a Path),
+    Synthetic(Synthetic),
+}
+
+impl Source<'_> {
+    fn stem(&self) -> String {
+        match self {
+            Source::Cache(p) => stem_of(p),
+            Source::Synthetic(f) => f.name().to_owned(),
+        }
+    }
+
+    /// The `cache` field of the runs files.
+    fn label(&self, grid: usize) -> String {
+        match self {
+            Source::Cache(p) => p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            Source::Synthetic(f) => format!("synthetic:{}:{grid}x{grid}", f.name()),
+        }
+    }
 }
 
 /// Which score definition to use.
@@ -148,7 +198,27 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
-    let total = (args.caches.len() * specs.len() * args.repeats) as u64;
+    let sources: Vec<Source> = args
+        .caches
+        .iter()
+        .map(|c| Source::Cache(c))
+        .chain(args.synthetic.iter().map(|&f| Source::Synthetic(f)))
+        .collect();
+    let versus = match &args.versus {
+        Some(v) => {
+            let v: StrategySpec = v.parse()?;
+            Some(
+                specs
+                    .iter()
+                    .position(|s| *s == v)
+                    .ok_or_else(|| format!("--versus {v} is not one of the strategies run"))?,
+            )
+        }
+        None => None,
+    };
+    // Per source, per strategy: the best value of each run (failed runs: +inf).
+    let mut bests: Vec<Vec<Vec<f64>>> = Vec::new();
+    let total = (sources.len() * specs.len() * args.repeats) as u64;
     let bar = ProgressBar::new(total).with_style(
         ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} runs {msg}")
             .expect("valid template"),
@@ -165,10 +235,14 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
         .collect();
     let mut peer_rows: Vec<Row> = Vec::new();
     let mut stems = Vec::new();
-    for cache_path in &args.caches {
-        let stem = stem_of(cache_path);
+    for source in &sources {
+        let stem = source.stem();
         bar.set_message(stem.clone());
-        let replay = replay_for(cache_path, &stem, &args)?;
+        let replay = match source {
+            Source::Cache(path) => replay_for(path, &stem, &args)?,
+            Source::Synthetic(f) => f.replay(args.grid)?,
+        };
+        let mut source_bests = Vec::new();
         let options = match args.score {
             ScoreKind::Issue => ScoreOptions::new(args.budget),
             ScoreKind::KernelTuner => ScoreOptions {
@@ -188,10 +262,16 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
             let seconds: Vec<f64> = runs.iter().map(|r| r.1).collect();
             let (mean, se) = ctx.score_runs(&values);
             row.per_cache.push((stem.clone(), mean, se));
+            source_bests.push(
+                values
+                    .iter()
+                    .map(|r| r.iter().flatten().copied().fold(f64::INFINITY, f64::min))
+                    .collect::<Vec<f64>>(),
+            );
             if let Some(s) = row.seconds_per_run.as_mut() {
                 *s += seconds.iter().sum::<f64>()
                     / seconds.len().max(1) as f64
-                    / args.caches.len() as f64;
+                    / sources.len() as f64;
             }
             curves.push((
                 spec.to_string(),
@@ -202,10 +282,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
             ));
             let file = RunsFile {
                 strategy: spec.to_string(),
-                cache: cache_path
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
+                cache: source.label(args.grid),
                 budget: args.budget,
                 seed: args.seed,
                 runs: values,
@@ -238,6 +315,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
             plot::convergence_svg(&stem, optimum, args.budget, ctx.baseline(), &curves),
         )?;
         stems.push(stem);
+        bests.push(source_bests);
     }
     bar.finish_and_clear();
     rows.extend(
@@ -264,8 +342,12 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
         table += "\n";
         table += &loko::markdown(&loko::folds(&ours));
     }
+    if let Some(v) = versus {
+        table += "\n";
+        table += &versus_table(&stems, &specs, &bests, v);
+    }
     table += &format!(
-        "\n{} strategies on {} caches, {} runs each, in {:.1} s on {jobs} threads.\n",
+        "\n{} strategies on {} objectives, {} runs each, in {:.1} s on {jobs} threads.\n",
         specs.len(),
         stems.len(),
         args.repeats,
@@ -415,6 +497,40 @@ fn read_peer(dir: &Path) -> Result<Vec<PeerRuns>, Box<dyn std::error::Error>> {
         out.push((base.to_owned(), runs.runs));
     }
     Ok(out)
+}
+
+/// Run-by-run comparison with strategy `v`: per source and strategy, the share of runs (same
+/// seed) whose best is at least as good as `v`'s, and strictly better.
+fn versus_table(
+    stems: &[String],
+    specs: &[StrategySpec],
+    bests: &[Vec<Vec<f64>>],
+    v: usize,
+) -> String {
+    let mut t = format!(
+        "Run by run against {} (same seeds): share of runs with a best at least as good (equal) and strictly better (strict):\n\n| strategy | {} |\n|---|{}\n",
+        specs[v],
+        stems
+            .iter()
+            .map(|s| format!("{s} (equal) | {s} (strict)"))
+            .collect::<Vec<_>>()
+            .join(" | "),
+        "---|---|".repeat(stems.len())
+    );
+    for (i, spec) in specs.iter().enumerate().filter(|(i, _)| *i != v) {
+        let cells: Vec<String> = bests
+            .iter()
+            .map(|per_spec| {
+                let (mine, theirs) = (&per_spec[i], &per_spec[v]);
+                let n = mine.len().max(1) as f64;
+                let equal = mine.iter().zip(theirs).filter(|(a, b)| a <= b).count() as f64;
+                let strict = mine.iter().zip(theirs).filter(|(a, b)| a < b).count() as f64;
+                format!("{:.0}% | {:.0}%", 100.0 * equal / n, 100.0 * strict / n)
+            })
+            .collect();
+        t += &format!("| {spec} | {} |\n", cells.join(" | "));
+    }
+    t
 }
 
 fn markdown_table(stems: &[String], rows: &[Row], args: &BenchArgs) -> String {

@@ -34,8 +34,8 @@ enum Command {
     /// Search spaces: build, count and time them.
     #[command(subcommand)]
     Space(space::SpaceCommand),
-    /// Run strategies on replayed Kernel Tuner caches and score them.
-    Bench(bench::BenchArgs),
+    /// Run strategies on replayed Kernel Tuner caches (or synthetic functions) and score them.
+    Bench(Box<bench::BenchArgs>),
     /// Print the tuned configurations of a crate.
     Show(show::ShowArgs),
 }
@@ -44,7 +44,7 @@ fn main() -> ExitCode {
     let Cargo::Tunable(cmd) = Cargo::parse();
     let result = match cmd {
         Command::Space(c) => space::run(c),
-        Command::Bench(a) => bench::run(a),
+        Command::Bench(a) => bench::run(*a),
         Command::Show(a) => show::run(a),
     };
     match result {

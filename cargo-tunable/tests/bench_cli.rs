@@ -129,10 +129,76 @@ fn pairs_run_as_ensembles_and_loko_selects_among_them() {
         table.contains("| gemm |") && table.contains("| pnpoly |"),
         "{table}"
     );
-    assert!(table.contains("6 strategies on 2 caches"), "{table}");
+    assert!(table.contains("6 strategies on 2 objectives"), "{table}");
     assert!(
         out.join("gemm_clblast_RTX_3090/ensemble:members=[mls+annealing].json")
             .exists()
     );
+    std::fs::remove_dir_all(&out).ok();
+}
+
+#[test]
+fn synthetic_functions_and_run_by_run_comparison() {
+    let out = std::env::temp_dir().join(format!("tunable-bench-syn-{}", std::process::id()));
+    let r = Command::new(env!("CARGO_BIN_EXE_cargo-tunable"))
+        .args([
+            "tunable",
+            "bench",
+            "--synthetic",
+            "f4",
+            "--synthetic",
+            "bukin6",
+        ])
+        .args([
+            "--grid",
+            "31",
+            "--strategy",
+            "random,annealing",
+            "--versus",
+            "random",
+        ])
+        .args([
+            "--budget",
+            "30",
+            "--repeats",
+            "10",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let table = String::from_utf8(r.stdout).unwrap();
+    assert!(table.contains("Run by run against random"), "{table}");
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("| annealing |") && l.contains('%'))
+        .unwrap_or_else(|| panic!("no comparison row:\n{table}"));
+    // Four percentages: equal and strict for each function; strict never exceeds equal.
+    let pct: Vec<f64> = row
+        .split('|')
+        .filter_map(|c| c.trim().strip_suffix('%'))
+        .map(|c| c.parse().unwrap())
+        .collect();
+    assert_eq!(pct.len(), 4, "{row}");
+    assert!(pct[1] <= pct[0] && pct[3] <= pct[2], "{row}");
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("bukin6/annealing.json")).unwrap())
+            .unwrap();
+    assert_eq!(file["cache"], "synthetic:bukin6:31x31");
+    let bad = Command::new(env!("CARGO_BIN_EXE_cargo-tunable"))
+        .args([
+            "tunable",
+            "bench",
+            "--synthetic",
+            "f5",
+            "--strategy",
+            "random",
+        ])
+        .args(["--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown synthetic function 'f5'"));
     std::fs::remove_dir_all(&out).ok();
 }

@@ -7,6 +7,7 @@
 //! - [`cache`]: reads Kernel Tuner cache files (also unclosed ones left by an interrupted run, and
 //!   T4 results files) into a [`KernelTunerCache`];
 //! - [`Replay`]: an objective over a [`Space`](crate::Space) that answers from a cache;
+//! - [`synthetic`]: paper 004's test functions (f3, f4, Bukin N.6) on grids, as replays;
 //! - [`score`]: the methodology score of paper 001 (Section V-A) against the exact expected
 //!   best-so-far of random search, [`ScoreContext`].
 //!
@@ -32,10 +33,12 @@
 pub mod cache;
 mod replay;
 pub mod score;
+pub mod synthetic;
 
 pub use cache::{CacheEntry, KernelTunerCache, Observation};
 pub use replay::Replay;
 pub use score::{MedianOf, ScoreContext, ScoreOptions, random_baseline};
+pub use synthetic::Synthetic;
 
 use crate::SpaceError;
 use std::path::PathBuf;

@@ -79,6 +79,27 @@ impl Replay {
         })
     }
 
+    /// An objective given by its value per position of `space` (`None` = failed), e.g. a
+    /// synthetic function evaluated on a grid.
+    ///
+    /// # Panics
+    /// If `values` does not have one entry per configuration of `space`.
+    pub fn from_values(space: Space, values: Vec<Option<f64>>) -> Self {
+        assert_eq!(values.len(), space.len(), "one value per configuration");
+        let observations = values
+            .iter()
+            .map(|v| match v {
+                Some(v) => Observation::Value(*v),
+                None => Observation::Failed("failed".into()),
+            })
+            .collect();
+        Replay {
+            space: Arc::new(space),
+            observations,
+            values,
+        }
+    }
+
     /// The space replayed over.
     pub fn space(&self) -> &Space {
         &self.space

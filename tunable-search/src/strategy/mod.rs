@@ -27,7 +27,7 @@ mod firefly;
 mod genetic;
 mod local_search;
 mod memo;
-mod options;
+pub(crate) mod options;
 mod pso;
 mod random;
 mod repair;
@@ -94,7 +94,7 @@ pub trait Strategy: Send {
 }
 
 /// The names [`build`] accepts.
-pub const STRATEGY_NAMES: [&str; 9] = [
+pub const STRATEGY_NAMES: [&str; 10] = [
     "random",
     "exhaustive",
     "genetic",
@@ -104,6 +104,7 @@ pub const STRATEGY_NAMES: [&str; 9] = [
     "annealing",
     "mls",
     "ils",
+    "bayes",
 ];
 
 /// Builds the strategy a spec names, for a space and a seed.
@@ -159,6 +160,11 @@ pub fn build(
         "ils" => Box::new(LocalSearch::new(
             space,
             spec.apply(LocalSearchOptions::iterated())?,
+            seed,
+        )),
+        "bayes" => Box::new(crate::bayes::Bayes::new(
+            space,
+            spec.apply(crate::bayes::BayesOptions::default())?,
             seed,
         )),
         other => {

@@ -57,12 +57,7 @@ fn replay(cache: &str) -> Replay {
 
 /// One run: the objective values of the unique evaluations in order (`None` = failed), and the
 /// strategy's seconds.
-fn run(
-    spec: &StrategySpec,
-    replay: &Replay,
-    seed: u64,
-    batch: usize,
-) -> (Vec<Option<f64>>, f64) {
+fn run(spec: &StrategySpec, replay: &Replay, seed: u64, batch: usize) -> (Vec<Option<f64>>, f64) {
     let mut s = strategy::build(spec, replay.shared_space(), seed).unwrap();
     let values = replay.values();
     let rec = drive(s.as_mut(), BUDGET, batch, |p| match values[p] {
@@ -187,7 +182,11 @@ fn bayes_scores() {
     }
     println!(
         "score: {} options, budget {BUDGET}, {repeats} runs, seeds {seed}..={}",
-        if peer { "peer_results" } else { "issue (default)" },
+        if peer {
+            "peer_results"
+        } else {
+            "issue (default)"
+        },
         seed + repeats - 1
     );
     print!("| spec |");

@@ -142,7 +142,7 @@ impl Acquisition {
     pub fn score(self, mu: f64, sigma: f64, best: f64, lambda: f64) -> f64 {
         match self {
             Acquisition::Lcb => best - lower_confidence_bound(mu, sigma, lambda),
-            _ if !(sigma > 1e-12) => {
+            _ if sigma.is_nan() || sigma <= 1e-12 => {
                 let gain = best - lambda - mu;
                 if gain > 0.0 {
                     gain.ln()

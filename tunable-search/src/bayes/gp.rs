@@ -48,7 +48,7 @@ impl Points {
     /// Points from row-major `data` with `dims` coordinates per row (`dims >= 1`, every
     /// coordinate finite).
     pub fn new(data: Vec<f64>, dims: usize) -> Result<Self, BayesError> {
-        if dims == 0 || data.len() % dims != 0 {
+        if dims == 0 || !data.len().is_multiple_of(dims) {
             return Err(BayesError::Points {
                 reason: format!("{} numbers do not make rows of {dims}", data.len()),
             });
@@ -323,7 +323,7 @@ impl Gp {
     }
 
     #[inline]
-    fn from_sums(&self, m: f64, s: f64, a: [f64; 3]) -> Prediction {
+    fn prediction_of_sums(m: f64, s: f64, a: [f64; 3]) -> Prediction {
         Prediction {
             mean: m + a[0] - m * a[1],
             var: s * s * (1.0 - a[2]).max(0.0),
@@ -361,7 +361,7 @@ impl Surrogate for Gp {
             .zip(self.acc.par_chunks(CHUNK))
             .for_each(|(out, acc)| {
                 for (o, &a) in out.iter_mut().zip(acc) {
-                    *o = self.from_sums(m, s, a);
+                    *o = Self::prediction_of_sums(m, s, a);
                 }
             });
     }
@@ -370,7 +370,7 @@ impl Surrogate for Gp {
         let (m, s) = self.standardization();
         let slot = self.slot[row];
         if slot != u32::MAX {
-            return self.from_sums(m, s, self.acc[slot as usize]);
+            return Self::prediction_of_sums(m, s, self.acc[slot as usize]);
         }
         let n = self.rows.len();
         let x = self.points.row(row);
@@ -383,7 +383,7 @@ impl Surrogate for Gp {
                 .solve_lower_triangular_mut(&mut k);
         }
         let k = k.as_slice();
-        self.from_sums(m, s, [dot(k, &self.w), dot(k, &self.u), dot(k, k)])
+        Self::prediction_of_sums(m, s, [dot(k, &self.w), dot(k, &self.u), dot(k, k)])
     }
 
     fn fit_hyperparameters(&mut self) {

@@ -462,3 +462,117 @@ impl Strategy for Bayes {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::SpaceBuilder;
+    use crate::strategy::{self, Outcome, StrategySpec, drive};
+    use std::collections::HashSet;
+    use std::sync::Arc;
+
+    fn space() -> Arc<Space> {
+        Arc::new(
+            SpaceBuilder::new()
+                .param("a", 0..24)
+                .param("b", 0..24)
+                .param("c", [1, 2, 4, 8])
+                .constraint("a + b <= 40")
+                .build()
+                .unwrap(),
+        )
+    }
+
+    use super::Space;
+
+    /// A bowl with a hidden constraint: `a * c > 60` fails.
+    fn objective(space: &Space, p: usize) -> Outcome {
+        let i = space.indices(p);
+        let (a, b, c) = (f64::from(i[0]), f64::from(i[1]), f64::from(i[2]));
+        if a * (c + 1.0) > 60.0 {
+            return Outcome::Failed;
+        }
+        Outcome::Value(1.0 + (a - 9.0).powi(2) + (b - 15.0).powi(2) + 3.0 * c)
+    }
+
+    #[test]
+    fn every_option_keeps_the_contract_and_is_deterministic() {
+        let space = space();
+        for spec in [
+            "bayes",
+            "bayes:acq=multi",
+            "bayes:acq=ei:batch=cl",
+            "bayes:acq=pi:pool=100:local=2",
+            "bayes:acq=lcb:feasibility=false:transform=log",
+            "bayes:fit=true:kernel=rbf:explore=0.1",
+            "bayes:kernel=matern52:lengthscale=0.5:explore=cv*0.5:init=5",
+            "bayes:acq=advanced_multi:pool=200:skip=2:discount=0.9:improvement=0.05",
+        ] {
+            let spec: StrategySpec = spec.parse().unwrap();
+            for batch in [1, 3] {
+                let run = |seed| {
+                    let mut s = strategy::build(&spec, Arc::clone(&space), seed).unwrap();
+                    drive(s.as_mut(), 90, batch, |p| objective(&space, p)).trials
+                };
+                let a = run(5);
+                assert_eq!(a.len(), 90, "{spec}");
+                let distinct: HashSet<usize> = a.iter().map(|t| t.position).collect();
+                assert_eq!(distinct.len(), 90, "{spec}");
+                assert_eq!(a, run(5), "{spec} is not deterministic");
+            }
+        }
+    }
+
+    #[test]
+    fn asks_before_tells_and_exhaustion() {
+        // Asking again before telling (an asynchronous tuner) conditions on fantasies; a run can
+        // spend the whole space.
+        let space = space();
+        let mut s =
+            strategy::build(&"bayes:init=4".parse().unwrap(), Arc::clone(&space), 3).unwrap();
+        let mut seen = HashSet::new();
+        let mut pending = Vec::new();
+        while seen.len() < space.len() {
+            let asked = s.ask(7);
+            assert!(!asked.is_empty());
+            for p in asked {
+                assert!(seen.insert(p));
+                pending.push(p);
+            }
+            // Tell all but the two most recent.
+            let keep = pending.split_off(pending.len().saturating_sub(2));
+            let trials: Vec<_> = pending
+                .drain(..)
+                .map(|p| crate::strategy::Trial {
+                    position: p,
+                    outcome: objective(&space, p),
+                })
+                .collect();
+            s.tell(&trials);
+            pending = keep;
+        }
+        assert!(s.ask(1).is_empty());
+    }
+
+    #[test]
+    fn feasibility_model_avoids_failures() {
+        let space = space();
+        let failed = |spec: &str| {
+            let spec: StrategySpec = spec.parse().unwrap();
+            (1..=4)
+                .map(|seed| {
+                    let mut s = strategy::build(&spec, Arc::clone(&space), seed).unwrap();
+                    let run = drive(s.as_mut(), 120, 1, |p| objective(&space, p));
+                    run.trials
+                        .iter()
+                        .filter(|t| t.outcome == Outcome::Failed)
+                        .count()
+                })
+                .sum::<usize>()
+        };
+        let (with, without) = (failed("bayes"), failed("bayes:feasibility=false"));
+        assert!(
+            with < without,
+            "{with} failures with the model, {without} without"
+        );
+    }
+}

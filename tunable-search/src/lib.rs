@@ -16,6 +16,7 @@
 //! assert_eq!(space.len(), 11);
 //! ```
 
+pub mod bayes;
 pub mod error;
 pub mod expr;
 pub mod sim;

@@ -28,7 +28,7 @@ mod firefly;
 mod genetic;
 mod local_search;
 mod memo;
-mod options;
+pub(crate) mod options;
 mod pso;
 mod random;
 mod repair;
@@ -96,7 +96,7 @@ pub trait Strategy: Send {
 }
 
 /// The names [`build`] accepts.
-pub const STRATEGY_NAMES: [&str; 10] = [
+pub const STRATEGY_NAMES: [&str; 11] = [
     "random",
     "exhaustive",
     "genetic",
@@ -107,6 +107,7 @@ pub const STRATEGY_NAMES: [&str; 10] = [
     "mls",
     "ils",
     "ensemble",
+    "bayes",
 ];
 
 /// Builds the strategy a spec names, for a space and a seed.
@@ -169,6 +170,11 @@ pub fn build(
             spec.apply(EnsembleOptions::default())?,
             seed,
         )?),
+        "bayes" => Box::new(crate::bayes::Bayes::new(
+            space,
+            spec.apply(crate::bayes::BayesOptions::default())?,
+            seed,
+        )),
         other => {
             return Err(StrategyError::UnknownStrategy {
                 name: other.to_owned(),

@@ -1,0 +1,115 @@
+//! # Bayesian optimization
+//!
+//! The `bayes` strategy: Bayesian optimization over the discrete, constrained spaces of GPU
+//! kernels, after paper 000 (Willemsen, van Nieuwpoort, van Werkhoven, "Bayesian Optimization for
+//! auto-tuning GPU kernels"), with failures learnt by a separate feasibility model instead of
+//! being fed to the surrogate as invented values.
+//!
+//! ## The method
+//! - **Space.** Every valid configuration is a point in `[0, 1]^k`, one coordinate per parameter
+//!   with more than one value (single-valued parameters are pruned), value index `i` of `n` at
+//!   `i / (n - 1)` ([`Points::from_space`]). The acquisition is maximized exactly, over every
+//!   unvisited valid configuration: the discrete space of paper 000, Section III-D.
+//! - **Initial sample.** `init` (20) configurations by maximin Latin hypercube over the valid
+//!   space (the best of 1000 random designs, each point moved to the nearest untaken valid
+//!   configuration); a configuration that fails is replaced by a random one, for at most `init`
+//!   replacements (Section III-E).
+//! - **Surrogate.** A Gaussian process ([`Gp`]) on standardized targets with a Matérn 3/2, Matérn
+//!   5/2 or RBF covariance ([`Kernel`]) and a fixed lengthscale (Table I), or lengthscale and
+//!   noise fitted by marginal likelihood ([`likelihood`], `fit=true`). Only valid results are
+//!   observed. New observations update the Cholesky factor by one row and every candidate's
+//!   cached cross-covariances by one element, `O(n)` per candidate, in parallel over fixed chunks
+//!   (deterministic for any number of threads). The surrogate sits behind the [`Surrogate`] trait.
+//! - **Feasibility.** Failed configurations train a separate model of the probability that a
+//!   configuration is valid ([`Feasibility`], a GP label regression) and the acquisition is
+//!   weighed by it (`feasibility=false` turns it off; then failures are only never asked again).
+//! - **Acquisition.** EI, PI or LCB ([`Acquisition`]) with paper 000's contextual-variance
+//!   exploration factor ([`contextual_variance`], applied in standard deviations of the
+//!   standardized targets), or the `multi` and `advanced_multi` portfolios ([`Portfolio`]) with
+//!   Table I's skip threshold (5), discount factors (0.65, 0.75) and required improvement factor
+//!   (0.1).
+//! - **Batches.** `ask(n)` picks `n` configurations one after the other, each conditioned on the
+//!   ones before it (and on every configuration asked but not yet told) with a made-up result:
+//!   the model's mean (kriging believer, `batch=kb`) or the best value so far (constant liar,
+//!   `batch=cl`). A portfolio round suggests one configuration per active function from one
+//!   prediction, as in the paper.
+//! - **Large spaces.** Spaces with more than `pool` (65,536) valid configurations keep the
+//!   predictions of a random pool of that many up to date and also score, every round, the
+//!   Hamming neighbours of the `local` (3) best configurations found.
+//!
+//! ## Options
+//! `bayes[:key=value]...` ([`BayesOptions`]):
+//! - `acq` (`advanced_multi`): `ei`, `pi`, `lcb`, `multi` or `advanced_multi`;
+//! - `kernel` (`matern32`): `matern32`, `matern52` or `rbf`; `lengthscale` (1.5);
+//!   `noise` (1e-6, relative to the standardized signal variance); `fit` (false);
+//! - `explore` (`cv`): `cv` (contextual variance), `cv*SCALE`, or a constant;
+//! - `init` (20); `feasibility` (true); `transform` (`none`): `none` or `log`;
+//! - `skip` (5), `discount` (Table I: 0.65 for multi, 0.75 for advanced multi), `improvement`
+//!   (0.1);
+//! - `batch` (`kb`): `kb` or `cl`; `pool` (65,536); `local` (3).
+//!
+//! ```
+//! use std::sync::Arc;
+//! use tunable_search::SpaceBuilder;
+//! use tunable_search::strategy::{self, Outcome, StrategySpec, drive};
+//! let space = Arc::new(SpaceBuilder::new().param("a", 0..20).param("b", 0..20).build().unwrap());
+//! let spec: StrategySpec = "bayes:acq=ei".parse().unwrap();
+//! let mut s = strategy::build(&spec, Arc::clone(&space), 1).unwrap();
+//! let run = drive(s.as_mut(), 40, 1, |p| {
+//!     let i = space.indices(p);
+//!     Outcome::Value(f64::from((i[0] as i32 - 7).pow(2) + (i[1] as i32 - 12).pow(2)))
+//! });
+//! assert_eq!(run.trials.len(), 40);
+//! ```
+//!
+//! ## References
+//! - F.-J. Willemsen, R. van Nieuwpoort, B. van Werkhoven, "Bayesian Optimization for
+//!   auto-tuning GPU kernels", PMBS 2021 (paper 000 of this project; paper 003 is its twin).
+//! - E. O. Hellsten et al., "BaCO: A Fast and Portable Bayesian Compiler Optimization
+//!   Framework", ASPLOS 2023: feasibility models for hidden constraints.
+//! - D. Ginsbourger, R. Le Riche, L. Carraro, "Kriging is well-suited to parallelize
+//!   optimization", 2010: kriging believer and constant liar.
+//! - Kernel Tuner's `bayes_opt` strategy (`kernel_tuner/strategies/bayes_opt.py`): the
+//!   implementation of paper 000 this one is compared with.
+
+mod acquisition;
+mod feasibility;
+mod gp;
+mod kernel;
+pub mod likelihood;
+mod options;
+mod portfolio;
+mod strategy;
+mod surrogate;
+
+pub use acquisition::{
+    Acquisition, contextual_variance, expected_improvement, log_ei_factor, log_normal_cdf,
+    lower_confidence_bound, normal_cdf, normal_pdf, probability_of_improvement,
+};
+pub use feasibility::Feasibility;
+pub use gp::{Gp, GpParams, Points, exact_posterior};
+pub use kernel::{Kernel, KernelKind, sq_dist};
+pub use options::{AcquisitionChoice, BatchFill, BayesOptions, Exploration, Transform};
+pub use portfolio::{Pick, Portfolio, PortfolioKind, PortfolioOptions};
+pub use strategy::Bayes;
+pub use surrogate::{Prediction, Surrogate};
+
+/// Why a Bayesian-optimization model could not be built.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BayesError {
+    /// A hyperparameter is out of range.
+    #[error("hyperparameter {name} = {value} is out of range")]
+    Hyperparameter {
+        /// The hyperparameter.
+        name: &'static str,
+        /// The value given.
+        value: f64,
+    },
+    /// A points matrix is malformed.
+    #[error("bad points matrix: {reason}")]
+    Points {
+        /// What is wrong.
+        reason: String,
+    },
+}

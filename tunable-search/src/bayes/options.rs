@@ -1,0 +1,213 @@
+//! # Options of the `bayes` strategy
+//!
+//! Parsed from `bayes[:key=value]...` through [`Configure`]; every value is checked here, so an
+//! invalid setting never reaches the model (the defaults and how they were chosen are in the
+//! [module docs](super)).
+
+use super::{Acquisition, KernelKind, PortfolioKind, PortfolioOptions};
+use crate::strategy::options::{Configure, parse_bool, parse_checked};
+
+/// What picks the next configuration: one acquisition function or a portfolio.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AcquisitionChoice {
+    /// One function throughout (`ei`, `pi`, `lcb`).
+    Single(Acquisition),
+    /// A portfolio of EI, PI and LCB (`multi`, `advanced_multi`).
+    Portfolio(PortfolioKind),
+}
+
+/// The exploration factor `λ` of the acquisition functions.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Exploration {
+    /// Paper 000's contextual variance, recomputed every round, times a scale (`cv` is scale 1,
+    /// `cv*0.5` halves it).
+    ContextualVariance(f64),
+    /// A constant, in standard deviations of the observed targets.
+    Constant(f64),
+}
+
+/// How a batch (`ask(n)` with `n > 1`, or asks before results are told) is filled: each pick is
+/// conditioned on the configurations still being evaluated, with a made-up result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BatchFill {
+    /// Kriging believer: the made-up result is the model's mean (variances shrink, the mean
+    /// stays).
+    KrigingBeliever,
+    /// Constant liar: the made-up result is the best value found so far (CL-min), which also
+    /// pushes later picks away from earlier ones.
+    ConstantLiar,
+}
+
+/// How targets are transformed before the surrogate sees them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transform {
+    /// The measured values themselves (then standardized).
+    None,
+    /// Their natural logarithm (then standardized): run times spread over orders of magnitude,
+    /// and the log keeps the slowest configurations from dominating the fit. Values must be
+    /// positive; smaller ones count as the smallest positive double.
+    Log,
+}
+
+/// Options of [`Bayes`](super::Bayes); `Default` gives the defaults of the module docs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BayesOptions {
+    /// `acq`: the acquisition function or portfolio.
+    pub acquisition: AcquisitionChoice,
+    /// `kernel`: the covariance function.
+    pub kernel: KernelKind,
+    /// `lengthscale`: the covariance function's lengthscale (in normalized coordinates).
+    pub lengthscale: f64,
+    /// `noise`: the noise variance relative to the standardized signal variance.
+    pub noise: f64,
+    /// `fit`: re-estimate lengthscale and noise by marginal likelihood after the initial sample
+    /// and whenever the number of valid observations has doubled.
+    pub fit: bool,
+    /// `explore`: `cv`, `cv*SCALE` or a constant.
+    pub exploration: Exploration,
+    /// `init`: size of the initial maximin Latin-hypercube sample.
+    pub init: usize,
+    /// `feasibility`: weigh the acquisition by a learnt probability of validity.
+    pub feasibility: bool,
+    /// `skip`: the portfolios' skip threshold.
+    pub skip_threshold: usize,
+    /// `discount`: the portfolios' discount factor (`None`: Table I's for the portfolio).
+    pub discount: Option<f64>,
+    /// `improvement`: advanced multi's required improvement factor.
+    pub improvement: f64,
+    /// `batch`: `kb` (kriging believer) or `cl` (constant liar).
+    pub batch: BatchFill,
+    /// `pool`: the most candidates whose predictions are kept up to date; larger spaces score a
+    /// random pool of this size plus the neighbours of the best configurations found.
+    pub pool: usize,
+    /// `local`: in pool mode, how many of the best configurations found add their neighbours to
+    /// the candidates.
+    pub local: usize,
+    /// `transform`: `none` or `log`.
+    pub transform: Transform,
+}
+
+impl Default for BayesOptions {
+    fn default() -> Self {
+        BayesOptions {
+            acquisition: AcquisitionChoice::Portfolio(PortfolioKind::AdvancedMulti),
+            kernel: KernelKind::Matern32,
+            lengthscale: 1.5,
+            noise: 1e-6,
+            fit: false,
+            exploration: Exploration::ContextualVariance(1.0),
+            init: 20,
+            feasibility: true,
+            skip_threshold: 5,
+            discount: None,
+            improvement: 0.1,
+            batch: BatchFill::KrigingBeliever,
+            pool: 65_536,
+            local: 3,
+            transform: Transform::None,
+        }
+    }
+}
+
+impl BayesOptions {
+    /// The portfolio settings these options give for `kind`.
+    pub fn portfolio(&self, kind: PortfolioKind) -> PortfolioOptions {
+        let table = PortfolioOptions::table_i(kind);
+        PortfolioOptions {
+            skip_threshold: self.skip_threshold,
+            discount: self.discount.unwrap_or(table.discount),
+            improvement: self.improvement,
+        }
+    }
+}
+
+impl Configure for BayesOptions {
+    const KEYS: &'static [&'static str] = &[
+        "acq",
+        "kernel",
+        "lengthscale",
+        "noise",
+        "fit",
+        "explore",
+        "init",
+        "feasibility",
+        "skip",
+        "discount",
+        "improvement",
+        "batch",
+        "pool",
+        "local",
+        "transform",
+    ];
+
+    fn set(&mut self, key: &str, v: &str) -> Result<(), Option<String>> {
+        let positive =
+            |v: &str| parse_checked(v, "a positive number", |x: &f64| *x > 0.0 && x.is_finite());
+        match key {
+            "acq" => {
+                self.acquisition = match v {
+                    "ei" => AcquisitionChoice::Single(Acquisition::Ei),
+                    "pi" | "poi" => AcquisitionChoice::Single(Acquisition::Pi),
+                    "lcb" => AcquisitionChoice::Single(Acquisition::Lcb),
+                    "multi" => AcquisitionChoice::Portfolio(PortfolioKind::Multi),
+                    "advanced_multi" => AcquisitionChoice::Portfolio(PortfolioKind::AdvancedMulti),
+                    _ => return Err(Some("expected ei, pi, lcb, multi or advanced_multi".into())),
+                }
+            }
+            "kernel" => {
+                self.kernel = KernelKind::parse(v)
+                    .ok_or_else(|| Some("expected matern32, matern52 or rbf".to_owned()))?
+            }
+            "lengthscale" => self.lengthscale = positive(v)?,
+            "noise" => {
+                self.noise = parse_checked(v, "a number in [1e-12, 10]", |x: &f64| {
+                    (1e-12..=10.0).contains(x)
+                })?
+            }
+            "fit" => self.fit = parse_bool(v)?,
+            "explore" => {
+                self.exploration = if v == "cv" {
+                    Exploration::ContextualVariance(1.0)
+                } else if let Some(scale) = v.strip_prefix("cv*") {
+                    Exploration::ContextualVariance(positive(scale)?)
+                } else {
+                    Exploration::Constant(parse_checked(
+                        v,
+                        "cv, cv*SCALE or a number >= 0",
+                        |x: &f64| *x >= 0.0 && x.is_finite(),
+                    )?)
+                }
+            }
+            "init" => self.init = parse_checked(v, "an integer >= 1", |&n| n >= 1)?,
+            "feasibility" => self.feasibility = parse_bool(v)?,
+            "skip" => self.skip_threshold = parse_checked(v, "an integer >= 1", |&n| n >= 1)?,
+            "discount" => {
+                self.discount = Some(parse_checked(v, "a number in (0, 1]", |x: &f64| {
+                    *x > 0.0 && *x <= 1.0
+                })?)
+            }
+            "improvement" => {
+                self.improvement =
+                    parse_checked(v, "a number in [0, 1)", |x: &f64| (0.0..1.0).contains(x))?
+            }
+            "batch" => {
+                self.batch = match v {
+                    "kb" => BatchFill::KrigingBeliever,
+                    "cl" => BatchFill::ConstantLiar,
+                    _ => return Err(Some("expected kb or cl".into())),
+                }
+            }
+            "pool" => self.pool = parse_checked(v, "an integer >= 100", |&n| n >= 100)?,
+            "local" => self.local = parse_checked(v, "an integer >= 0", |_: &usize| true)?,
+            "transform" => {
+                self.transform = match v {
+                    "none" => Transform::None,
+                    "log" => Transform::Log,
+                    _ => return Err(Some("expected none or log".into())),
+                }
+            }
+            _ => return Err(None),
+        }
+        Ok(())
+    }
+}

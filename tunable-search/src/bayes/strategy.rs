@@ -1,0 +1,578 @@
+//! The `bayes` strategy: the ask/tell state machine around the surrogate, the feasibility model,
+//! the acquisition functions and the portfolios (see the [module docs](super)).
+
+use super::gp::{CHUNK, standardization};
+use super::options::{AcquisitionChoice, BatchFill, BayesOptions, Exploration, Transform};
+use super::{
+    Acquisition, Feasibility, Gp, GpParams, Kernel, Pick, Points, Portfolio, PortfolioKind,
+    Prediction, Surrogate, contextual_variance,
+};
+use crate::Space;
+use crate::space::Neighbourhood;
+use crate::strategy::{Memo, Strategy, Trial};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+/// Random Latin-hypercube designs the maximin initial sample chooses from.
+const MAXIMIN_DESIGNS: usize = 1000;
+
+/// Bayesian optimization over a [`Space`] (see the [module docs](super)).
+pub struct Bayes {
+    space: Arc<Space>,
+    options: BayesOptions,
+    rng: ChaCha8Rng,
+    memo: Memo,
+    model: Box<dyn Surrogate>,
+    feasibility: Option<Feasibility>,
+    /// Rows in the candidate pool (pool mode only).
+    in_pool: Option<Vec<bool>>,
+    init_queue: VecDeque<usize>,
+    init_asked: usize,
+    bo_started: bool,
+    /// Asked, not yet told, in order; the first `fantasized` are fantasies in the model.
+    pending: Vec<usize>,
+    fantasized: usize,
+    /// Picks of the current round not yet asked.
+    queue: VecDeque<usize>,
+    /// Rounds whose results are not all told (portfolios only).
+    rounds: VecDeque<Vec<Pick>>,
+    portfolio: Option<Portfolio>,
+    /// Raw valid values told, in order; positions of the valid ones.
+    valid: Vec<f64>,
+    valid_rows: Vec<usize>,
+    /// Model targets of the valid values.
+    targets: Vec<f64>,
+    best: Option<(usize, f64)>,
+    /// The initial sample's mean value and the mean posterior deviation after it (contextual
+    /// variance).
+    init_stats: Option<(f64, f64)>,
+    next_fit: usize,
+    preds: Vec<Prediction>,
+    probs: Vec<f64>,
+    scratch: Vec<Prediction>,
+}
+
+impl std::fmt::Debug for Bayes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bayes")
+            .field("options", &self.options)
+            .field("asked", &self.memo.asked_count())
+            .field("valid", &self.valid.len())
+            .field("best", &self.best)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Bayes {
+    /// Bayesian optimization over `space` with `options`, seeded.
+    pub fn new(space: Arc<Space>, options: BayesOptions, seed: u64) -> Self {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let points = Arc::new(Points::from_space(&space));
+        let kernel = Kernel::new(options.kernel, options.lengthscale).expect("checked option");
+        let params = GpParams::new(kernel, options.noise).expect("checked option");
+        let (candidates, in_pool) = if space.len() > options.pool {
+            let mut pool = space.sample(&mut rng, options.pool);
+            pool.sort_unstable();
+            let mut in_pool = vec![false; space.len()];
+            pool.iter().for_each(|&p| in_pool[p] = true);
+            let rows: Arc<[u32]> = pool.into_iter().map(|p| p as u32).collect();
+            (Some(rows), Some(in_pool))
+        } else {
+            (None, None)
+        };
+        let model: Box<dyn Surrogate> =
+            Box::new(Gp::new(params, Arc::clone(&points), candidates.clone()));
+        let feasibility = options
+            .feasibility
+            .then(|| Feasibility::new(params, Arc::clone(&points), candidates));
+        let init_queue = if space.is_empty() {
+            VecDeque::new()
+        } else {
+            space
+                .maximin_latin_hypercube(&mut rng, options.init, MAXIMIN_DESIGNS)
+                .into()
+        };
+        let portfolio = match options.acquisition {
+            AcquisitionChoice::Portfolio(kind) => Some(Portfolio::new(
+                kind,
+                options.portfolio(kind),
+                &Acquisition::PORTFOLIO,
+            )),
+            AcquisitionChoice::Single(_) => None,
+        };
+        Bayes {
+            memo: Memo::new(space.len()),
+            space,
+            next_fit: options.init.max(3),
+            options,
+            rng,
+            model,
+            feasibility,
+            in_pool,
+            init_queue,
+            init_asked: 0,
+            bo_started: false,
+            pending: Vec::new(),
+            fantasized: 0,
+            queue: VecDeque::new(),
+            rounds: VecDeque::new(),
+            portfolio,
+            valid: Vec::new(),
+            valid_rows: Vec::new(),
+            targets: Vec::new(),
+            best: None,
+            init_stats: None,
+            preds: Vec::new(),
+            probs: Vec::new(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// The portfolio's currently active functions (`None` for a single function): for reports.
+    pub fn active_functions(&self) -> Option<Vec<Acquisition>> {
+        self.portfolio
+            .as_ref()
+            .map(|p| p.active().into_iter().map(|i| p.functions()[i]).collect())
+    }
+
+    fn target(&self, v: f64) -> f64 {
+        match self.options.transform {
+            Transform::None => v,
+            Transform::Log => v.max(f64::MIN_POSITIVE).ln(),
+        }
+    }
+
+    fn next_position(&mut self) -> Option<usize> {
+        if self.memo.exhausted() {
+            return None;
+        }
+        while let Some(p) = self.init_queue.pop_front() {
+            if !self.memo.is_asked(p) {
+                self.init_asked += 1;
+                return Some(p);
+            }
+        }
+        let init = self.options.init;
+        // Failed initial configurations are replaced by random ones (paper 000, Section III-E),
+        // for at most `init` more evaluations; nothing to model without a valid result.
+        let filling = !self.bo_started
+            && self.valid.len() + self.pending.len() < init
+            && self.init_asked < 2 * init;
+        if self.valid.is_empty() || filling {
+            self.init_asked += 1;
+            return self.memo.random_unasked(&mut self.rng);
+        }
+        if let Some(p) = self.queue.pop_front() {
+            return Some(p);
+        }
+        self.bo_started = true;
+        self.new_round();
+        self.queue
+            .pop_front()
+            .or_else(|| self.memo.random_unasked(&mut self.rng))
+    }
+
+    /// Conditions the model on every pending configuration with a made-up result.
+    fn sync_fantasies(&mut self) {
+        while self.fantasized < self.pending.len() {
+            let p = self.pending[self.fantasized];
+            let lie = match self.options.batch {
+                BatchFill::KrigingBeliever => self.model.predict(p).mean,
+                BatchFill::ConstantLiar => self.target(self.best.map_or(0.0, |(_, b)| b)),
+            };
+            self.model.fantasize(p, lie);
+            self.fantasized += 1;
+        }
+    }
+
+    /// Positions outside the pool scored this round: the neighbours of the best results.
+    fn local_candidates(&self) -> Vec<usize> {
+        let Some(in_pool) = &self.in_pool else {
+            return Vec::new();
+        };
+        let mut best: Vec<(f64, usize)> = self
+            .valid
+            .iter()
+            .zip(&self.valid_rows)
+            .map(|(&v, &r)| (v, r))
+            .collect();
+        best.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let mut out: Vec<usize> = best
+            .iter()
+            .take(self.options.local)
+            .flat_map(|&(_, r)| {
+                self.space
+                    .neighbours(&self.space.indices(r), Neighbourhood::Hamming)
+            })
+            .filter(|&p| !in_pool[p] && !self.memo.is_asked(p))
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Predicts every candidate, scores them and queues the round's picks.
+    fn new_round(&mut self) {
+        self.sync_fantasies();
+        let cand: Vec<u32> = self.model.candidates().to_vec();
+        let nc = cand.len();
+        self.preds.resize(nc, Prediction::default());
+        self.model.predict_candidates(&mut self.preds);
+        self.probs.resize(nc, 1.0);
+        match &self.feasibility {
+            Some(f) => f.candidate_probabilities(&mut self.scratch, &mut self.probs),
+            None => self.probs.iter_mut().for_each(|p| *p = 1.0),
+        }
+        let extra = self.local_candidates();
+        let extra_scored: Vec<(usize, Prediction, f64)> = extra
+            .par_iter()
+            .map(|&r| {
+                let p = self.feasibility.as_ref().map_or(1.0, |f| f.probability(r));
+                (r, self.model.predict(r), p)
+            })
+            .collect();
+        let total = nc + extra_scored.len();
+        let (preds, probs, memo) = (&self.preds, &self.probs, &self.memo);
+        let at = |i: usize| -> (usize, Prediction, f64) {
+            if i < nc {
+                (cand[i] as usize, preds[i], probs[i])
+            } else {
+                extra_scored[i - nc]
+            }
+        };
+        let chunks = total.div_ceil(CHUNK);
+
+        // Mean posterior deviation over the unvisited candidates (contextual variance).
+        let (sum_std, count) = (0..chunks)
+            .into_par_iter()
+            .map(|ci| {
+                let mut acc = (0.0, 0usize);
+                for i in ci * CHUNK..total.min((ci + 1) * CHUNK) {
+                    let (r, pred, _) = at(i);
+                    if !memo.is_asked(r) {
+                        acc.0 += pred.std();
+                        acc.1 += 1;
+                    }
+                }
+                acc
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .fold((0.0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+        if count == 0 {
+            return;
+        }
+        let mean_std = sum_std / count as f64;
+        let (init_mean, init_std) = *self.init_stats.get_or_insert_with(|| {
+            (
+                self.valid.iter().sum::<f64>() / self.valid.len() as f64,
+                mean_std,
+            )
+        });
+        let best_raw = self.best.map_or(0.0, |(_, b)| b);
+        let lambda = match self.options.exploration {
+            Exploration::ContextualVariance(scale) => {
+                scale * contextual_variance(mean_std, init_std, init_mean, best_raw)
+            }
+            Exploration::Constant(c) => c,
+        };
+        let (m, s) = standardization(&self.targets);
+        let f_best = (self.target(best_raw) - m) / s;
+
+        let (functions, active): (Vec<Acquisition>, Vec<usize>) = match &self.portfolio {
+            Some(p) => {
+                let active = p.active();
+                (active.iter().map(|&i| p.functions()[i]).collect(), active)
+            }
+            None => match self.options.acquisition {
+                AcquisitionChoice::Single(a) => (vec![a], vec![0]),
+                AcquisitionChoice::Portfolio(_) => unreachable!("portfolio without state"),
+            },
+        };
+        let k = functions.len();
+        let tops: Vec<Vec<Vec<(f64, usize)>>> = (0..chunks)
+            .into_par_iter()
+            .map(|ci| {
+                let mut tops = vec![Vec::with_capacity(k + 1); k];
+                for i in ci * CHUNK..total.min((ci + 1) * CHUNK) {
+                    let (r, pred, p) = at(i);
+                    if memo.is_asked(r) {
+                        continue;
+                    }
+                    let (mu, sd) = ((pred.mean - m) / s, pred.std() / s);
+                    for (top, a) in tops.iter_mut().zip(&functions) {
+                        insert_top(top, k, a.weighted_score(mu, sd, f_best, lambda, p), r);
+                    }
+                }
+                tops
+            })
+            .collect();
+        let mut merged = vec![Vec::with_capacity(k + 1); k];
+        for chunk in tops {
+            for (m, t) in merged.iter_mut().zip(chunk) {
+                for (score, r) in t {
+                    insert_top(m, k, score, r);
+                }
+            }
+        }
+
+        let multi = matches!(
+            self.portfolio.as_ref().map(Portfolio::kind),
+            Some(PortfolioKind::Multi)
+        );
+        let mut picks: Vec<Pick> = Vec::with_capacity(k);
+        for (f, top) in active.iter().zip(&merged) {
+            let chosen = if multi {
+                top.first().map(|&(_, r)| r)
+            } else {
+                top.iter()
+                    .map(|&(_, r)| r)
+                    .find(|r| !picks.iter().any(|p| p.position == *r))
+            };
+            if let Some(r) = chosen {
+                let duplicate = picks.iter().any(|p| p.position == r);
+                if !duplicate {
+                    self.queue.push_back(r);
+                }
+                picks.push(Pick {
+                    function: *f,
+                    position: r,
+                    duplicate,
+                });
+            }
+        }
+        if self.portfolio.is_some() && !picks.is_empty() {
+            self.rounds.push_back(picks);
+        }
+    }
+
+    /// Finishes the rounds whose results are all told, in order.
+    fn finish_rounds(&mut self) {
+        while let Some(round) = self.rounds.front() {
+            if round.iter().any(|p| self.memo.get(p.position).is_none()) {
+                return;
+            }
+            let round = self.rounds.pop_front().expect("front exists");
+            let Some(portfolio) = &mut self.portfolio else {
+                return;
+            };
+            let failed_as = match portfolio.kind() {
+                PortfolioKind::Multi => self.init_stats.map_or(0.0, |(m, _)| m),
+                PortfolioKind::AdvancedMulti => median(&self.valid),
+            };
+            let memo = &self.memo;
+            portfolio.finish_round(
+                &round,
+                |p| {
+                    memo.get(p)
+                        .and_then(|o| o.value())
+                        .filter(|v| v.is_finite())
+                },
+                failed_as,
+            );
+        }
+    }
+}
+
+/// Keeps the `k` best `(score, row)` pairs, best first; NaN scores rank last, ties go to the
+/// lower row.
+fn insert_top(top: &mut Vec<(f64, usize)>, k: usize, score: f64, row: usize) {
+    let score = if score.is_nan() {
+        f64::NEG_INFINITY
+    } else {
+        score
+    };
+    let better = |a: &(f64, usize)| score > a.0 || (score == a.0 && row < a.1);
+    if top.len() == k && !top.last().is_some_and(better) {
+        return;
+    }
+    let at = top.iter().position(better).unwrap_or(top.len());
+    top.insert(at, (score, row));
+    top.truncate(k);
+}
+
+fn median(values: &[f64]) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        0.5 * (v[n / 2 - 1] + v[n / 2])
+    }
+}
+
+impl Strategy for Bayes {
+    fn ask(&mut self, n: usize) -> Vec<usize> {
+        let mut out = Vec::with_capacity(n);
+        while out.len() < n {
+            let Some(p) = self.next_position() else {
+                break;
+            };
+            if self.memo.mark_asked(p) {
+                self.pending.push(p);
+                out.push(p);
+            }
+        }
+        out
+    }
+
+    fn tell(&mut self, trials: &[Trial]) {
+        if trials.is_empty() {
+            return;
+        }
+        self.model.clear_fantasies();
+        self.fantasized = 0;
+        for t in trials {
+            self.memo.record(t);
+            if let Some(i) = self.pending.iter().position(|&p| p == t.position) {
+                self.pending.remove(i);
+            }
+            match t.outcome.value().filter(|v| v.is_finite()) {
+                Some(v) => {
+                    let y = self.target(v);
+                    self.model.observe(t.position, y);
+                    self.targets.push(y);
+                    self.valid.push(v);
+                    self.valid_rows.push(t.position);
+                    if self.best.is_none_or(|(_, b)| v < b) {
+                        self.best = Some((t.position, v));
+                    }
+                    if let Some(f) = &mut self.feasibility {
+                        f.observe(t.position, true);
+                    }
+                }
+                None => {
+                    if let Some(f) = &mut self.feasibility {
+                        f.observe(t.position, false);
+                    }
+                }
+            }
+        }
+        self.finish_rounds();
+        if self.options.fit && self.valid.len() >= self.next_fit {
+            self.model.fit_hyperparameters();
+            self.next_fit = 2 * self.valid.len();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::SpaceBuilder;
+    use crate::strategy::{self, Outcome, StrategySpec, drive};
+    use std::collections::HashSet;
+    use std::sync::Arc;
+
+    fn space() -> Arc<Space> {
+        Arc::new(
+            SpaceBuilder::new()
+                .param("a", 0..24)
+                .param("b", 0..24)
+                .param("c", [1, 2, 4, 8])
+                .constraint("a + b <= 40")
+                .build()
+                .unwrap(),
+        )
+    }
+
+    use super::Space;
+
+    /// A bowl with a hidden constraint: `a * c > 60` fails.
+    fn objective(space: &Space, p: usize) -> Outcome {
+        let i = space.indices(p);
+        let (a, b, c) = (f64::from(i[0]), f64::from(i[1]), f64::from(i[2]));
+        if a * (c + 1.0) > 60.0 {
+            return Outcome::Failed;
+        }
+        Outcome::Value(1.0 + (a - 9.0).powi(2) + (b - 15.0).powi(2) + 3.0 * c)
+    }
+
+    #[test]
+    fn every_option_keeps_the_contract_and_is_deterministic() {
+        let space = space();
+        for spec in [
+            "bayes",
+            "bayes:acq=multi",
+            "bayes:acq=ei:batch=cl",
+            "bayes:acq=pi:pool=100:local=2",
+            "bayes:acq=lcb:feasibility=false:transform=log",
+            "bayes:fit=true:kernel=rbf:explore=0.1",
+            "bayes:kernel=matern52:lengthscale=0.5:explore=cv*0.5:init=5",
+            "bayes:acq=advanced_multi:pool=200:skip=2:discount=0.9:improvement=0.05",
+        ] {
+            let spec: StrategySpec = spec.parse().unwrap();
+            for batch in [1, 3] {
+                let run = |seed| {
+                    let mut s = strategy::build(&spec, Arc::clone(&space), seed).unwrap();
+                    drive(s.as_mut(), 90, batch, |p| objective(&space, p)).trials
+                };
+                let a = run(5);
+                assert_eq!(a.len(), 90, "{spec}");
+                let distinct: HashSet<usize> = a.iter().map(|t| t.position).collect();
+                assert_eq!(distinct.len(), 90, "{spec}");
+                assert_eq!(a, run(5), "{spec} is not deterministic");
+            }
+        }
+    }
+
+    #[test]
+    fn asks_before_tells_and_exhaustion() {
+        // Asking again before telling (an asynchronous tuner) conditions on fantasies; a run can
+        // spend the whole space.
+        let space = space();
+        let mut s =
+            strategy::build(&"bayes:init=4".parse().unwrap(), Arc::clone(&space), 3).unwrap();
+        let mut seen = HashSet::new();
+        let mut pending = Vec::new();
+        while seen.len() < space.len() {
+            let asked = s.ask(7);
+            assert!(!asked.is_empty());
+            for p in asked {
+                assert!(seen.insert(p));
+                pending.push(p);
+            }
+            // Tell all but the two most recent.
+            let keep = pending.split_off(pending.len().saturating_sub(2));
+            let trials: Vec<_> = pending
+                .drain(..)
+                .map(|p| crate::strategy::Trial {
+                    position: p,
+                    outcome: objective(&space, p),
+                })
+                .collect();
+            s.tell(&trials);
+            pending = keep;
+        }
+        assert!(s.ask(1).is_empty());
+    }
+
+    #[test]
+    fn feasibility_model_avoids_failures() {
+        let space = space();
+        let failed = |spec: &str| {
+            let spec: StrategySpec = spec.parse().unwrap();
+            (1..=4)
+                .map(|seed| {
+                    let mut s = strategy::build(&spec, Arc::clone(&space), seed).unwrap();
+                    let run = drive(s.as_mut(), 120, 1, |p| objective(&space, p));
+                    run.trials
+                        .iter()
+                        .filter(|t| t.outcome == Outcome::Failed)
+                        .count()
+                })
+                .sum::<usize>()
+        };
+        let (with, without) = (failed("bayes"), failed("bayes:feasibility=false"));
+        assert!(
+            with < without,
+            "{with} failures with the model, {without} without"
+        );
+    }
+}

@@ -75,6 +75,10 @@ pub enum Call<'a, P> {
     Answer,
 }
 
+/// The tuning closure generated for a kernel: does what the [`Call`] asks, answering the values
+/// read for `Output` and `Answer`, or the reason it failed.
+pub type Run<'r, P> = dyn FnMut(Call<'_, P>) -> Result<Option<Vec<f64>>, String> + 'r;
+
 /// Reads an output for verification (`verify = ...` and `answer = ...` expressions).
 pub fn snapshot<O: Output + ?Sized>(o: &O) -> Result<Vec<f64>, String> {
     o.snapshot()
@@ -153,7 +157,7 @@ pub fn autotune<P: Params>(
     key: u64,
     table: &'static [Baked<P>],
     default: P,
-    run: &mut dyn FnMut(Call<'_, P>) -> Result<Option<Vec<f64>>, String>,
+    run: &mut Run<'_, P>,
 ) -> P {
     let m = mode();
     if m == Mode::Off {
@@ -303,7 +307,7 @@ pub fn autotune<P: Params>(
 fn expected_output<P: Params>(
     kernel: &Kernel,
     default: P,
-    run: &mut dyn FnMut(Call<'_, P>) -> Result<Option<Vec<f64>>, String>,
+    run: &mut Run<'_, P>,
 ) -> Result<Option<Vec<f64>>, String> {
     match kernel.verify {
         Verify::Off => Ok(None),

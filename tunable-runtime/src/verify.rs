@@ -127,7 +127,10 @@ mod tests {
         let v = vec![1.5f32, -2.0];
         assert_eq!(v.snapshot(), Ok(vec![1.5, -2.0]));
         assert_eq!((&&v[..1]).snapshot(), Ok(vec![1.5]));
+        fn through_mut<O: Output + ?Sized>(o: &mut O) -> Result<Vec<f64>, String> {
+            Output::snapshot(&o)
+        }
         let mut w = [3u8, 4];
-        assert_eq!((&mut w).snapshot(), Ok(vec![3.0, 4.0]));
+        assert_eq!(through_mut(&mut w), Ok(vec![3.0, 4.0]));
     }
 }

@@ -61,6 +61,7 @@
 //! ```
 
 mod dims;
+mod element;
 mod source;
 #[cfg(any(feature = "cuda", feature = "opencl"))]
 mod wait;
@@ -71,6 +72,7 @@ pub mod cuda;
 pub mod opencl;
 
 pub use dims::{Dims, Extent};
+pub use element::Element;
 pub use source::{Source, definitions};
 #[cfg(any(feature = "cuda", feature = "opencl"))]
 pub(crate) use wait::wait_until;

@@ -263,7 +263,10 @@ pub(crate) fn expand(
             }
         }
     } else {
+        // Parameters of GPU kernels often reach only the kernel source (as `-D` definitions,
+        // through `params`), not the host code: unused ones are not warned about.
         quote! {
+            #[allow(unused_variables)]
             let #params_ty { #(#fields),* } = *params;
             #body
         }
@@ -357,8 +360,17 @@ pub(crate) fn expand(
         #[doc = #doc_params]
         #[derive(Clone, Copy, Debug, PartialEq, ::tunable::__private::serde::Serialize, ::tunable::__private::serde::Deserialize)]
         #[serde(crate = "::tunable::__private::serde")]
+        #[allow(non_snake_case)]
         #vis struct #params_ty {
             #(#[allow(missing_docs)] pub #fields: #tys,)*
+        }
+
+        impl ::std::default::Default for #params_ty {
+            /// The kernel's default configuration (the `default` option, else the first valid
+            /// configuration): what runs when nothing is tuned.
+            fn default() -> Self {
+                #default_lit
+            }
         }
 
         impl #params_ty {
@@ -393,6 +405,7 @@ pub(crate) fn expand(
 
         #[doc = #doc_with]
         #[inline]
+        #[allow(non_snake_case)]
         #vis fn #with_fn #impl_g (#with_inputs) #output #where_c {
             #with_body
         }

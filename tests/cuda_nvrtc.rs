@@ -3,7 +3,7 @@
 //! the reason their constraint states, with NVRTC's log. CI installs NVRTC from PyPI
 //! (`nvidia-cuda-nvrtc-cu12`); without it the test skips with the reason.
 
-#[allow(dead_code, unsafe_code)]
+#[allow(dead_code)]
 #[path = "../examples/gemm_cuda.rs"]
 mod gemm_cuda;
 

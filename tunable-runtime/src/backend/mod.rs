@@ -75,4 +75,4 @@ pub use dims::{Dims, Extent};
 pub use element::Element;
 pub use source::{Source, definitions};
 #[cfg(any(feature = "cuda", feature = "opencl"))]
-pub(crate) use wait::wait_until;
+pub(crate) use wait::{Status, wait_until};

@@ -8,7 +8,7 @@
 use super::buffer::Buffer;
 use super::error::CudaError;
 use super::{Inner, Loaded, code};
-use crate::backend::{Dims, Element, wait_until};
+use crate::backend::{Dims, Element, Status, wait_until};
 use crate::measure::report_device_time;
 use cudarc::driver::sys::{CUevent_flags, CUfunction_attribute};
 use cudarc::driver::{DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg};
@@ -201,7 +201,12 @@ impl<'a> Launch<'a> {
         };
         let finished = wait_until(
             k.timeout,
-            || end.try_is_complete().map_err(failed),
+            // CUDA cannot tell queued from running: the limit counts from the launch.
+            || {
+                end.try_is_complete()
+                    .map(|done| if done { Status::Done } else { Status::Running })
+                    .map_err(failed)
+            },
             || end.synchronize().map_err(failed),
         )?;
         if !finished {

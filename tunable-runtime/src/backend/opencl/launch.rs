@@ -8,9 +8,9 @@ use super::buffer::Buffer;
 use super::code;
 use super::compile::Kernel;
 use super::error::OpenClError;
-use crate::backend::{Dims, Element, wait_until};
+use crate::backend::{Dims, Element, Status, wait_until};
 use crate::measure::report_device_time;
-use opencl3::event::CL_COMPLETE;
+use opencl3::event::{CL_COMPLETE, CL_RUNNING};
 use opencl3::kernel::set_kernel_arg;
 use opencl3::types::cl_mem;
 use std::ffi::c_void;
@@ -231,9 +231,10 @@ impl<'a> Launch<'a> {
         let finished = wait_until(
             k.timeout,
             || match event.command_execution_status() {
-                Ok(s) if s.0 == CL_COMPLETE => Ok(true),
+                Ok(s) if s.0 == CL_COMPLETE => Ok(Status::Done),
                 Ok(s) if s.0 < 0 => Err(failed(s.to_string())),
-                Ok(_) => Ok(false),
+                Ok(s) if s.0 == CL_RUNNING => Ok(Status::Running),
+                Ok(_) => Ok(Status::Waiting),
                 Err(e) => Err(failed(code(e))),
             },
             || event.wait().map_err(|e| failed(code(e))),

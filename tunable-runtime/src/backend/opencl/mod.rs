@@ -68,7 +68,7 @@ use compile::Cache;
 use opencl3::command_queue::{CL_QUEUE_PROFILING_ENABLE, CommandQueue};
 use opencl3::context::Context;
 use opencl3::device::{CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_GPU, Device};
-use opencl3::error_codes::{ClError, DLOPEN_RUNTIME_LOAD_FAILED};
+use opencl3::error_codes::{CL_DEVICE_NOT_FOUND, ClError, DLOPEN_RUNTIME_LOAD_FAILED};
 use opencl3::platform::{Platform, get_platforms};
 use opencl3::types::cl_device_id;
 use std::sync::{Arc, Mutex};
@@ -123,6 +123,7 @@ impl OpenCl {
     /// The device named by `TUNABLE_OPENCL_DEVICE=<platform>:<device>` if set, else the first GPU
     /// of any platform, else the first device of the first platform that has one.
     pub fn new() -> Result<OpenCl, OpenClError> {
+        let _one_at_a_time = DISCOVERY.lock().unwrap_or_else(|e| e.into_inner());
         if let Ok(spec) = std::env::var("TUNABLE_OPENCL_DEVICE") {
             let parsed = spec
                 .split_once(':')
@@ -134,40 +135,38 @@ impl OpenCl {
                     ),
                 });
             };
-            return OpenCl::with_device(p, d);
+            return open_indexed(p, d);
         }
         let platforms = platforms()?;
+        let mut errors = Vec::new();
         for kind in [CL_DEVICE_TYPE_GPU, CL_DEVICE_TYPE_ALL] {
             for p in &platforms {
-                if let Some(&d) = p.get_devices(kind).unwrap_or_default().first() {
-                    return OpenCl::open(p, d);
+                match p.get_devices(kind) {
+                    Ok(devices) if !devices.is_empty() => return OpenCl::open(p, devices[0]),
+                    Ok(_) => {}
+                    Err(e) if e.0 == CL_DEVICE_NOT_FOUND => {}
+                    Err(e) => errors.push(format!("clGetDeviceIDs: {}", code(e))),
                 }
             }
         }
+        errors.dedup();
         Err(OpenClError::NoDevice {
-            reason: format!("{} platform(s), none with a device", platforms.len()),
+            reason: format!(
+                "{} platform(s), none with a device{}",
+                platforms.len(),
+                if errors.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", errors.join("; "))
+                }
+            ),
         })
     }
 
     /// Device `device` of platform `platform`, in the order `clinfo -l` lists them.
     pub fn with_device(platform: usize, device: usize) -> Result<OpenCl, OpenClError> {
-        let platforms = platforms()?;
-        let p = platforms
-            .get(platform)
-            .ok_or_else(|| OpenClError::NoDevice {
-                reason: format!(
-                    "platform {platform} requested, {} available",
-                    platforms.len()
-                ),
-            })?;
-        let devices = p.get_devices(CL_DEVICE_TYPE_ALL).unwrap_or_default();
-        let &d = devices.get(device).ok_or_else(|| OpenClError::NoDevice {
-            reason: format!(
-                "device {device} of platform {platform} requested, {} available",
-                devices.len()
-            ),
-        })?;
-        OpenCl::open(p, d)
+        let _one_at_a_time = DISCOVERY.lock().unwrap_or_else(|e| e.into_inner());
+        open_indexed(platform, device)
     }
 
     fn open(platform: &Platform, id: cl_device_id) -> Result<OpenCl, OpenClError> {
@@ -237,6 +236,34 @@ impl OpenCl {
     pub fn timeout(&self) -> Option<Duration> {
         self.timeout
     }
+}
+
+/// Device discovery, one thread at a time: ICD loaders are not all safe to initialize from two
+/// threads at once (two tests opening a device together saw no device in one of them).
+static DISCOVERY: Mutex<()> = Mutex::new(());
+
+fn open_indexed(platform: usize, device: usize) -> Result<OpenCl, OpenClError> {
+    let platforms = platforms()?;
+    let p = platforms
+        .get(platform)
+        .ok_or_else(|| OpenClError::NoDevice {
+            reason: format!(
+                "platform {platform} requested, {} available",
+                platforms.len()
+            ),
+        })?;
+    let devices = p
+        .get_devices(CL_DEVICE_TYPE_ALL)
+        .map_err(|e| OpenClError::NoDevice {
+            reason: format!("clGetDeviceIDs: {}", code(e)),
+        })?;
+    let &d = devices.get(device).ok_or_else(|| OpenClError::NoDevice {
+        reason: format!(
+            "device {device} of platform {platform} requested, {} available",
+            devices.len()
+        ),
+    })?;
+    OpenCl::open(p, d)
 }
 
 fn platforms() -> Result<Vec<Platform>, OpenClError> {

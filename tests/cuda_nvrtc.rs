@@ -21,10 +21,21 @@ fn nvrtc_found() -> bool {
     match nvrtc() {
         Ok(_) => true,
         Err(e) => {
-            eprintln!("skipping: {e}");
+            skip("nvrtc", e);
             false
         }
     }
+}
+
+/// Skips a test whose library or device is missing, printing why; fails it instead when
+/// `TUNABLE_REQUIRE` names `what` (`.ci/run` requires `opencl` and `nvrtc`, which it installs).
+fn skip(what: &str, reason: impl std::fmt::Display) {
+    let required = std::env::var("TUNABLE_REQUIRE").unwrap_or_default();
+    assert!(
+        !required.split([' ', ',']).any(|r| r == what),
+        "{what} is required (TUNABLE_REQUIRE={required:?}) but unavailable: {reason}"
+    );
+    eprintln!("skipping: {reason}");
 }
 
 /// One test, so that the two sweeps do not compete for the cores.

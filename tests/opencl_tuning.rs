@@ -18,10 +18,21 @@ fn opencl_device() -> bool {
             true
         }
         Err(e) => {
-            eprintln!("skipping: {e}");
+            skip("opencl", e);
             false
         }
     }
+}
+
+/// Skips a test whose library or device is missing, printing why; fails it instead when
+/// `TUNABLE_REQUIRE` names `what` (`.ci/run` requires `opencl` and `nvrtc`, which it installs).
+fn skip(what: &str, reason: impl std::fmt::Display) {
+    let required = std::env::var("TUNABLE_REQUIRE").unwrap_or_default();
+    assert!(
+        !required.split([' ', ',']).any(|r| r == what),
+        "{what} is required (TUNABLE_REQUIRE={required:?}) but unavailable: {reason}"
+    );
+    eprintln!("skipping: {reason}");
 }
 
 fn root() -> PathBuf {

@@ -52,10 +52,21 @@ fn nvrtc_found() -> bool {
             true
         }
         Err(e) => {
-            eprintln!("skipping: {e}");
+            skip("nvrtc", e);
             false
         }
     }
+}
+
+/// Skips a test whose library or device is missing, printing why; fails it instead when
+/// `TUNABLE_REQUIRE` names `what` (`.ci/run` requires `opencl` and `nvrtc`, which it installs).
+fn skip(what: &str, reason: impl std::fmt::Display) {
+    let required = std::env::var("TUNABLE_REQUIRE").unwrap_or_default();
+    assert!(
+        !required.split([' ', ',']).any(|r| r == what),
+        "{what} is required (TUNABLE_REQUIRE={required:?}) but unavailable: {reason}"
+    );
+    eprintln!("skipping: {reason}");
 }
 
 #[test]
@@ -115,7 +126,7 @@ fn on_a_gpu_launches_are_event_timed_and_limits_are_failures() {
     let gpu = match Cuda::new(0) {
         Ok(g) => g,
         Err(e) => {
-            eprintln!("skipping: {e}");
+            skip("gpu", e);
             return;
         }
     };

@@ -140,7 +140,7 @@ fn main() {
         let mut best = (f64::INFINITY, default);
         for pos in 0..space.len() {
             let v = space.values(pos);
-            let p = <MatmulCpuParams as tunable::__private::Params>::from_values(&v).expect("fits");
+            let p = <MatmulCpuParams as tunable::Params>::from_values(&v).expect("fits");
             let t = time_ms(&mut || matmul_cpu_with(&p, &a, &b, black_box(&mut c), n));
             if t < best.0 {
                 best = (t, p);
@@ -176,10 +176,8 @@ fn main() {
         let (mut rt, mut ct) = (Vec::new(), Vec::new());
         for pos in 0..small.len() {
             let v = small.values(pos);
-            let p =
-                <MatmulSmallParams as tunable::__private::Params>::from_values(&v).expect("fits");
-            let q = <MatmulSmallConstsParams as tunable::__private::Params>::from_values(&v)
-                .expect("fits");
+            let p = <MatmulSmallParams as tunable::Params>::from_values(&v).expect("fits");
+            let q = <MatmulSmallConstsParams as tunable::Params>::from_values(&v).expect("fits");
             rt.push(time_ms(&mut || {
                 matmul_small_with(&p, &a, &b, black_box(&mut c), n)
             }));

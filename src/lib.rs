@@ -18,7 +18,8 @@
 //! (measurement, store, tuner) is [`tunable_runtime`].
 
 pub use tunable_macros::tunable;
-pub use tunable_runtime::{key, measure, store, tuner};
+pub use tunable_runtime::params::Params;
+pub use tunable_runtime::{backend, key, measure, store, tuner, verify};
 pub use tunable_search::{Space, SpaceBuilder, SpaceError, Value, expr, space, strategy};
 
 /// Not public API: what `#[tunable]` generates code against.

@@ -41,7 +41,20 @@ fn double_in_place(x: &mut [f32]) {
     }
 }
 
+/// Checked against the default configuration's output: `step = 3` computes a wrong answer and
+/// must be recorded as such, never chosen.
+#[tunable(step = [1, 2, 3], verify = out, strategy = "exhaustive", budget = 3, repeats = 1, warmup = 0)]
+fn squares(out: &mut [f32]) {
+    for (i, v) in out.iter_mut().enumerate() {
+        *v = (i * i) as f32 + if step == 3 { 1.0 } else { 0.0 };
+    }
+    std::thread::sleep(std::time::Duration::from_millis(10 / step as u64));
+}
+
 fn main() {
+    let mut sq = vec![0.0f32; 5];
+    squares(&mut sq);
+    println!("squares {:?}", sq);
     let mut x = vec![1.0f32; 8];
     double_in_place(&mut x);
     println!("in place {:?}", x[0]);
@@ -114,6 +127,18 @@ fn tune_persist_bake_and_resume() {
     // Restored before every measured run, then run once more for the caller: doubled once.
     assert!(out.contains("in place 2.0"), "{out}{err}");
     assert!(dir.join("tuned/kernel.bin").exists());
+    // The fastest variant of `squares` is wrong: verification rejects it, with its reason.
+    assert!(out.contains("squares [0.0, 1.0, 4.0, 9.0, 16.0]"), "{out}{err}");
+    let squares_journal: String = std::fs::read_dir(dir.join("tuned"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().contains("squares-"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    assert!(
+        squares_journal.contains("\"3\": {\"step\":3,\"time\":\"RuntimeFailedConfig\",\"reason\":\"wrong output: 5 of 5 elements differ; first at index 0: 1, expected 0"),
+        "{squares_journal}"
+    );
     let measured = calls(&dir);
     assert!(measured >= 10, "{measured}");
 

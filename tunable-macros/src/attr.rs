@@ -5,7 +5,7 @@ use syn::parse::{Parse, ParseStream};
 use syn::{Expr, Ident, Lit, LitInt, LitStr, Token, bracketed, parenthesized};
 
 /// Options of the attribute; any other `name = ...` is a parameter.
-pub(crate) const OPTIONS: [&str; 10] = [
+pub(crate) const OPTIONS: [&str; 14] = [
     "constraint",
     "key",
     "budget",
@@ -16,6 +16,10 @@ pub(crate) const OPTIONS: [&str; 10] = [
     "name",
     "consts",
     "restore",
+    "device",
+    "verify",
+    "answer",
+    "tolerance",
 ];
 
 /// One parameter value literal.
@@ -91,8 +95,12 @@ pub(crate) struct ParamDef {
 pub(crate) enum Arg {
     Param(ParamDef),
     Constraint(Ident, LitStr),
-    Key(Ident, Box<Expr>),
+    /// An option whose value is a Rust expression over the arguments (`key`, `restore`,
+    /// `device`, `verify`, `answer`).
+    Expr(Ident, Box<Expr>),
     Int(Ident, LitInt),
+    /// `tolerance = <number>`.
+    Number(Ident, Lit),
     Str(Ident, LitStr),
     Default(Ident, Vec<(Ident, ParamLit)>),
     Flag(Ident),
@@ -103,8 +111,9 @@ impl Arg {
         match self {
             Arg::Param(p) => &p.name,
             Arg::Constraint(i, _)
-            | Arg::Key(i, _)
+            | Arg::Expr(i, _)
             | Arg::Int(i, _)
+            | Arg::Number(i, _)
             | Arg::Str(i, _)
             | Arg::Default(i, _)
             | Arg::Flag(i) => i,
@@ -122,7 +131,10 @@ impl Parse for Arg {
         input.parse::<Token![=]>()?;
         match opt.as_str() {
             "constraint" => Ok(Arg::Constraint(name, input.parse()?)),
-            "key" | "restore" => Ok(Arg::Key(name, Box::new(input.parse()?))),
+            "key" | "restore" | "device" | "verify" | "answer" => {
+                Ok(Arg::Expr(name, Box::new(input.parse()?)))
+            }
+            "tolerance" => Ok(Arg::Number(name, input.parse()?)),
             "budget" | "repeats" | "warmup" => Ok(Arg::Int(name, input.parse()?)),
             "strategy" | "name" => Ok(Arg::Str(name, input.parse()?)),
             "default" => {

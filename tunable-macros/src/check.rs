@@ -11,6 +11,9 @@ use syn::{Expr, Ident, LitStr};
 use tunable_search::strategy::{self, StrategySpec};
 use tunable_search::{Space, SpaceBuilder, SpaceError, Value};
 
+/// The tolerance of `verify` without `tolerance` (the runtime's `verify::DEFAULT_TOLERANCE`).
+const DEFAULT_TOLERANCE: f64 = tunable_runtime::verify::DEFAULT_TOLERANCE;
+
 /// Most configurations `consts` instantiates the body for.
 pub(crate) const MAX_CONST_INSTANCES: usize = 64;
 
@@ -30,12 +33,24 @@ pub(crate) struct Param {
     pub ty: ParamTy,
 }
 
+/// The `verify`, `answer` and `tolerance` options.
+pub(crate) struct Verify {
+    pub output: Expr,
+    pub answer: Option<Expr>,
+    pub tolerance: f64,
+}
+
 pub(crate) struct Model {
     pub params: Vec<Param>,
     pub constraints: Vec<LitStr>,
     pub key: Option<Expr>,
     /// Runs before every measured run while tuning (in-place kernels restore their input).
     pub restore: Option<Expr>,
+    /// The device identity (default: the CPU's).
+    pub device: Option<Expr>,
+    /// The output checked while tuning, the answer it is checked against (default: the default
+    /// configuration's output) and the tolerance.
+    pub verify: Option<Verify>,
     pub budget: usize,
     pub strategy: String,
     pub repeats: u32,
@@ -70,7 +85,8 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
     let mut seen: Vec<String> = Vec::new();
     let mut defs: Vec<ParamDef> = Vec::new();
     let mut constraints = Vec::new();
-    let mut restore = None;
+    let (mut restore, mut device, mut verify, mut answer, mut tolerance) =
+        (None, None, None, None, None);
     let (mut key, mut budget, mut strategy, mut repeats, mut warmup) =
         (None, 100usize, None, 7u32, 1u32);
     let (mut default, mut name, mut consts) = (None, fn_name.to_string(), false);
@@ -97,8 +113,27 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
                 defs.push(p);
             }
             Arg::Constraint(_, s) => constraints.push(s),
-            Arg::Key(i, e) if i == "restore" => restore = Some(*e),
-            Arg::Key(_, e) => key = Some(*e),
+            Arg::Expr(i, e) => match i.to_string().as_str() {
+                "restore" => restore = Some(*e),
+                "device" => device = Some(*e),
+                "verify" => verify = Some(*e),
+                "answer" => answer = Some((i, *e)),
+                _ => key = Some(*e),
+            },
+            Arg::Number(i, lit) => {
+                let v = match &lit {
+                    syn::Lit::Float(f) => f.base10_parse::<f64>().ok(),
+                    syn::Lit::Int(n) => n.base10_parse::<f64>().ok(),
+                    _ => None,
+                };
+                match v {
+                    Some(v) if v.is_finite() && v >= 0.0 => tolerance = Some((i, v)),
+                    _ => errs.push(
+                        lit.span(),
+                        "`tolerance` takes a non-negative number, e.g. `tolerance = 1e-4`",
+                    ),
+                }
+            }
             Arg::Int(i, lit) => match lit.base10_parse::<u32>() {
                 Ok(v) if v > 0 || i != "budget" => match i.to_string().as_str() {
                     "budget" => budget = v as usize,
@@ -113,6 +148,24 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
             Arg::Flag(_) => consts = true,
         }
     }
+    if verify.is_none() {
+        for (i, what) in [
+            (answer.as_ref().map(|a| &a.0), "answer"),
+            (tolerance.as_ref().map(|t| &t.0), "tolerance"),
+        ] {
+            if let Some(i) = i {
+                errs.push(
+                    i.span(),
+                    format!("`{what}` needs `verify = <output>`: the output it checks"),
+                );
+            }
+        }
+    }
+    let verify = verify.map(|output| Verify {
+        output,
+        answer: answer.map(|a| a.1),
+        tolerance: tolerance.map_or(DEFAULT_TOLERANCE, |t| t.1),
+    });
     if defs.is_empty() {
         errs.push(
             Span::call_site(),
@@ -192,6 +245,8 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
         constraints,
         key,
         restore,
+        device,
+        verify,
         budget,
         strategy: strategy_text,
         repeats,

@@ -263,7 +263,10 @@ pub(crate) fn expand(
             }
         }
     } else {
+        // Parameters of GPU kernels often reach only the kernel source (as `-D` definitions,
+        // through `params`), not the host code: unused ones are not warned about.
         quote! {
+            #[allow(unused_variables)]
             let #params_ty { #(#fields),* } = *params;
             #body
         }
@@ -296,11 +299,49 @@ pub(crate) fn expand(
         .iter()
         .map(|(a, re)| if *re { quote!(&mut *#a) } else { quote!(#a) });
     let returns_result = matches!(output, ReturnType::Type(_, t) if matches!(&**t, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Result")));
+    // An `Err(e)` is a failed configuration whose reason is `e`'s Display (else its Debug).
     let check = if returns_result {
-        quote!(match #call_with(p, #(#closure_args),*) { Ok(_) => Ok(()), Err(e) => Err(format!("returned an error: {e:?}")) })
+        quote!(match #call_with(p, #(#closure_args),*) {
+            ::std::result::Result::Ok(_) => ::std::result::Result::Ok(::std::option::Option::None),
+            ::std::result::Result::Err(e) => {
+                #[allow(unused_imports)]
+                use ::tunable::__private::{ViaDebug as _, ViaDisplay as _};
+                ::std::result::Result::Err((&::tunable::__private::Reason(&e)).reason())
+            }
+        })
     } else {
-        quote!({ let _ = #call_with(p, #(#closure_args),*); Ok(()) })
+        quote!({ let _ = #call_with(p, #(#closure_args),*); ::std::result::Result::Ok(::std::option::Option::None) })
     };
+    let none = quote!(::std::result::Result::Ok(::std::option::Option::None));
+    let (read_output, read_answer, verify_mode) = match &model.verify {
+        None => (
+            none.clone(),
+            none,
+            quote!(::tunable::__private::Verify::Off),
+        ),
+        Some(v) => {
+            let out = &v.output;
+            let t = v.tolerance;
+            let read_output =
+                quote!(::tunable::__private::snapshot(&(#out)).map(::std::option::Option::Some));
+            match &v.answer {
+                Some(a) => (
+                    read_output,
+                    quote!(::tunable::__private::snapshot(&(#a)).map(::std::option::Option::Some)),
+                    quote!(::tunable::__private::Verify::Answer { tolerance: #t }),
+                ),
+                None => (
+                    read_output,
+                    none,
+                    quote!(::tunable::__private::Verify::Reference { tolerance: #t }),
+                ),
+            }
+        }
+    };
+    let device = model.device.as_ref().map_or_else(
+        || quote!(::tunable::__private::cpu_device()),
+        |d| quote!(#d),
+    );
     let restore = model
         .restore
         .as_ref()
@@ -319,8 +360,17 @@ pub(crate) fn expand(
         #[doc = #doc_params]
         #[derive(Clone, Copy, Debug, PartialEq, ::tunable::__private::serde::Serialize, ::tunable::__private::serde::Deserialize)]
         #[serde(crate = "::tunable::__private::serde")]
+        #[allow(non_snake_case)]
         #vis struct #params_ty {
             #(#[allow(missing_docs)] pub #fields: #tys,)*
+        }
+
+        impl ::std::default::Default for #params_ty {
+            /// The kernel's default configuration (the `default` option, else the first valid
+            /// configuration): what runs when nothing is tuned.
+            fn default() -> Self {
+                #default_lit
+            }
         }
 
         impl #params_ty {
@@ -331,9 +381,13 @@ pub(crate) fn expand(
         }
 
         impl ::tunable::__private::Params for #params_ty {
+            const NAMES: &'static [&'static str] = &[#(#param_names),*];
             fn from_values(v: &[::tunable::__private::Value]) -> ::std::option::Option<Self> {
                 if v.len() != #n_params { return None; }
                 Some(Self { #(#fields: #conversions),* })
+            }
+            fn to_values(&self) -> ::std::vec::Vec<::tunable::__private::Value> {
+                self.values()
             }
         }
     };
@@ -351,6 +405,7 @@ pub(crate) fn expand(
 
         #[doc = #doc_with]
         #[inline]
+        #[allow(non_snake_case)]
         #vis fn #with_fn #impl_g (#with_inputs) #output #where_c {
             #with_body
         }
@@ -373,12 +428,26 @@ pub(crate) fn expand(
                     strategy: #strategy,
                     repeats: #repeats,
                     warmup: #warmup,
+                    verify: #verify_mode,
                 };
                 static DROPPED: ::std::sync::Once = ::std::sync::Once::new();
                 DROPPED.call_once(|| { #(eprintln!("{}", #dropped);)* });
-                ::tunable::__private::autotune(&KERNEL, #call_space, key, BAKED, DEFAULT, &mut |p: &#params_ty| { #restore #check })
+                let __tunable_device = #device;
+                ::tunable::__private::autotune(
+                    &KERNEL,
+                    #call_space,
+                    ::std::convert::AsRef::<str>::as_ref(&__tunable_device),
+                    key,
+                    BAKED,
+                    DEFAULT,
+                    &mut |__tunable_call: ::tunable::__private::Call<'_, #params_ty>| match __tunable_call {
+                        ::tunable::__private::Call::Run(p) => { #restore #check }
+                        ::tunable::__private::Call::Output => #read_output,
+                        ::tunable::__private::Call::Answer => #read_answer,
+                    },
+                )
             } else {
-                ::tunable::__private::baked(BAKED, key, DEFAULT)
+                ::tunable::__private::baked(BAKED, key, DEFAULT, || #device)
             };
             #restore_after
             #call_with(&params, #(#call_args),*)

@@ -2,10 +2,43 @@
 //!
 //! How one configuration is timed: a few warm-up runs, then repeated timed runs reduced to a
 //! robust statistic, the median of the samples inside Tukey's fences (`[Q1 - 1.5 IQR,
-//! Q3 + 1.5 IQR]`), so that a run disturbed by the OS does not decide a tuning. GPU backends bring
-//! their own timers (events) through the same [`Measurement`] trait.
+//! Q3 + 1.5 IQR]`), so that a run disturbed by the OS does not decide a tuning.
+//!
+//! ## Device time
+//!
+//! A GPU kernel's time is the time between two events on the device, not the wall-clock time of
+//! the host code that launched it (which adds compilation on a cache miss, argument setup, the
+//! launch latency and the wait). The backends ([`crate::backend`]) report the event-measured
+//! duration of every launch with [`report_device_time`]; [`time_once`], which every measurement
+//! goes through, prefers the device time reported during a run over the wall clock. A run that
+//! launches several kernels is timed as the sum of their device times; a run that reports
+//! nothing (a CPU kernel) is timed by the wall clock.
 
+use std::cell::Cell;
 use std::time::Instant;
+
+thread_local! {
+    /// Device time reported on this thread since the current run started, in milliseconds.
+    static DEVICE_MS: Cell<Option<f64>> = const { Cell::new(None) };
+}
+
+/// Reports `ms` milliseconds of device time for the work running on this thread (added to what
+/// the run reported before). GPU backends call it once per launch with the time between the
+/// launch's start and end events; user code normally never does.
+pub fn report_device_time(ms: f64) {
+    DEVICE_MS.with(|d| d.set(Some(d.get().unwrap_or(0.0) + ms)));
+}
+
+/// Runs `work` once and returns its time in milliseconds: the device time it reported through
+/// [`report_device_time`] if it reported any, else its wall-clock time.
+pub fn time_once(work: &mut dyn FnMut() -> Result<(), String>) -> Result<f64, String> {
+    DEVICE_MS.with(|d| d.set(None));
+    let t = Instant::now();
+    let r = work();
+    let wall = t.elapsed().as_secs_f64() * 1e3;
+    let device = DEVICE_MS.with(Cell::take);
+    r.map(|()| device.unwrap_or(wall))
+}
 
 /// Times a re-runnable piece of work.
 pub trait Measurement {
@@ -14,7 +47,8 @@ pub trait Measurement {
     fn measure(&mut self, work: &mut dyn FnMut() -> Result<(), String>) -> Result<f64, String>;
 }
 
-/// Wall-clock timing on the CPU: `warmup` untimed runs, then `repeats` timed ones.
+/// `warmup` untimed runs, then `repeats` timed ones, each timed by [`time_once`]: by the device
+/// time a GPU backend reports, else by the wall clock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WallClock {
     /// Untimed runs first (default 1).
@@ -39,9 +73,7 @@ impl Measurement for WallClock {
         }
         let mut samples = Vec::with_capacity(self.repeats.max(1) as usize);
         for _ in 0..self.repeats.max(1) {
-            let t = Instant::now();
-            work()?;
-            samples.push(t.elapsed().as_secs_f64() * 1e3);
+            samples.push(time_once(work)?);
         }
         Ok(robust_median(&mut samples))
     }
@@ -117,5 +149,30 @@ mod tests {
         assert_eq!(calls, 5);
         let e = WallClock::default().measure(&mut || Err("wrong output".into()));
         assert_eq!(e, Err("wrong output".to_owned()));
+    }
+
+    #[test]
+    fn reported_device_time_wins_over_the_wall_clock_and_adds_up() {
+        let t = time_once(&mut || {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            report_device_time(0.25);
+            report_device_time(0.5);
+            Ok(())
+        });
+        assert_eq!(t, Ok(0.75));
+        // The next run starts from nothing: a run that reports nothing is wall-clock timed.
+        let t = time_once(&mut || {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            Ok(())
+        })
+        .unwrap();
+        assert!(t >= 5.0, "{t}");
+        // A failing run reports its reason, not a time, and leaves nothing behind.
+        let e = time_once(&mut || {
+            report_device_time(1.0);
+            Err("launch failed".into())
+        });
+        assert_eq!(e, Err("launch failed".to_owned()));
+        assert_eq!(time_once(&mut || Ok(())).map(|t| t < 1.0), Ok(true));
     }
 }

@@ -21,6 +21,21 @@ fn kernel(n: usize, out: &mut Vec<f64>) -> Result<usize, String> {
     if mode == "fast" && fused { Ok(n) } else { Ok(n + 1) }
 }
 
+/// Checked while tuning against an answer, on a named device.
+#[tunable(block = [1, 2, 4], device = device_name, verify = out, answer = expected, tolerance = 1e-6)]
+fn checked(device_name: &str, out: &mut Vec<f32>, expected: &[f32]) {
+    assert!(!device_name.is_empty());
+    out.clear();
+    out.extend(expected.iter().map(|x| x * block as f32 / block as f32));
+}
+
+/// Checked against the default configuration's output (the reference variant), on a device whose
+/// identity is computed.
+#[tunable(block = [1, 2], device = format!("cpu-{}", 1 + 1), verify = out)]
+fn against_reference(out: &mut [f64]) {
+    out.fill(block as f64 - block as f64);
+}
+
 #[tunable(unroll = [1, 2, 4], width = [8, 16], consts)]
 fn sum(x: &[f32]) -> f32 {
     let lanes: [f32; width] = [0.0; width];
@@ -39,4 +54,14 @@ fn main() {
     assert!(kernel_space().len() > 0);
     assert_eq!(sum_with(&SumParams { unroll: 2, width: 8 }, &[1.0, 2.0, 3.0]), 6.0);
     assert_eq!(sum(&[1.0, 2.0]), 3.0);
+    // The default configuration as `Default`, and the configuration by name.
+    assert_eq!(KernelParams::default(), KernelParams { block: 32, tile: 2, scale: 1.0, mode: "safe", fused: false });
+    assert_eq!(<KernelParams as tunable::Params>::NAMES, ["block", "tile", "scale", "mode", "fused"]);
+    assert_eq!(tunable::Params::describe(&p), "block=16, tile=2, scale=0.5, mode=fast, fused=True");
+    let mut v = Vec::new();
+    checked("gpu 0", &mut v, &[1.0, 2.0]);
+    assert_eq!(v, [1.0, 2.0]);
+    let mut w = [1.0; 3];
+    against_reference(&mut w);
+    assert_eq!(w, [0.0; 3]);
 }

@@ -1,0 +1,209 @@
+//! A tiled OpenCL SGEMM (`gemm_opencl.cl`, CLBlast-style parameters) tuned on the OpenCL device.
+//!
+//! ```text
+//! cargo run --release --example gemm_opencl --features opencl,autotune                  # tune, report
+//! cargo run --release --example gemm_opencl --features opencl,autotune -- --exhaustive  # and time every configuration
+//! cargo run --release --example gemm_opencl --features opencl                           # shipped: baked configuration
+//! ```
+//!
+//! The first call of `gemm_opencl` for a problem-size bucket tunes it on its own device buffers
+//! (uploaded once), timing each variant with OpenCL profiling events and checking its output
+//! against the default configuration's (`verify = c`); the winner is stored in
+//! `tuned/gemm_opencl.bin` per device and key. The program prints the default configuration's
+//! time, the tuned one's, the speedup, the evaluations the tuning used, and checks the result
+//! against a CPU reference. `--exhaustive` also times every configuration of the space.
+//! `--n N` sets the matrix size (a multiple of 64; default 256). On a machine without a GPU,
+//! PoCL (`apt-get install pocl-opencl-icd`) runs the kernels on the CPU.
+
+#![allow(unsafe_code)]
+
+use std::time::Instant;
+use tunable::backend::opencl::{Buffer, OpenCl, OpenClError};
+use tunable::backend::{Dims, Source};
+use tunable::{Params, tunable};
+
+static GEMM: Source = Source::new("gemm", include_str!("gemm_opencl.cl"));
+
+#[tunable(
+    MWG = [16, 32, 64],
+    NWG = [16, 32, 64],
+    KWG = [16, 32],
+    MDIMC = [4, 8, 16],
+    NDIMC = [4, 8, 16],
+    VWN = [1, 2, 4, 8],
+    SA = [0, 1],
+    SB = [0, 1],
+    constraint = "MWG % MDIMC == 0 and NWG % (NDIMC * VWN) == 0",
+    // Local memory a GPU work-group can count on (32 KiB), and at most 256 work-items.
+    constraint = "(SA * KWG * MWG + SB * KWG * NWG) * 4 <= 32768",
+    constraint = "MDIMC * NDIMC <= 256",
+    device = cl.device_id(),
+    key = tunable::key::next_power_of_two(n as u64),
+    verify = c,
+    tolerance = 1e-3,
+    budget = 80,
+    repeats = 5,
+    warmup = 1,
+    default = (MWG = 16, NWG = 16, KWG = 16, MDIMC = 16, NDIMC = 16, VWN = 1, SA = 0, SB = 0),
+)]
+/// `c = a * b` for row-major `n x n` matrices on the device; `n` is a multiple of 64.
+pub fn gemm_opencl(
+    cl: &OpenCl,
+    a: &Buffer<f32>,
+    b: &Buffer<f32>,
+    c: &mut Buffer<f32>,
+    n: usize,
+) -> Result<(), OpenClError> {
+    // Work-groups of NDIMC x MDIMC work-items, each covering an NWG x MWG tile of C.
+    let dims = Dims::divide([n, n], [NDIMC, MDIMC], [NWG, MWG]);
+    let n = n as i32;
+    // SAFETY: gemm(int M, int N, int K, const float*, const float*, float*); with M = N = K = n
+    // a multiple of every tile size, the kernel reads and writes only inside the n x n buffers.
+    unsafe {
+        cl.kernel(&GEMM, params)?
+            .launch(dims)
+            .arg(&n)
+            .arg(&n)
+            .arg(&n)
+            .arg(a)
+            .arg(b)
+            .arg(c)
+            .run()
+    }
+}
+
+/// Median device time of `runs` runs after one warm-up, in milliseconds.
+fn time_ms(runs: usize, f: &mut dyn FnMut() -> Result<(), OpenClError>) -> Result<f64, String> {
+    let mut once = || f().map_err(|e| e.to_string());
+    once()?;
+    let mut t = (0..runs)
+        .map(|_| tunable::measure::time_once(&mut once))
+        .collect::<Result<Vec<f64>, String>>()?;
+    t.sort_by(f64::total_cmp);
+    Ok(t[t.len() / 2])
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let n = args
+        .iter()
+        .skip_while(|a| *a != "--n")
+        .nth(1)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(256usize);
+    assert!(
+        n % 64 == 0 && n > 0,
+        "--n must be a positive multiple of 64"
+    );
+    let exhaustive = args.iter().any(|a| a == "--exhaustive");
+    let cl = match OpenCl::new() {
+        Ok(cl) => cl,
+        Err(e) => {
+            eprintln!("gemm_opencl: {e}");
+            std::process::exit(1);
+        }
+    };
+    println!("device: {}", cl.device_id());
+    let ha: Vec<f32> = (0..n * n)
+        .map(|i| ((i * 7) % 13) as f32 / 6.0 - 1.0)
+        .collect();
+    let hb: Vec<f32> = (0..n * n)
+        .map(|i| ((i * 5) % 11) as f32 / 5.0 - 1.0)
+        .collect();
+    let upload = |h: &[f32]| cl.upload(h).expect("upload");
+    let (a, b) = (upload(&ha), upload(&hb));
+    let mut c = cl.alloc::<f32>(n * n).expect("alloc");
+
+    let space = gemm_opencl_space();
+    println!(
+        "gemm_opencl n = {n}: {} valid configurations of {}",
+        space.len(),
+        space.cartesian_size()
+    );
+    let default = GemmOpenclParams::default();
+    let t_default = time_ms(5, &mut || {
+        gemm_opencl_with(&default, &cl, &a, &b, &mut c, n)
+    })
+    .expect("the default configuration runs");
+
+    // The tuned call: with `--features autotune` the first call tunes (on these buffers);
+    // otherwise it runs the baked configuration, or the default if nothing was tuned yet.
+    let start = Instant::now();
+    gemm_opencl(&cl, &a, &b, &mut c, n).expect("the tuned configuration runs");
+    let first_call = start.elapsed().as_secs_f64();
+    let got = c.read().expect("read back");
+    let reference = cpu_gemm(&ha, &hb, n);
+    let worst = got
+        .iter()
+        .zip(&reference)
+        .map(|(x, y)| (x - y).abs() / y.abs().max(1.0))
+        .fold(0.0f32, f32::max);
+    assert!(worst <= 1e-3, "wrong result: relative error {worst}");
+    let t_tuned = time_ms(5, &mut || gemm_opencl(&cl, &a, &b, &mut c, n)).expect("tuned runs");
+    let stored = tunable::store::read(&tunable::store::tuned_file(
+        &tunable::store::tuned_dir(env!("CARGO_MANIFEST_DIR")),
+        "gemm_opencl",
+    ))
+    .unwrap_or_default()
+    .into_iter()
+    .find(|e| e.device == cl.device_id() && e.key == tunable::key::next_power_of_two(n as u64));
+    println!("  first call (tunes with --features autotune): {first_call:.1} s");
+    println!("  default {default:?}: {t_default:.3} ms");
+    match &stored {
+        Some(e) => println!(
+            "  tuned {}: {t_tuned:.3} ms, speedup {:.2}x over the default ({} evaluations, {})",
+            e.params
+                .iter()
+                .zip(e.values())
+                .map(|((k, _), v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            t_default / t_tuned,
+            e.evaluations,
+            e.strategy
+        ),
+        None => println!(
+            "  tuned call (nothing stored for this device): {t_tuned:.3} ms, speedup {:.2}x",
+            t_default / t_tuned
+        ),
+    }
+    println!("  result matches the CPU reference (max relative error {worst:.1e})");
+
+    if exhaustive {
+        let start = Instant::now();
+        let (mut best, mut failed) = ((f64::INFINITY, default), Vec::new());
+        for pos in 0..space.len() {
+            let p = GemmOpenclParams::from_values(&space.values(pos)).expect("fits");
+            match time_ms(5, &mut || gemm_opencl_with(&p, &cl, &a, &b, &mut c, n)) {
+                Ok(t) if t < best.0 => best = (t, p),
+                Ok(_) => {}
+                Err(e) => failed.push(e),
+            }
+        }
+        println!(
+            "  exhaustive: best {:?}: {:.3} ms over {} configurations ({} failed) in {:.0} s; tuned / best = {:.3}",
+            best.1,
+            best.0,
+            space.len(),
+            failed.len(),
+            start.elapsed().as_secs_f64(),
+            t_tuned / best.0
+        );
+        for e in failed.iter().take(5) {
+            println!("    failed: {e}");
+        }
+    }
+}
+
+fn cpu_gemm(a: &[f32], b: &[f32], n: usize) -> Vec<f32> {
+    let mut c = vec![0.0f32; n * n];
+    for i in 0..n {
+        for k in 0..n {
+            let aik = a[i * n + k];
+            for j in 0..n {
+                c[i * n + j] += aik * b[k * n + j];
+            }
+        }
+    }
+    c
+}

@@ -1,0 +1,230 @@
+//! OpenCL kernels tuned end to end through `#[tunable]` with the `autotune` feature, on the
+//! machine's OpenCL device (PoCL in CI): the `gemm_opencl` example tunes with verified output,
+//! and a kernel with planted faults (configurations that do not compile, a work-group beyond the
+//! device's limit, a wrong answer, a launch beyond the time limit) records each as a failed
+//! configuration with its reason while the tuning completes and picks a correct variant.
+//!
+//! Both build with `--features opencl,autotune` in `target/e2e` (shared with `end_to_end.rs`),
+//! so the tuning runs exactly as a user's program would. Skips, printing why, without an OpenCL
+//! device.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn opencl_device() -> bool {
+    match tunable::backend::opencl::OpenCl::new() {
+        Ok(cl) => {
+            println!("OpenCL device: {}", cl.device_id());
+            true
+        }
+        Err(e) => {
+            skip("opencl", e);
+            false
+        }
+    }
+}
+
+/// Skips a test whose library or device is missing, printing why; fails it instead when
+/// `TUNABLE_REQUIRE` names `what` (`.ci/run` requires `opencl` and `nvrtc`, which it installs).
+fn skip(what: &str, reason: impl std::fmt::Display) {
+    let required = std::env::var("TUNABLE_REQUIRE").unwrap_or_default();
+    assert!(
+        !required.split([' ', ',']).any(|r| r == what),
+        "{what} is required (TUNABLE_REQUIRE={required:?}) but unavailable: {reason}"
+    );
+    eprintln!("skipping: {reason}");
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn run(cmd: &mut Command) -> Output {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tunable-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The journals (Kernel Tuner cache files) written into `dir`, concatenated.
+fn journals(dir: &Path) -> String {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().ends_with(".cache.json"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect()
+}
+
+#[test]
+fn gemm_opencl_tunes_with_verified_output() {
+    if !opencl_device() {
+        return;
+    }
+    let target = root().join("target/e2e");
+    run(Command::new(env!("CARGO"))
+        .args(["build", "--quiet", "--example", "gemm_opencl"])
+        .args(["--features", "opencl,autotune"])
+        .current_dir(root())
+        .env("CARGO_TARGET_DIR", &target));
+    let tuned = scratch("gemm-opencl");
+    let out = run(Command::new(target.join("debug/examples/gemm_opencl"))
+        .args(["--n", "128"])
+        .env("TUNABLE_DIR", &tuned)
+        .env("TUNABLE_BUDGET", "12"));
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    println!("{stdout}");
+    // The tuned call's output equals the CPU reference (the example asserts it and says so).
+    assert!(
+        stdout.contains("result matches the CPU reference"),
+        "{stdout}{stderr}"
+    );
+    // The tuning used its budget, stored a winner for this device, and journaled every run.
+    assert!(
+        stdout.contains("(12 evaluations, genetic)"),
+        "{stdout}{stderr}"
+    );
+    assert!(tuned.join("gemm_opencl.bin").exists());
+    let journal = journals(&tuned);
+    assert_eq!(journal.matches("\"time\":").count(), 12, "{journal}");
+    // Every variant computes the product: none failed verification.
+    assert!(!journal.contains("wrong output"), "{journal}");
+    std::fs::remove_dir_all(&tuned).ok();
+}
+
+/// A kernel whose space holds every kind of failure. `block = 8192` exceeds PoCL's maximum
+/// work-group size (4096); `PER = 3` does not compile; `WRONG = 1` adds 0.5 to the answer;
+/// `SLOW = 1` makes one work-item spin for about a second, beyond `TUNABLE_TIMEOUT`.
+const FAULTS: &str = r##"
+#![allow(unsafe_code)]
+use tunable::backend::opencl::{Buffer, OpenCl, OpenClError};
+use tunable::backend::{Dims, Source};
+use tunable::tunable;
+
+static ADD_ONE: Source = Source::new("add_one", r#"
+#if PER == 3
+#error PER = 3 is not supported
+#endif
+__kernel void add_one(__global const float *x, __global float *y, const int n) {
+    const int first = get_global_id(0) * PER;
+    for (int k = 0; k < PER; k++) {
+        const int i = first + k;
+        if (i < n) {
+            float v = x[i] + 1.0f;
+#if WRONG
+            v += 0.5f;
+#endif
+            y[i] = v;
+        }
+    }
+#if SLOW
+    if (get_global_id(0) == 0) {
+        float s = y[0];
+        for (int j = 0; j < 400000000; j++) s = s * 1.0000001f + 1e-9f;
+        if (s == 1234.5f) y[1] = s;
+    }
+#endif
+}
+"#);
+
+#[tunable(block = [16, 64, 8192], PER = [1, 2, 3], WRONG = [0, 1], SLOW = [0, 1],
+          constraint = "WRONG + SLOW <= 1",
+          device = cl.device_id(), verify = y, answer = expected, tolerance = 1e-6,
+          strategy = "exhaustive", budget = 100, repeats = 2, warmup = 1,
+          key = tunable::key::next_power_of_two(n as u64))]
+fn add_one(cl: &OpenCl, x: &Buffer<f32>, y: &mut Buffer<f32>, expected: &[f32], n: usize)
+    -> Result<(), OpenClError> {
+    let dims = Dims::divide(n, block, block * PER);
+    // SAFETY: add_one(const float*, float*, int); every index is checked against n.
+    unsafe { cl.kernel(&ADD_ONE, params)?.launch(dims).arg(x).arg(y).arg(&(n as i32)).run() }
+}
+
+fn main() {
+    let cl = OpenCl::new().expect("an OpenCL device");
+    let n = 4096;
+    let host: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let expected: Vec<f32> = host.iter().map(|v| v + 1.0).collect();
+    let x = cl.upload(&host).unwrap();
+    let mut y = cl.alloc::<f32>(n).unwrap();
+    add_one(&cl, &x, &mut y, &expected, n).unwrap();
+    println!("correct {}", y.read().unwrap() == expected);
+}
+"##;
+
+#[test]
+fn planted_faults_are_failed_configurations_with_their_reasons() {
+    if !opencl_device() {
+        return;
+    }
+    let dir = scratch("opencl-faults");
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"faults\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\ntunable = {{ path = {:?}, features = [\"opencl\", \"autotune\"] }}\n\n[workspace]\n",
+            root()
+        ),
+    )
+    .unwrap();
+    std::fs::write(dir.join("src/main.rs"), FAULTS).unwrap();
+    let target = root().join("target/e2e");
+    run(Command::new(env!("CARGO"))
+        .args(["build", "--quiet"])
+        .current_dir(&dir)
+        .env("CARGO_TARGET_DIR", &target));
+    let out = run(Command::new(target.join("debug/faults"))
+        .current_dir(&dir)
+        .env("TUNABLE_TIMEOUT", "0.25")
+        .env("TUNABLE_LOG", "1"));
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    // The tuning completed and the caller got a correct result from a valid variant.
+    assert!(stdout.contains("correct true"), "{stdout}{stderr}");
+    let journal = journals(&dir.join("tuned"));
+    // One record per line; the failed ones with their reason.
+    let failed = |reason: &[&str]| {
+        journal
+            .lines()
+            .filter(|l| l.contains("RuntimeFailedConfig") && reason.iter().all(|r| l.contains(r)))
+            .count()
+    };
+    // 27 configurations, 4 of them valid: 9 do not compile (PER = 3, with the build log), 6 more
+    // exceed the work-group limit (block = 8192), 4 compute a wrong answer, 4 time out.
+    assert_eq!(journal.matches("\"time\":").count(), 27, "{journal}");
+    assert_eq!(failed(&[]), 23, "{journal}");
+    assert_eq!(
+        failed(&["does not compile", "PER = 3 is not supported"]),
+        9,
+        "{journal}"
+    );
+    assert_eq!(
+        failed(&["block=8192", "work-group", "exceeds"]),
+        6,
+        "{journal}"
+    );
+    assert_eq!(
+        failed(&["wrong output: 4096 of 4096 elements differ"]),
+        4,
+        "{journal}"
+    );
+    assert_eq!(failed(&["SLOW=1", "timed out"]), 4, "{journal}");
+    let stored = std::fs::read(dir.join("tuned/add_one.bin")).unwrap();
+    assert!(!stored.is_empty());
+    std::fs::remove_dir_all(&dir).ok();
+}

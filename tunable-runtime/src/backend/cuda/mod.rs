@@ -1,0 +1,279 @@
+//! # CUDA backend (feature `cuda`)
+//!
+//! Compiles CUDA C kernels with NVRTC per configuration, launches them through the driver API and
+//! times them with CUDA events, through [cudarc] 0.19 with both libraries loaded at run time: a
+//! build needs no CUDA toolkit, and a machine without a driver or NVRTC gets
+//! [`CudaError::MissingLibrary`] naming the library (checked before any driver call, as cudarc
+//! panics otherwise), so a program can fall back to its baked or default configurations.
+//!
+//! ```no_run
+//! # #![allow(unsafe_code)]
+//! use tunable::backend::cuda::{Buffer, Cuda, CudaError};
+//! use tunable::backend::{Dims, Source};
+//! use tunable::tunable;
+//!
+//! static SCALE: Source = Source::new("scale", r#"
+//!     extern "C" __global__ void scale(float *x, float a, int n) {
+//!         int i = (blockIdx.x * blockDim.x + threadIdx.x) * PER_THREAD;
+//!         for (int k = 0; k < PER_THREAD; k++) if (i + k < n) x[i + k] *= a;
+//!     }"#);
+//!
+//! #[tunable(block_size_x = [64, 128, 256, 512], PER_THREAD = [1, 2, 4],
+//!           device = gpu.device_id(), restore = x.write(&vec![1.0; n]).unwrap(),
+//!           verify = x, key = tunable::key::next_power_of_two(n as u64))]
+//! fn scale(gpu: &Cuda, x: &mut Buffer<f32>, a: f32, n: usize) -> Result<(), CudaError> {
+//!     let dims = Dims::divide(n, block_size_x, block_size_x * PER_THREAD);
+//!     // SAFETY: the kernel takes (float*, float, int) and only touches x[0..n].
+//!     unsafe { gpu.kernel(&SCALE, params)?.launch(dims).arg(x).arg(&a).arg(&(n as i32)).run() }
+//! }
+//!
+//! let gpu = Cuda::new(0)?;
+//! let mut x = gpu.upload(&vec![1.0f32; 1 << 20])?;
+//! scale(&gpu, &mut x, 2.0, 1 << 20)?;
+//! # Ok::<(), CudaError>(())
+//! ```
+//!
+//! - **Compilation:** NVRTC with `--gpu-architecture=sm_XY` of the device's compute capability,
+//!   the source's options and one `-DNAME=value` per parameter; entry points are `extern "C"`.
+//!   Compiling for the real architecture runs `ptxas` inside NVRTC, so shared-memory and
+//!   register limits show up as compile failures with its log. The CUBIN is loaded as a module;
+//!   modules are cached per configuration in the [`Cuda`] handle, failures included.
+//!   [`compile`] does the same without a device.
+//! - **Limits before launch:** threads per block against the function's
+//!   `CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK` (which accounts for its registers), block and grid
+//!   dimensions against the device's, static plus dynamic shared memory against
+//!   `CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN`; then the launch itself
+//!   (`CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES`, ...). Each is a typed failure of the configuration.
+//! - **Timing:** two events created with `CU_EVENT_DEFAULT` (cudarc's default flags disable
+//!   timing) recorded around the launch; their elapsed time is the launch's device time.
+//! - **Time limit:** [`Cuda::with_timeout`] (default `TUNABLE_TIMEOUT`, else none).
+//! - **Identity:** `cuda: <name> (sm_XY, driver <version>)`.
+//!
+//! Launching is `unsafe`: the arguments must match the kernel's parameters and the kernel must
+//! stay inside its buffers; neither can be checked from the host.
+
+#![allow(unsafe_code)]
+
+mod buffer;
+mod compile;
+mod error;
+mod launch;
+mod library;
+
+pub use buffer::Buffer;
+pub use compile::{Compiled, compile};
+pub use error::CudaError;
+pub use launch::{Kernel, KernelArg, Launch};
+pub use library::nvrtc;
+
+use crate::backend::{Source, definitions};
+use crate::params::Params;
+use cudarc::driver::sys::CUdevice_attribute;
+use cudarc::driver::{CudaContext, CudaFunction, CudaStream, DriverError};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// The name of a driver error code.
+pub(crate) fn code(e: DriverError) -> String {
+    format!("{:?}", e.0)
+}
+
+/// The device limits that decide whether a launch can run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// `CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK`.
+    pub max_threads_per_block: usize,
+    /// `CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X/Y/Z`.
+    pub max_block: [usize; 3],
+    /// `CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X/Y/Z`.
+    pub max_grid: [usize; 3],
+    /// `CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN` in bytes.
+    pub max_shared_per_block: usize,
+}
+
+/// A module loaded for one configuration.
+pub(crate) struct Loaded {
+    pub(crate) function: CudaFunction,
+    /// `CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`.
+    pub(crate) max_threads: usize,
+    /// `CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES`.
+    pub(crate) static_shared: usize,
+}
+
+type Key = (usize, usize, String);
+
+pub(crate) struct Inner {
+    pub(crate) ctx: Arc<CudaContext>,
+    pub(crate) stream: Arc<CudaStream>,
+    id: String,
+    arch: String,
+    pub(crate) limits: Limits,
+    cache: Mutex<HashMap<Key, Result<Arc<Loaded>, CudaError>>>,
+}
+
+/// A CUDA device with its context, stream and module cache. Cheap to clone (shared).
+#[derive(Clone)]
+pub struct Cuda {
+    inner: Arc<Inner>,
+    timeout: Option<Duration>,
+}
+
+impl std::fmt::Debug for Cuda {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cuda")
+            .field("device", &self.inner.id)
+            .field("limits", &self.inner.limits)
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+impl Cuda {
+    /// Device `ordinal` (0 is the first GPU). Checks that the driver and NVRTC load before any
+    /// driver call.
+    pub fn new(ordinal: usize) -> Result<Cuda, CudaError> {
+        library::driver()?;
+        library::nvrtc()?;
+        let api = |call| {
+            move |e| CudaError::Api {
+                call,
+                code: code(e),
+            }
+        };
+        let ctx = CudaContext::new(ordinal).map_err(|e| CudaError::NoDevice {
+            reason: format!("device {ordinal}: {}", code(e)),
+        })?;
+        let name = ctx.name().map_err(api("cuDeviceGetName"))?;
+        let (major, minor) = ctx
+            .compute_capability()
+            .map_err(api("cuDeviceGetAttribute"))?;
+        let mut version = 0;
+        // SAFETY: the driver is loaded and initialized (by `CudaContext::new`); `version` is
+        // written by the call.
+        unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut version) }
+            .result()
+            .map_err(api("cuDriverGetVersion"))?;
+        let attr = |a: CUdevice_attribute| {
+            ctx.attribute(a)
+                .map(|v| v.max(0) as usize)
+                .map_err(api("cuDeviceGetAttribute"))
+        };
+        use CUdevice_attribute::*;
+        let limits = Limits {
+            max_threads_per_block: attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+            max_block: [
+                attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?,
+                attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)?,
+                attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)?,
+            ],
+            max_grid: [
+                attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
+                attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
+                attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
+            ],
+            max_shared_per_block: attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
+        };
+        let stream = ctx.default_stream();
+        Ok(Cuda {
+            inner: Arc::new(Inner {
+                ctx,
+                stream,
+                id: format!(
+                    "cuda: {} (sm_{major}{minor}, driver {}.{})",
+                    name.trim(),
+                    version / 1000,
+                    version % 1000 / 10
+                ),
+                arch: format!("sm_{major}{minor}"),
+                limits,
+                cache: Mutex::new(HashMap::new()),
+            }),
+            timeout: crate::settings::launch_timeout(),
+        })
+    }
+
+    /// The device's identity for the tuned-config store (`device = gpu.device_id()` in
+    /// `#[tunable]`): `cuda: <name> (sm_XY, driver <major>.<minor>)`.
+    pub fn device_id(&self) -> &str {
+        &self.inner.id
+    }
+
+    /// The architecture kernels are compiled for: `sm_` and the compute capability.
+    pub fn arch(&self) -> &str {
+        &self.inner.arch
+    }
+
+    /// The device's launch limits.
+    pub fn limits(&self) -> &Limits {
+        &self.inner.limits
+    }
+
+    /// The same device and cache with a time limit per launch (`None`: wait as long as it
+    /// takes). A launch still running at the limit is a [`CudaError::Timeout`].
+    pub fn with_timeout(&self, limit: Option<Duration>) -> Cuda {
+        Cuda {
+            inner: Arc::clone(&self.inner),
+            timeout: limit,
+        }
+    }
+
+    /// `source` compiled and loaded for `params` (from the cache after the first time): the
+    /// kernel body of a `#[tunable]` function passes its `params`.
+    pub fn kernel<P: Params>(&self, source: &Source, params: &P) -> Result<Kernel, CudaError> {
+        let config = params.describe();
+        let defs = definitions(params).map_err(|reason| CudaError::Definition {
+            config: config.clone(),
+            reason,
+        })?;
+        let key = source.cache_key(&defs);
+        let mut cache = self.inner.cache.lock().unwrap_or_else(|e| e.into_inner());
+        let loaded = cache
+            .entry(key)
+            .or_insert_with(|| self.load(source, &defs, &config).map(Arc::new))
+            .clone()?;
+        Ok(Kernel {
+            loaded,
+            cuda: Arc::clone(&self.inner),
+            timeout: self.timeout,
+            config,
+        })
+    }
+
+    fn load(&self, source: &Source, defs: &[String], config: &str) -> Result<Loaded, CudaError> {
+        let compiled = compile::compile_with(source, defs, &self.inner.arch, config)?;
+        // Always a CUBIN for an `sm_` architecture; PTX text must end with a NUL byte.
+        let image = compiled.cubin.unwrap_or_else(|| {
+            let mut ptx = compiled.ptx.into_bytes();
+            ptx.push(0);
+            ptx
+        });
+        let module = self
+            .inner
+            .ctx
+            .load_module(cudarc::nvrtc::Ptx::from_binary(image))
+            .map_err(|e| CudaError::ModuleLoad {
+                config: config.to_owned(),
+                code: code(e),
+            })?;
+        let function = module
+            .load_function(source.kernel)
+            .map_err(|e| CudaError::NoKernel {
+                config: config.to_owned(),
+                kernel: source.kernel.to_owned(),
+                code: code(e),
+            })?;
+        let attr = |r: Result<i32, DriverError>| {
+            r.map(|v| v.max(0) as usize)
+                .map_err(|e| CudaError::ModuleLoad {
+                    config: config.to_owned(),
+                    code: code(e),
+                })
+        };
+        Ok(Loaded {
+            max_threads: attr(function.max_threads_per_block())?,
+            static_shared: attr(function.shared_size_bytes())?,
+            function,
+        })
+    }
+}

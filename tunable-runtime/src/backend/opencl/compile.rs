@@ -1,0 +1,144 @@
+//! # Compiling per configuration
+//!
+//! One program per (source, options, definitions), built for the handle's device and kept for
+//! the life of the [`OpenCl`] handle, failed builds included: a variant is compiled once however
+//! often it is run, and a variant that does not compile fails again at once with the same log.
+
+use super::error::OpenClError;
+use super::{Inner, OpenCl, code};
+use crate::backend::{Source, definitions};
+use crate::params::Params;
+use opencl3::kernel::Kernel as ClKernel;
+use opencl3::program::Program;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+type Key = (usize, usize, String);
+
+/// Compiled kernels by source and options.
+#[derive(Default)]
+pub(crate) struct Cache(HashMap<Key, Result<Arc<Compiled>, OpenClError>>);
+
+/// A built program and its kernel object.
+pub(crate) struct Compiled {
+    /// The kernel object; its arguments are state, so launches take the lock.
+    pub(super) kernel: Mutex<ClKernel>,
+    _program: Program,
+    /// `CL_KERNEL_WORK_GROUP_SIZE` on this device.
+    pub(super) max_work_group: usize,
+    /// `CL_KERNEL_NUM_ARGS`.
+    pub(super) num_args: usize,
+}
+
+/// A kernel compiled for one configuration, ready to [`launch`](Kernel::launch).
+pub struct Kernel {
+    pub(super) compiled: Arc<Compiled>,
+    pub(super) cl: Arc<Inner>,
+    pub(super) timeout: Option<std::time::Duration>,
+    pub(super) config: String,
+    pub(super) name: &'static str,
+}
+
+impl std::fmt::Debug for Kernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Kernel")
+            .field("name", &self.name)
+            .field("config", &self.config)
+            .field("max_work_group", &self.compiled.max_work_group)
+            .finish()
+    }
+}
+
+impl Kernel {
+    /// The configuration it was compiled for.
+    pub fn config(&self) -> &str {
+        &self.config
+    }
+
+    /// The largest work-group this kernel can run on this device (`CL_KERNEL_WORK_GROUP_SIZE`).
+    pub fn max_work_group_size(&self) -> usize {
+        self.compiled.max_work_group
+    }
+}
+
+impl OpenCl {
+    /// `source` compiled for `params` (from the cache after the first time): the kernel body of
+    /// a `#[tunable]` function passes its `params`. A failed build is an
+    /// [`OpenClError::Build`] with the compiler's log.
+    pub fn kernel<P: Params>(&self, source: &Source, params: &P) -> Result<Kernel, OpenClError> {
+        let config = params.describe();
+        let defs = definitions(params).map_err(|reason| OpenClError::Definition {
+            config: config.clone(),
+            reason,
+        })?;
+        let key = source.cache_key(&defs);
+        let mut cache = self.inner.cache.lock().unwrap_or_else(|e| e.into_inner());
+        let compiled = cache
+            .0
+            .entry(key)
+            .or_insert_with(|| build(&self.inner, source, &defs, &config).map(Arc::new))
+            .clone()?;
+        Ok(Kernel {
+            compiled,
+            cl: Arc::clone(&self.inner),
+            timeout: self.timeout,
+            config,
+            name: source.kernel,
+        })
+    }
+}
+
+fn build(
+    cl: &Inner,
+    source: &Source,
+    defs: &[String],
+    config: &str,
+) -> Result<Compiled, OpenClError> {
+    let options: Vec<&str> = source
+        .options
+        .iter()
+        .copied()
+        .chain(defs.iter().map(String::as_str))
+        .collect();
+    let options = options.join(" ");
+    let fail = |log: String| OpenClError::Build {
+        config: config.to_owned(),
+        log,
+    };
+    if options.contains('\0') || source.code.contains('\0') {
+        return Err(fail("the source or an option contains a NUL byte".into()));
+    }
+    let mut program = Program::create_from_source(&cl.context, source.code)
+        .map_err(|e| fail(format!("clCreateProgramWithSource: {}", code(e))))?;
+    if let Err(e) = program.build(&[cl.device.id()], &options) {
+        let log = program.get_build_log(cl.device.id()).unwrap_or_default();
+        let log = log.trim();
+        return Err(fail(if log.is_empty() {
+            code(e)
+        } else {
+            format!("{}\n{log}", code(e))
+        }));
+    }
+    let kernel = ClKernel::create(&program, source.kernel).map_err(|e| OpenClError::NoKernel {
+        config: config.to_owned(),
+        kernel: source.kernel.to_owned(),
+        code: code(e),
+    })?;
+    let api = |call| {
+        move |e| OpenClError::Launch {
+            config: config.to_owned(),
+            call,
+            code: code(e),
+        }
+    };
+    let max_work_group = kernel
+        .get_work_group_size(cl.device.id())
+        .map_err(api("clGetKernelWorkGroupInfo"))?;
+    let num_args = kernel.num_args().map_err(api("clGetKernelInfo"))? as usize;
+    Ok(Compiled {
+        kernel: Mutex::new(kernel),
+        _program: program,
+        max_work_group,
+        num_args,
+    })
+}

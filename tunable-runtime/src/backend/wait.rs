@@ -1,0 +1,109 @@
+//! # Waiting for a launch, with a time limit
+//!
+//! Without a limit the backend blocks in the driver (`clWaitForEvents`, `cuEventSynchronize`),
+//! which costs no CPU: on a CPU OpenCL device such as PoCL a spinning host thread would steal a
+//! core from the kernel it is timing. With a limit it polls the event with sleeps that grow from
+//! 50 µs to 5 ms. The limit counts from when the kernel is seen running, not from the launch: an
+//! OpenCL command may wait in the queue while the driver finishes compiling it for its
+//! work-group size (PoCL does, for about 0.1 s per configuration), which is not the kernel's time.
+//!
+//! Neither OpenCL nor CUDA can cancel a kernel that is running, so a variant that exceeds the
+//! limit is reported as timed out only after the device has finished it (the backend drains the
+//! queue before returning, so the next variant starts on an idle device). What the limit saves is
+//! the repeated runs of a variant that can never win.
+
+use std::time::{Duration, Instant};
+
+/// Where a launch is, as its event tells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Status {
+    /// Queued or being prepared, not running yet.
+    Waiting,
+    /// Running (or, where the API cannot tell, not finished).
+    Running,
+    /// Finished.
+    Done,
+}
+
+/// Waits for a launch: `block` waits without a limit; with `limit`, `status` is polled until it
+/// says the launch finished (`Ok(true)`) or it has been running for longer than the limit
+/// (`Ok(false)`).
+pub(crate) fn wait_until<E>(
+    limit: Option<Duration>,
+    mut status: impl FnMut() -> Result<Status, E>,
+    block: impl FnOnce() -> Result<(), E>,
+) -> Result<bool, E> {
+    let Some(limit) = limit else {
+        block()?;
+        return Ok(true);
+    };
+    let mut deadline = None;
+    let mut nap = Duration::from_micros(50);
+    loop {
+        let now = Instant::now();
+        match status()? {
+            Status::Done => return Ok(true),
+            Status::Running => {
+                if now >= *deadline.get_or_insert(now + limit) {
+                    return Ok(false);
+                }
+            }
+            Status::Waiting => {}
+        }
+        std::thread::sleep(nap);
+        nap = (nap * 2).min(Duration::from_millis(5));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn polls_until_done_or_the_limit() {
+        let mut polls = 0;
+        let r: Result<bool, ()> = wait_until(
+            Some(Duration::from_secs(5)),
+            || {
+                polls += 1;
+                Ok(if polls == 3 {
+                    Status::Done
+                } else {
+                    Status::Running
+                })
+            },
+            || unreachable!(),
+        );
+        assert_eq!((r, polls), (Ok(true), 3));
+        let t = Instant::now();
+        let r: Result<bool, ()> = wait_until(
+            Some(Duration::from_millis(20)),
+            || Ok(Status::Running),
+            || unreachable!(),
+        );
+        assert_eq!(r, Ok(false));
+        assert!(t.elapsed() >= Duration::from_millis(20));
+        let r: Result<bool, &str> = wait_until(None, || unreachable!(), || Err("lost device"));
+        assert_eq!(r, Err("lost device"));
+    }
+
+    #[test]
+    fn time_waiting_in_the_queue_does_not_count() {
+        let start = Instant::now();
+        let r: Result<bool, ()> = wait_until(
+            Some(Duration::from_millis(20)),
+            || {
+                let t = start.elapsed();
+                Ok(if t < Duration::from_millis(40) {
+                    Status::Waiting
+                } else if t < Duration::from_millis(50) {
+                    Status::Running
+                } else {
+                    Status::Done
+                })
+            },
+            || unreachable!(),
+        );
+        assert_eq!(r, Ok(true));
+    }
+}

@@ -1,0 +1,136 @@
+//! # Output verification
+//!
+//! A variant that is fast because it computes the wrong thing must not win. With the `verify`
+//! option of `#[tunable]` (opt-in per kernel), the tuner checks the output of every variant once,
+//! after its first run and before it is timed, against an expected output:
+//!
+//! - the `answer = <expr>` option: a user-supplied answer (e.g. a CPU reference result), or
+//! - by default the *reference variant*: the kernel's default configuration, run once before the
+//!   tuning starts.
+//!
+//! A variant whose output differs is a failed configuration with the reason
+//! `wrong output: ...` (how many elements differ and the first of them); it is recorded in the
+//! journal and told to the strategy like any failure, and tuning goes on.
+//!
+//! Outputs are read through [`Output`], implemented for host slices and vectors of numbers and,
+//! with the `opencl` / `cuda` features, for device buffers (read back from the device).
+//! Elements are compared by [`compare`]: `|actual - expected| <= tolerance * max(1, |expected|)`,
+//! a relative tolerance for values above 1 and an absolute one below (default `1e-4`, the
+//! `tolerance = ...` option).
+//!
+//! ```
+//! use tunable_runtime::verify::compare;
+//!
+//! assert!(compare(&[1.0, 2.0005], &[1.0, 2.0], 1e-3).is_ok());
+//! let e = compare(&[1.0, 2.5], &[1.0, 2.0], 1e-3).unwrap_err();
+//! assert_eq!(e, "wrong output: 1 of 2 elements differ; first at index 1: 2.5, expected 2 (tolerance 0.001)");
+//! ```
+
+/// The default tolerance of `verify` when `tolerance` is not given.
+pub const DEFAULT_TOLERANCE: f64 = 1e-4;
+
+/// Something whose contents can be compared: a kernel's output.
+pub trait Output {
+    /// The elements as `f64`, read back from the device if the data lives there.
+    fn snapshot(&self) -> Result<Vec<f64>, String>;
+}
+
+macro_rules! host_output {
+    ($($t:ty),*) => {$(
+        impl Output for [$t] {
+            fn snapshot(&self) -> Result<Vec<f64>, String> {
+                Ok(self.iter().map(|&x| x as f64).collect())
+            }
+        }
+        impl Output for Vec<$t> {
+            fn snapshot(&self) -> Result<Vec<f64>, String> {
+                self.as_slice().snapshot()
+            }
+        }
+        impl<const N: usize> Output for [$t; N] {
+            fn snapshot(&self) -> Result<Vec<f64>, String> {
+                self.as_slice().snapshot()
+            }
+        }
+    )*};
+}
+
+host_output!(f32, f64, i8, i16, i32, i64, u8, u16, u32, u64, usize, isize);
+
+impl<T: Output + ?Sized> Output for &T {
+    fn snapshot(&self) -> Result<Vec<f64>, String> {
+        (**self).snapshot()
+    }
+}
+
+impl<T: Output + ?Sized> Output for &mut T {
+    fn snapshot(&self) -> Result<Vec<f64>, String> {
+        (**self).snapshot()
+    }
+}
+
+/// Checks `actual` against `expected`: same length, and every element within
+/// `tolerance * max(1, |expected|)` (NaN matches only NaN). The error is the reason recorded for
+/// the failed configuration.
+pub fn compare(actual: &[f64], expected: &[f64], tolerance: f64) -> Result<(), String> {
+    if actual.len() != expected.len() {
+        return Err(format!(
+            "wrong output: {} elements, expected {}",
+            actual.len(),
+            expected.len()
+        ));
+    }
+    let close = |a: f64, e: f64| {
+        (a.is_nan() && e.is_nan()) || (a - e).abs() <= tolerance * e.abs().max(1.0)
+    };
+    let mut bad = actual
+        .iter()
+        .zip(expected)
+        .enumerate()
+        .filter(|(_, (a, e))| !close(**a, **e));
+    let Some((first, (a, e))) = bad.next() else {
+        return Ok(());
+    };
+    Err(format!(
+        "wrong output: {} of {} elements differ; first at index {first}: {a}, expected {e} (tolerance {tolerance})",
+        bad.count() + 1,
+        expected.len()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tolerance_is_relative_above_one_and_absolute_below() {
+        assert!(compare(&[1000.5], &[1000.0], 1e-3).is_ok());
+        assert!(compare(&[1002.0], &[1000.0], 1e-3).is_err());
+        assert!(compare(&[0.0009], &[0.0], 1e-3).is_ok());
+        assert!(compare(&[0.002], &[0.0], 1e-3).is_err());
+        assert!(compare(&[f64::NAN], &[f64::NAN], 0.0).is_ok());
+        assert!(compare(&[f64::NAN], &[1.0], 1.0).is_err());
+        assert!(compare(&[1.0], &[f64::NAN], 1.0).is_err());
+    }
+
+    #[test]
+    fn mismatches_are_counted_and_the_first_is_named() {
+        let e = compare(&[0.0, 9.0, 2.0, 9.0], &[0.0, 1.0, 2.0, 3.0], 1e-6).unwrap_err();
+        assert!(e.contains("2 of 4 elements differ"), "{e}");
+        assert!(e.contains("index 1: 9, expected 1"), "{e}");
+        let e = compare(&[1.0], &[1.0, 2.0], 1e-6).unwrap_err();
+        assert_eq!(e, "wrong output: 1 elements, expected 2");
+    }
+
+    #[test]
+    fn host_outputs_snapshot_as_f64() {
+        let v = vec![1.5f32, -2.0];
+        assert_eq!(v.snapshot(), Ok(vec![1.5, -2.0]));
+        assert_eq!((&&v[..1]).snapshot(), Ok(vec![1.5]));
+        fn through_mut<O: Output + ?Sized>(o: &mut O) -> Result<Vec<f64>, String> {
+            Output::snapshot(&o)
+        }
+        let mut w = [3u8, 4];
+        assert_eq!(through_mut(&mut w), Ok(vec![3.0, 4.0]));
+    }
+}

@@ -128,7 +128,10 @@ fn tune_persist_bake_and_resume() {
     assert!(out.contains("in place 2.0"), "{out}{err}");
     assert!(dir.join("tuned/kernel.bin").exists());
     // The fastest variant of `squares` is wrong: verification rejects it, with its reason.
-    assert!(out.contains("squares [0.0, 1.0, 4.0, 9.0, 16.0]"), "{out}{err}");
+    assert!(
+        out.contains("squares [0.0, 1.0, 4.0, 9.0, 16.0]"),
+        "{out}{err}"
+    );
     let squares_journal: String = std::fs::read_dir(dir.join("tuned"))
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.path()))

@@ -322,6 +322,13 @@ impl Gp {
         }
     }
 
+    /// The prediction at candidate `i` (an index into the candidates) under the standardization
+    /// `(mean, sd)` of [`standardization`](Self::standardization), computed once by the caller.
+    #[inline]
+    pub(crate) fn candidate_prediction(&self, i: usize, (m, s): (f64, f64)) -> Prediction {
+        Self::prediction_of_sums(m, s, self.acc[i])
+    }
+
     #[inline]
     fn prediction_of_sums(m: f64, s: f64, a: [f64; 3]) -> Prediction {
         Prediction {

@@ -46,7 +46,12 @@
 //! - `init` (20); `feasibility` (true); `transform` (`none`): `none` or `log`;
 //! - `skip` (5), `discount` (Table I: 0.65 for multi, 0.75 for advanced multi), `improvement`
 //!   (0.1);
-//! - `batch` (`kb`): `kb` or `cl`; `pool` (65,536); `local` (3).
+//! - `batch` (`kb`): `kb` or `cl`; `pool` (65,536); `local` (3);
+//! - `surrogate` (`gp`): `gp` or `cgp`, the clustered GP of paper 004 ([`ClusteredGp`]) with
+//!   `clusters` (3, or `auto`: 1 to 3 chosen by BIC), `xi` (1), `min_cluster` (3), `knn` (3) and
+//!   `boundary` (0); setting any of these selects `cgp`;
+//! - `tau`: the exploration rate (1 for `gp`, 0.8 for `cgp`): with probability `1 - tau` a round
+//!   takes a random unvisited configuration instead of the acquisition's choice.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -73,9 +78,12 @@
 //!   implementation of paper 000 this one is compared with.
 
 mod acquisition;
+mod cgp;
+pub mod cluster;
 mod feasibility;
 mod gp;
 mod kernel;
+mod knn;
 pub mod likelihood;
 mod options;
 mod portfolio;
@@ -86,10 +94,15 @@ pub use acquisition::{
     Acquisition, contextual_variance, expected_improvement, log_ei_factor, log_normal_cdf,
     lower_confidence_bound, normal_cdf, normal_pdf, probability_of_improvement,
 };
+pub use cgp::{ClusterOptions, ClusteredGp};
+pub use cluster::ClusterCount;
 pub use feasibility::Feasibility;
+pub use knn::Neighbours;
 pub use gp::{Gp, GpParams, Points, exact_posterior};
 pub use kernel::{Kernel, KernelKind, sq_dist};
-pub use options::{AcquisitionChoice, BatchFill, BayesOptions, Exploration, Transform};
+pub use options::{
+    AcquisitionChoice, BatchFill, BayesOptions, Exploration, SurrogateChoice, Transform,
+};
 pub use portfolio::{Pick, Portfolio, PortfolioKind, PortfolioOptions};
 pub use strategy::Bayes;
 pub use surrogate::{Prediction, Surrogate};

@@ -4,7 +4,7 @@
 //! invalid setting never reaches the model (the defaults and how they were chosen are in the
 //! [module docs](super)).
 
-use super::{Acquisition, KernelKind, PortfolioKind, PortfolioOptions};
+use super::{Acquisition, ClusterCount, ClusterOptions, KernelKind, PortfolioKind, PortfolioOptions};
 use crate::strategy::options::{Configure, parse_bool, parse_checked};
 
 /// What picks the next configuration: one acquisition function or a portfolio.
@@ -49,6 +49,15 @@ pub enum Transform {
     Log,
 }
 
+/// The model of the objective.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SurrogateChoice {
+    /// One Gaussian process over the whole space ([`Gp`](super::Gp)).
+    Gp,
+    /// The clustered GP of paper 004 ([`ClusteredGp`](super::ClusteredGp)).
+    Clustered(ClusterOptions),
+}
+
 /// Options of [`Bayes`](super::Bayes); `Default` gives the defaults of the module docs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BayesOptions {
@@ -85,6 +94,12 @@ pub struct BayesOptions {
     pub local: usize,
     /// `transform`: `none` or `log`.
     pub transform: Transform,
+    /// `surrogate`: `gp` or `cgp`; the clustered GP's settings are `clusters` (3, or `auto`: 1 to
+    /// 3 by BIC), `xi` (1), `min_cluster` (3), `knn` (3) and `boundary` (0).
+    pub surrogate: SurrogateChoice,
+    /// `tau`: the exploration rate, the probability of following the acquisition rather than
+    /// taking a random unvisited configuration (`None`: 1 for `gp`, paper 004's 0.8 for `cgp`).
+    pub tau: Option<f64>,
 }
 
 impl Default for BayesOptions {
@@ -105,6 +120,8 @@ impl Default for BayesOptions {
             pool: 65_536,
             local: 3,
             transform: Transform::None,
+            surrogate: SurrogateChoice::Gp,
+            tau: None,
         }
     }
 }
@@ -117,6 +134,25 @@ impl BayesOptions {
             skip_threshold: self.skip_threshold,
             discount: self.discount.unwrap_or(table.discount),
             improvement: self.improvement,
+        }
+    }
+
+    /// The exploration rate in effect.
+    pub fn exploration_rate(&self) -> f64 {
+        self.tau.unwrap_or(match self.surrogate {
+            SurrogateChoice::Gp => 1.0,
+            SurrogateChoice::Clustered(_) => 0.8,
+        })
+    }
+
+    /// The clustered GP's settings, switching the surrogate to `cgp` if it was not.
+    fn clustered(&mut self) -> &mut ClusterOptions {
+        if self.surrogate == SurrogateChoice::Gp {
+            self.surrogate = SurrogateChoice::Clustered(ClusterOptions::default());
+        }
+        match &mut self.surrogate {
+            SurrogateChoice::Clustered(c) => c,
+            SurrogateChoice::Gp => unreachable!("set above"),
         }
     }
 }
@@ -138,6 +174,13 @@ impl Configure for BayesOptions {
         "pool",
         "local",
         "transform",
+        "surrogate",
+        "clusters",
+        "xi",
+        "min_cluster",
+        "knn",
+        "boundary",
+        "tau",
     ];
 
     fn set(&mut self, key: &str, v: &str) -> Result<(), Option<String>> {
@@ -205,6 +248,41 @@ impl Configure for BayesOptions {
                     "log" => Transform::Log,
                     _ => return Err(Some("expected none or log".into())),
                 }
+            }
+            "surrogate" => match v {
+                "gp" => self.surrogate = SurrogateChoice::Gp,
+                "cgp" => {
+                    self.clustered();
+                }
+                _ => return Err(Some("expected gp or cgp".into())),
+            },
+            "clusters" => {
+                self.clustered().count = if v == "auto" {
+                    ClusterCount::Auto(3)
+                } else {
+                    ClusterCount::Fixed(parse_checked(v, "auto or an integer >= 1", |&n| {
+                        n >= 1
+                    })?)
+                }
+            }
+            "xi" => {
+                self.clustered().xi =
+                    parse_checked(v, "a number >= 0", |x: &f64| *x >= 0.0 && x.is_finite())?
+            }
+            "min_cluster" => {
+                self.clustered().min_size = parse_checked(v, "an integer >= 1", |&n| n >= 1)?
+            }
+            "knn" => {
+                self.clustered().neighbours = parse_checked(v, "an integer >= 1", |&n| n >= 1)?
+            }
+            "boundary" => {
+                self.clustered().boundary =
+                    parse_checked(v, "a number >= 0", |x: &f64| *x >= 0.0 && x.is_finite())?
+            }
+            "tau" => {
+                self.tau = Some(parse_checked(v, "a number in (0, 1]", |x: &f64| {
+                    *x > 0.0 && *x <= 1.0
+                })?)
             }
             _ => return Err(None),
         }

@@ -2,15 +2,17 @@
 //! the acquisition functions and the portfolios (see the [module docs](super)).
 
 use super::gp::{CHUNK, standardization};
-use super::options::{AcquisitionChoice, BatchFill, BayesOptions, Exploration, Transform};
+use super::options::{
+    AcquisitionChoice, BatchFill, BayesOptions, Exploration, SurrogateChoice, Transform,
+};
 use super::{
-    Acquisition, Feasibility, Gp, GpParams, Kernel, Pick, Points, Portfolio, PortfolioKind,
+    Acquisition, ClusteredGp, Feasibility, Gp, GpParams, Kernel, Pick, Points, Portfolio, PortfolioKind,
     Prediction, Surrogate, contextual_variance,
 };
 use crate::Space;
 use crate::space::Neighbourhood;
 use crate::strategy::{Memo, Strategy, Trial};
-use rand::SeedableRng;
+use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use std::collections::VecDeque;
@@ -52,6 +54,8 @@ pub struct Bayes {
     next_fit: usize,
     preds: Vec<Prediction>,
     probs: Vec<f64>,
+    /// The surrogate's acquisition weights per candidate (clustered GP).
+    weights: Vec<f64>,
     scratch: Vec<Prediction>,
 }
 
@@ -83,8 +87,18 @@ impl Bayes {
         } else {
             (None, None)
         };
-        let model: Box<dyn Surrogate> =
-            Box::new(Gp::new(params, Arc::clone(&points), candidates.clone()));
+        let model: Box<dyn Surrogate> = match options.surrogate {
+            SurrogateChoice::Gp => {
+                Box::new(Gp::new(params, Arc::clone(&points), candidates.clone()))
+            }
+            SurrogateChoice::Clustered(c) => Box::new(ClusteredGp::new(
+                params,
+                Arc::clone(&points),
+                candidates.clone(),
+                c,
+                seed ^ 0x9e37_79b9_7f4a_7c15,
+            )),
+        };
         let feasibility = options
             .feasibility
             .then(|| Feasibility::new(params, Arc::clone(&points), candidates));
@@ -127,6 +141,7 @@ impl Bayes {
             init_stats: None,
             preds: Vec::new(),
             probs: Vec::new(),
+            weights: Vec::new(),
             scratch: Vec::new(),
         }
     }
@@ -169,6 +184,11 @@ impl Bayes {
             return Some(p);
         }
         self.bo_started = true;
+        // The exploration rate (paper 004): a random configuration with probability `1 - tau`.
+        let tau = self.options.exploration_rate();
+        if tau < 1.0 && self.rng.random::<f64>() >= tau {
+            return self.memo.random_unasked(&mut self.rng);
+        }
         self.new_round();
         self.queue
             .pop_front()
@@ -226,12 +246,19 @@ impl Bayes {
             Some(f) => f.candidate_probabilities(&mut self.scratch, &mut self.probs),
             None => self.probs.iter_mut().for_each(|p| *p = 1.0),
         }
+        self.weights.resize(nc, 1.0);
+        if self.model.candidate_weights(&mut self.weights) {
+            self.probs
+                .iter_mut()
+                .zip(&self.weights)
+                .for_each(|(p, w)| *p *= w);
+        }
         let extra = self.local_candidates();
         let extra_scored: Vec<(usize, Prediction, f64)> = extra
             .par_iter()
             .map(|&r| {
                 let p = self.feasibility.as_ref().map_or(1.0, |f| f.probability(r));
-                (r, self.model.predict(r), p)
+                (r, self.model.predict(r), p * self.model.weight(r))
             })
             .collect();
         let total = nc + extra_scored.len();
@@ -506,6 +533,9 @@ mod tests {
             "bayes:fit=true:kernel=rbf:explore=0.1",
             "bayes:kernel=matern52:lengthscale=0.5:explore=cv*0.5:init=5",
             "bayes:acq=advanced_multi:pool=200:skip=2:discount=0.9:improvement=0.05",
+            "bayes:surrogate=cgp",
+            "bayes:surrogate=cgp:acq=ei:clusters=auto:pool=150:boundary=1",
+            "bayes:clusters=2:xi=2:min_cluster=5:knn=5:tau=0.5:batch=cl",
         ] {
             let spec: StrategySpec = spec.parse().unwrap();
             for batch in [1, 3] {
@@ -518,6 +548,24 @@ mod tests {
                 let distinct: HashSet<usize> = a.iter().map(|t| t.position).collect();
                 assert_eq!(distinct.len(), 90, "{spec}");
                 assert_eq!(a, run(5), "{spec} is not deterministic");
+            }
+        }
+    }
+
+    #[test]
+    fn clustered_gp_with_one_cluster_is_plain_bo() {
+        let space = space();
+        for (gp, cgp) in [
+            ("bayes", "bayes:surrogate=cgp:clusters=1:tau=1"),
+            ("bayes:acq=ei:batch=cl", "bayes:acq=ei:batch=cl:clusters=1:tau=1"),
+        ] {
+            for batch in [1, 4] {
+                let run = |spec: &str| {
+                    let spec: StrategySpec = spec.parse().unwrap();
+                    let mut s = strategy::build(&spec, Arc::clone(&space), 11).unwrap();
+                    drive(s.as_mut(), 80, batch, |p| objective(&space, p)).trials
+                };
+                assert_eq!(run(gp), run(cgp), "{cgp}, batch {batch}");
             }
         }
     }

@@ -52,4 +52,14 @@ pub trait Surrogate: Send + Sync {
     /// Re-estimates the model's hyperparameters from its observations (e.g. by marginal
     /// likelihood); models with fixed hyperparameters do nothing. Clears fantasies.
     fn fit_hyperparameters(&mut self) {}
+    /// Writes into `out`, one per candidate, the weights in `(0, 1]` the acquisition of each
+    /// candidate is scaled by (the clustered GP's cluster-size weighting); returns `false`, with
+    /// `out` untouched, when every weight is 1.
+    fn candidate_weights(&self, _out: &mut [f64]) -> bool {
+        false
+    }
+    /// The acquisition weight at any row (see [`candidate_weights`](Self::candidate_weights)).
+    fn weight(&self, _row: usize) -> f64 {
+        1.0
+    }
 }

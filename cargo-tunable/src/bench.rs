@@ -175,6 +175,8 @@ struct Row {
     stderr: f64,
     /// Mean strategy seconds per run over caches (None for peer rows without timing).
     seconds_per_run: Option<f64>,
+    /// Per cache stem: the share of evaluations spent on failing configurations.
+    failed: Vec<(String, f64)>,
 }
 
 pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
@@ -231,6 +233,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
             mean: 0.0,
             stderr: 0.0,
             seconds_per_run: Some(0.0),
+            failed: vec![],
         })
         .collect();
     let mut peer_rows: Vec<Row> = Vec::new();
@@ -262,6 +265,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
             let seconds: Vec<f64> = runs.iter().map(|r| r.1).collect();
             let (mean, se) = ctx.score_runs(&values);
             row.per_cache.push((stem.clone(), mean, se));
+            row.failed.push((stem.clone(), failed_share(&values)));
             source_bests.push(
                 values
                     .iter()
@@ -297,14 +301,19 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
             for (name, runs) in read_peer(&peer.join(&stem))? {
                 let (mean, se) = ctx.score_runs(&runs);
                 let label = format!("kt:{name}");
+                let failed = (stem.clone(), failed_share(&runs));
                 match peer_rows.iter_mut().find(|r| r.strategy == label) {
-                    Some(r) => r.per_cache.push((stem.clone(), mean, se)),
+                    Some(r) => {
+                        r.per_cache.push((stem.clone(), mean, se));
+                        r.failed.push(failed);
+                    }
                     None => peer_rows.push(Row {
                         strategy: label,
                         per_cache: vec![(stem.clone(), mean, se)],
                         mean: 0.0,
                         stderr: 0.0,
                         seconds_per_run: None,
+                        failed: vec![failed],
                     }),
                 }
             }
@@ -330,6 +339,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
     }
     rows.sort_by(|a, b| b.mean.total_cmp(&a.mean));
     let mut table = markdown_table(&stems, &rows, &args);
+    table += &failed_table(&stems, &rows);
     if args.loko {
         let ours: Vec<loko::Scores> = rows
             .iter()
@@ -360,6 +370,44 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
         serde_json::to_string_pretty(&rows)?,
     )?;
     Ok(())
+}
+
+/// The share of a strategy's evaluations that hit failing configurations, over all runs.
+fn failed_share(runs: &[Vec<Option<f64>>]) -> f64 {
+    let total: usize = runs.iter().map(Vec::len).sum();
+    let failed: usize = runs.iter().flatten().filter(|v| v.is_none()).count();
+    failed as f64 / total.max(1) as f64
+}
+
+/// The percentage of evaluations spent on failing configurations, for the caches where some
+/// strategy hit any (empty when none did).
+fn failed_table(stems: &[String], rows: &[Row]) -> String {
+    let share = |r: &Row, stem: &str| {
+        r.failed
+            .iter()
+            .find(|f| f.0 == stem)
+            .map(|f| f.1)
+            .unwrap_or(0.0)
+    };
+    let cols: Vec<&String> = stems
+        .iter()
+        .filter(|s| rows.iter().any(|r| share(r, s) > 0.0))
+        .collect();
+    if cols.is_empty() {
+        return String::new();
+    }
+    let mut t = String::from("\nEvaluations spent on failing configurations (%):\n\n| strategy |");
+    cols.iter().for_each(|c| t += &format!(" {c} |"));
+    t += "\n|---|";
+    t += &"---|".repeat(cols.len());
+    t += "\n";
+    for r in rows {
+        t += &format!("| {} |", r.strategy);
+        cols.iter()
+            .for_each(|c| t += &format!(" {:.1} |", 100.0 * share(r, c)));
+        t += "\n";
+    }
+    t
 }
 
 fn stem_of(path: &Path) -> String {

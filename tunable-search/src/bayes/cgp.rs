@@ -176,7 +176,11 @@ impl ClusteredGp {
     }
 
     fn fresh_gp(&self) -> Gp {
-        Gp::new(self.params, Arc::clone(&self.points), Some(Arc::clone(&self.cand)))
+        Gp::new(
+            self.params,
+            Arc::clone(&self.points),
+            Some(Arc::clone(&self.cand)),
+        )
     }
 
     /// Re-clusters after an observation and brings the cluster GPs up to date.
@@ -190,8 +194,10 @@ impl ClusteredGp {
         for (i, &l) in labels.iter().enumerate() {
             members[l].push(i);
         }
-        let mut old: Vec<Option<Component>> =
-            std::mem::take(&mut self.components).into_iter().map(Some).collect();
+        let mut old: Vec<Option<Component>> = std::mem::take(&mut self.components)
+            .into_iter()
+            .map(Some)
+            .collect();
         let mut components = Vec::with_capacity(k);
         for m in members {
             let reuse = old.iter().position(|c| {
@@ -293,14 +299,14 @@ impl Surrogate for ClusteredGp {
             .map(|c| c.gp.standardization())
             .collect();
         let (components, class) = (&self.components, &self.class);
-        out.par_chunks_mut(CHUNK)
-            .enumerate()
-            .for_each(|(ci, out)| {
-                for (i, o) in out.iter_mut().enumerate() {
-                    let c = class[ci * CHUNK + i] as usize;
-                    *o = components[c].gp.candidate_prediction(ci * CHUNK + i, stand[c]);
-                }
-            });
+        out.par_chunks_mut(CHUNK).enumerate().for_each(|(ci, out)| {
+            for (i, o) in out.iter_mut().enumerate() {
+                let c = class[ci * CHUNK + i] as usize;
+                *o = components[c]
+                    .gp
+                    .candidate_prediction(ci * CHUNK + i, stand[c]);
+            }
+        });
     }
 
     fn predict(&self, row: usize) -> Prediction {
@@ -312,15 +318,13 @@ impl Surrogate for ClusteredGp {
             return false;
         }
         let (knn, labels, class) = (&self.knn, &self.labels, &self.class);
-        out.par_chunks_mut(CHUNK)
-            .enumerate()
-            .for_each(|(ci, out)| {
-                for (i, o) in out.iter_mut().enumerate() {
-                    let j = ci * CHUNK + i;
-                    let c = class[j] as usize;
-                    *o = self.class_weight(c, || knn.nearest_other(j, c, labels));
-                }
-            });
+        out.par_chunks_mut(CHUNK).enumerate().for_each(|(ci, out)| {
+            for (i, o) in out.iter_mut().enumerate() {
+                let j = ci * CHUNK + i;
+                let c = class[j] as usize;
+                *o = self.class_weight(c, || knn.nearest_other(j, c, labels));
+            }
+        });
         true
     }
 
@@ -414,8 +418,13 @@ mod tests {
     fn deterministic_for_a_seed_and_splits_a_jump() {
         let pts = points(2, 400, 2);
         let run = |seed| {
-            let mut cgp =
-                ClusteredGp::new(params(), Arc::clone(&pts), None, ClusterOptions::default(), seed);
+            let mut cgp = ClusteredGp::new(
+                params(),
+                Arc::clone(&pts),
+                None,
+                ClusterOptions::default(),
+                seed,
+            );
             for r in 0..60 {
                 cgp.observe(r, jump(&pts, r));
             }
@@ -437,7 +446,9 @@ mod tests {
         let mut gp = Gp::new(params(), Arc::clone(&pts), None);
         (0..60).for_each(|r| gp.observe(r, jump(&pts, r)));
         let err = |pred: &dyn Fn(usize) -> f64| {
-            (60..400).map(|r| (pred(r) - jump(&pts, r)).abs()).sum::<f64>()
+            (60..400)
+                .map(|r| (pred(r) - jump(&pts, r)).abs())
+                .sum::<f64>()
         };
         let (e_cgp, e_gp) = (err(&|r| preds[r].mean), err(&|r| gp.predict(r).mean));
         assert!(e_cgp < e_gp, "cGP error {e_cgp}, GP error {e_gp}");
@@ -446,8 +457,13 @@ mod tests {
     #[test]
     fn weights_follow_cluster_sizes_and_incremental_equals_rebuild() {
         let pts = points(3, 200, 2);
-        let mut cgp =
-            ClusteredGp::new(params(), Arc::clone(&pts), None, ClusterOptions::default(), 1);
+        let mut cgp = ClusteredGp::new(
+            params(),
+            Arc::clone(&pts),
+            None,
+            ClusterOptions::default(),
+            1,
+        );
         for r in 0..40 {
             cgp.observe(r, jump(&pts, r));
         }

@@ -311,7 +311,8 @@ mod tests {
         let data = blobs(10, 1);
         let run = |seed| {
             let mut km = KMeans::new(ClusterCount::Fixed(3), 2);
-            km.fit(&data, 2, &mut ChaCha8Rng::seed_from_u64(seed)).to_vec()
+            km.fit(&data, 2, &mut ChaCha8Rng::seed_from_u64(seed))
+                .to_vec()
         };
         let labels = run(7);
         assert_eq!(labels, run(7));

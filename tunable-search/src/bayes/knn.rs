@@ -109,10 +109,16 @@ fn vote(list: &[(f64, u32)], labels: &[usize]) -> usize {
     let mut best = (0usize, 0usize);
     for (pos, &(_, j)) in list.iter().enumerate() {
         let label = labels[j as usize];
-        if list[..pos].iter().any(|&(_, e)| labels[e as usize] == label) {
+        if list[..pos]
+            .iter()
+            .any(|&(_, e)| labels[e as usize] == label)
+        {
             continue;
         }
-        let count = list.iter().filter(|&&(_, e)| labels[e as usize] == label).count();
+        let count = list
+            .iter()
+            .filter(|&&(_, e)| labels[e as usize] == label)
+            .count();
         if count > best.0 {
             best = (count, label);
         }

@@ -4,7 +4,9 @@
 //! invalid setting never reaches the model (the defaults and how they were chosen are in the
 //! [module docs](super)).
 
-use super::{Acquisition, ClusterCount, ClusterOptions, KernelKind, PortfolioKind, PortfolioOptions};
+use super::{
+    Acquisition, ClusterCount, ClusterOptions, KernelKind, PortfolioKind, PortfolioOptions,
+};
 use crate::strategy::options::{Configure, parse_bool, parse_checked};
 
 /// What picks the next configuration: one acquisition function or a portfolio.
@@ -105,12 +107,12 @@ pub struct BayesOptions {
 impl Default for BayesOptions {
     fn default() -> Self {
         BayesOptions {
-            acquisition: AcquisitionChoice::Portfolio(PortfolioKind::AdvancedMulti),
+            acquisition: AcquisitionChoice::Single(Acquisition::Ei),
             kernel: KernelKind::Matern32,
-            lengthscale: 1.5,
+            lengthscale: 1.0,
             noise: 1e-6,
             fit: false,
-            exploration: Exploration::ContextualVariance(1.0),
+            exploration: Exploration::ContextualVariance(0.5),
             init: 20,
             feasibility: true,
             skip_threshold: 5,
@@ -119,7 +121,7 @@ impl Default for BayesOptions {
             batch: BatchFill::KrigingBeliever,
             pool: 65_536,
             local: 3,
-            transform: Transform::None,
+            transform: Transform::Log,
             surrogate: SurrogateChoice::Gp,
             tau: None,
         }
@@ -260,9 +262,7 @@ impl Configure for BayesOptions {
                 self.clustered().count = if v == "auto" {
                     ClusterCount::Auto(3)
                 } else {
-                    ClusterCount::Fixed(parse_checked(v, "auto or an integer >= 1", |&n| {
-                        n >= 1
-                    })?)
+                    ClusterCount::Fixed(parse_checked(v, "auto or an integer >= 1", |&n| n >= 1)?)
                 }
             }
             "xi" => {

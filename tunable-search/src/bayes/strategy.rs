@@ -6,8 +6,8 @@ use super::options::{
     AcquisitionChoice, BatchFill, BayesOptions, Exploration, SurrogateChoice, Transform,
 };
 use super::{
-    Acquisition, ClusteredGp, Feasibility, Gp, GpParams, Kernel, Pick, Points, Portfolio, PortfolioKind,
-    Prediction, Surrogate, contextual_variance,
+    Acquisition, ClusteredGp, Feasibility, Gp, GpParams, Kernel, Pick, Points, Portfolio,
+    PortfolioKind, Prediction, Surrogate, contextual_variance,
 };
 use crate::Space;
 use crate::space::Neighbourhood;
@@ -557,7 +557,10 @@ mod tests {
         let space = space();
         for (gp, cgp) in [
             ("bayes", "bayes:surrogate=cgp:clusters=1:tau=1"),
-            ("bayes:acq=ei:batch=cl", "bayes:acq=ei:batch=cl:clusters=1:tau=1"),
+            (
+                "bayes:acq=ei:batch=cl",
+                "bayes:acq=ei:batch=cl:clusters=1:tau=1",
+            ),
         ] {
             for batch in [1, 4] {
                 let run = |spec: &str| {

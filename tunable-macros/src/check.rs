@@ -219,7 +219,7 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
     let space = Arc::new(space);
     let strategy_text = strategy
         .as_ref()
-        .map_or_else(|| "genetic".to_owned(), LitStr::value);
+        .map_or_else(|| "auto".to_owned(), LitStr::value);
     let spec_check = strategy_text
         .parse::<StrategySpec>()
         .and_then(|s| strategy::build(&s, Arc::clone(&space), 1).map(|_| ()));

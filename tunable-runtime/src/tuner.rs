@@ -23,7 +23,8 @@ pub struct TuneOptions {
     pub budget: usize,
     /// Wall-time limit in seconds, checked between evaluations (default none).
     pub max_seconds: Option<f64>,
-    /// The strategy spec, e.g. `genetic` or `random` (default `genetic`).
+    /// The strategy spec, e.g. `genetic` or `random` (default `auto`, the strategy
+    /// `tunable_search::strategy::AUTO` names).
     pub strategy: String,
     /// Seed of the strategy (default 1).
     pub seed: u64,
@@ -34,7 +35,7 @@ impl Default for TuneOptions {
         TuneOptions {
             budget: 100,
             max_seconds: None,
-            strategy: "genetic".to_owned(),
+            strategy: "auto".to_owned(),
             seed: 1,
         }
     }

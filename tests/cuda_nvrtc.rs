@@ -11,6 +11,9 @@ use gemm_cuda::{GemmCudaParams, compile_all, compile_each, gemm_cuda_space};
 use tunable::backend::cuda::{CudaError, nvrtc};
 use tunable::{Params, Value};
 
+mod common;
+use common::skip;
+
 const ARCH: &str = "sm_80";
 
 fn threads() -> usize {
@@ -25,17 +28,6 @@ fn nvrtc_found() -> bool {
             false
         }
     }
-}
-
-/// Skips a test whose library or device is missing, printing why; fails it instead when
-/// `TUNABLE_REQUIRE` names `what` (`.ci/run` requires `opencl` and `nvrtc`, which it installs).
-fn skip(what: &str, reason: impl std::fmt::Display) {
-    let required = std::env::var("TUNABLE_REQUIRE").unwrap_or_default();
-    assert!(
-        !required.split([' ', ',']).any(|r| r == what),
-        "{what} is required (TUNABLE_REQUIRE={required:?}) but unavailable: {reason}"
-    );
-    eprintln!("skipping: {reason}");
 }
 
 /// One test, so that the two sweeps do not compete for the cores.

@@ -11,6 +11,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod common;
+use common::skip;
+
 fn opencl_device() -> bool {
     match tunable::backend::opencl::OpenCl::new() {
         Ok(cl) => {
@@ -22,17 +25,6 @@ fn opencl_device() -> bool {
             false
         }
     }
-}
-
-/// Skips a test whose library or device is missing, printing why; fails it instead when
-/// `TUNABLE_REQUIRE` names `what` (`.ci/run` requires `opencl` and `nvrtc`, which it installs).
-fn skip(what: &str, reason: impl std::fmt::Display) {
-    let required = std::env::var("TUNABLE_REQUIRE").unwrap_or_default();
-    assert!(
-        !required.split([' ', ',']).any(|r| r == what),
-        "{what} is required (TUNABLE_REQUIRE={required:?}) but unavailable: {reason}"
-    );
-    eprintln!("skipping: {reason}");
 }
 
 fn root() -> PathBuf {
@@ -95,7 +87,7 @@ fn gemm_opencl_tunes_with_verified_output() {
     );
     // The tuning used its budget, stored a winner for this device, and journaled every run.
     assert!(
-        stdout.contains("(12 evaluations, genetic)"),
+        stdout.contains("(12 evaluations, auto)"),
         "{stdout}{stderr}"
     );
     assert!(tuned.join("gemm_opencl.bin").exists());

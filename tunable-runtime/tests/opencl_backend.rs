@@ -11,6 +11,9 @@ use tunable_runtime::measure::time_once;
 use tunable_runtime::params::Params;
 use tunable_search::Value;
 
+mod common;
+use common::skip;
+
 /// A configuration: the work-group size and how many elements each work-item handles.
 #[derive(Clone, Copy, Debug)]
 struct Cfg {
@@ -72,17 +75,6 @@ fn device() -> Option<OpenCl> {
             None
         }
     }
-}
-
-/// Skips a test whose library or device is missing, printing why; fails it instead when
-/// `TUNABLE_REQUIRE` names `what` (`.ci/run` requires `opencl` and `nvrtc`, which it installs).
-fn skip(what: &str, reason: impl std::fmt::Display) {
-    let required = std::env::var("TUNABLE_REQUIRE").unwrap_or_default();
-    assert!(
-        !required.split([' ', ',']).any(|r| r == what),
-        "{what} is required (TUNABLE_REQUIRE={required:?}) but unavailable: {reason}"
-    );
-    eprintln!("skipping: {reason}");
 }
 
 #[test]

@@ -12,46 +12,15 @@
 //!     cargo test --release -p tunable-search --test evo_quality -- --ignored --nocapture
 //! ```
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use tunable_search::Space;
-use tunable_search::sim::{KernelTunerCache, Replay, ScoreContext, ScoreOptions};
+use tunable_search::sim::{Replay, ScoreContext, ScoreOptions};
 use tunable_search::strategy::{self, Outcome, StrategySpec, drive};
 
+mod common;
+use common::{CACHES, replay};
+
 const BUDGET: usize = 220;
-
-/// The ten shared caches, with their kernel family.
-const CACHES: [(&str, &str); 10] = [
-    ("convolution_milo_A100", "convolution"),
-    ("convolution_milo_A4000", "convolution"),
-    ("convolution_milo_A6000", "convolution"),
-    ("convolution_RTX_3090", "convolution"),
-    ("dedispersion_milo_A100", "dedispersion"),
-    ("dedispersion_milo_A4000", "dedispersion"),
-    ("dedispersion_milo_A6000", "dedispersion"),
-    ("gemm_clblast_RTX_3090", "gemm"),
-    ("gemm_clblast_RTX_2080_Ti", "gemm"),
-    ("pnpoly_RTX_3090", "pnpoly"),
-];
-
-fn shared() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data")
-}
-
-/// The space Kernel Tuner's runs used: T1 conditions for the `_milo` caches, else the cache keys.
-fn space_for(cache: &str) -> Option<Space> {
-    let t1 = ["convolution_milo", "dedispersion_milo"]
-        .into_iter()
-        .find(|k| cache.starts_with(k))?;
-    let file =
-        tunable_search::space::load::load(shared().join(format!("spaces/{t1}.t1.json"))).unwrap();
-    Some(file.builder.build().unwrap())
-}
-
-fn replay(cache: &str) -> Replay {
-    let kt = KernelTunerCache::load(shared().join(format!("cachefiles/{cache}.json.gz"))).unwrap();
-    Replay::new(&kt, space_for(cache)).unwrap()
-}
 
 /// One run: the objective values of the unique evaluations in order, and strategy seconds.
 fn run(spec: &StrategySpec, replay: &Replay, seed: u64) -> (Vec<Option<f64>>, f64) {

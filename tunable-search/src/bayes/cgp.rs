@@ -81,12 +81,13 @@ struct Component {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use tunable_search::bayes::{ClusterOptions, ClusteredGp, GpParams, Kernel, KernelKind, Points,
-///     Surrogate};
+/// use tunable_search::bayes::{ClusterCount, ClusterOptions, ClusteredGp, GpParams, Kernel,
+///     KernelKind, Points, Surrogate};
 /// // A step: 1 on the left half, 10 on the right.
 /// let pts = Arc::new(Points::new((0..40).map(|i| f64::from(i) / 39.0).collect(), 1).unwrap());
 /// let params = GpParams::new(Kernel::new(KernelKind::Matern32, 0.5).unwrap(), 1e-6).unwrap();
-/// let mut cgp = ClusteredGp::new(params, Arc::clone(&pts), None, ClusterOptions::default(), 1);
+/// let options = ClusterOptions { count: ClusterCount::Fixed(2), ..ClusterOptions::default() };
+/// let mut cgp = ClusteredGp::new(params, Arc::clone(&pts), None, options, 1);
 /// for r in (0..40).step_by(3) {
 ///     cgp.observe(r, if r < 20 { 1.0 } else { 10.0 });
 /// }

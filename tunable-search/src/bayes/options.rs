@@ -80,6 +80,9 @@ pub struct BayesOptions {
     pub init: usize,
     /// `feasibility`: weigh the acquisition by a learnt probability of validity.
     pub feasibility: bool,
+    /// `feas_min`: candidates less likely than this to be valid are only considered when no
+    /// other unvisited candidate is left.
+    pub min_feasibility: f64,
     /// `skip`: the portfolios' skip threshold.
     pub skip_threshold: usize,
     /// `discount`: the portfolios' discount factor (`None`: Table I's for the portfolio).
@@ -115,6 +118,7 @@ impl Default for BayesOptions {
             exploration: Exploration::ContextualVariance(0.5),
             init: 20,
             feasibility: true,
+            min_feasibility: 0.5,
             skip_threshold: 5,
             discount: None,
             improvement: 0.1,
@@ -169,6 +173,7 @@ impl Configure for BayesOptions {
         "explore",
         "init",
         "feasibility",
+        "feas_min",
         "skip",
         "discount",
         "improvement",
@@ -225,6 +230,10 @@ impl Configure for BayesOptions {
             }
             "init" => self.init = parse_checked(v, "an integer >= 1", |&n| n >= 1)?,
             "feasibility" => self.feasibility = parse_bool(v)?,
+            "feas_min" => {
+                self.min_feasibility =
+                    parse_checked(v, "a number in [0, 1)", |x: &f64| (0.0..1.0).contains(x))?
+            }
             "skip" => self.skip_threshold = parse_checked(v, "an integer >= 1", |&n| n >= 1)?,
             "discount" => {
                 self.discount = Some(parse_checked(v, "a number in (0, 1]", |x: &f64| {
@@ -287,5 +296,50 @@ impl Configure for BayesOptions {
             _ => return Err(None),
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::strategy::{StrategyError, StrategySpec};
+
+    fn apply(spec: &str) -> Result<BayesOptions, StrategyError> {
+        spec.parse::<StrategySpec>()?.apply(BayesOptions::default())
+    }
+
+    #[test]
+    fn values_are_checked() {
+        let o = apply("bayes:feas_min=0.25:acq=pi:clusters=auto:tau=0.5").unwrap();
+        assert_eq!(o.min_feasibility, 0.25);
+        assert_eq!(o.acquisition, AcquisitionChoice::Single(Acquisition::Pi));
+        assert!(
+            matches!(o.surrogate, SurrogateChoice::Clustered(c) if c.count == ClusterCount::Auto(3))
+        );
+        assert_eq!(o.tau, Some(0.5));
+        for bad in [
+            "bayes:feas_min=1",
+            "bayes:feas_min=-0.1",
+            "bayes:lengthscale=0",
+            "bayes:acq=ucb",
+            "bayes:clusters=0",
+            "bayes:tau=0",
+            "bayes:noise=100",
+            "bayes:transform=sqrt",
+        ] {
+            match apply(bad) {
+                Err(StrategyError::BadValue { key, reason, .. }) => {
+                    assert!(
+                        bad.contains(&key) && !reason.is_empty(),
+                        "{bad}: {key} {reason}"
+                    )
+                }
+                other => panic!("{bad}: {other:?}"),
+            }
+        }
+        assert!(matches!(
+            apply("bayes:feas_minimum=0.5"),
+            Err(StrategyError::UnknownOption { .. })
+        ));
     }
 }

@@ -247,25 +247,23 @@ impl Bayes {
             None => self.probs.iter_mut().for_each(|p| *p = 1.0),
         }
         self.weights.resize(nc, 1.0);
-        if self.model.candidate_weights(&mut self.weights) {
-            self.probs
-                .iter_mut()
-                .zip(&self.weights)
-                .for_each(|(p, w)| *p *= w);
+        if !self.model.candidate_weights(&mut self.weights) {
+            self.weights.iter_mut().for_each(|w| *w = 1.0);
         }
         let extra = self.local_candidates();
-        let extra_scored: Vec<(usize, Prediction, f64)> = extra
+        let extra_scored: Vec<(usize, Prediction, f64, f64)> = extra
             .par_iter()
             .map(|&r| {
                 let p = self.feasibility.as_ref().map_or(1.0, |f| f.probability(r));
-                (r, self.model.predict(r), p * self.model.weight(r))
+                (r, self.model.predict(r), p, self.model.weight(r))
             })
             .collect();
         let total = nc + extra_scored.len();
-        let (preds, probs, memo) = (&self.preds, &self.probs, &self.memo);
-        let at = |i: usize| -> (usize, Prediction, f64) {
+        let (preds, probs, weights, memo) = (&self.preds, &self.probs, &self.weights, &self.memo);
+        // Row, prediction, probability of validity, surrogate weight.
+        let at = |i: usize| -> (usize, Prediction, f64, f64) {
             if i < nc {
-                (cand[i] as usize, preds[i], probs[i])
+                (cand[i] as usize, preds[i], probs[i], weights[i])
             } else {
                 extra_scored[i - nc]
             }
@@ -278,7 +276,7 @@ impl Bayes {
             .map(|ci| {
                 let mut acc = (0.0, 0usize);
                 for i in ci * CHUNK..total.min((ci + 1) * CHUNK) {
-                    let (r, pred, _) = at(i);
+                    let (r, pred, _, _) = at(i);
                     if !memo.is_asked(r) {
                         acc.0 += pred.std();
                         acc.1 += 1;
@@ -320,23 +318,31 @@ impl Bayes {
             },
         };
         let k = functions.len();
-        let tops: Vec<Vec<Vec<(f64, usize)>>> = (0..chunks)
-            .into_par_iter()
-            .map(|ci| {
-                let mut tops = vec![Vec::with_capacity(k + 1); k];
-                for i in ci * CHUNK..total.min((ci + 1) * CHUNK) {
-                    let (r, pred, p) = at(i);
-                    if memo.is_asked(r) {
-                        continue;
+        // The `k` best candidates of every function among those valid with probability at least
+        // `min_p`.
+        let scan = |min_p: f64| -> Vec<Vec<Vec<(f64, usize)>>> {
+            (0..chunks)
+                .into_par_iter()
+                .map(|ci| {
+                    let mut tops = vec![Vec::with_capacity(k + 1); k];
+                    for i in ci * CHUNK..total.min((ci + 1) * CHUNK) {
+                        let (r, pred, p, w) = at(i);
+                        if p < min_p || memo.is_asked(r) {
+                            continue;
+                        }
+                        let (mu, sd) = ((pred.mean - m) / s, pred.std() / s);
+                        for (top, a) in tops.iter_mut().zip(&functions) {
+                            insert_top(top, k, a.weighted_score(mu, sd, f_best, lambda, p * w), r);
+                        }
                     }
-                    let (mu, sd) = ((pred.mean - m) / s, pred.std() / s);
-                    for (top, a) in tops.iter_mut().zip(&functions) {
-                        insert_top(top, k, a.weighted_score(mu, sd, f_best, lambda, p), r);
-                    }
-                }
-                tops
-            })
-            .collect();
+                    tops
+                })
+                .collect()
+        };
+        let mut tops = scan(self.options.min_feasibility);
+        if tops.iter().all(|chunk| chunk.iter().all(Vec::is_empty)) {
+            tops = scan(0.0);
+        }
         let mut merged = vec![Vec::with_capacity(k + 1); k];
         for chunk in tops {
             for (m, t) in merged.iter_mut().zip(chunk) {
@@ -528,7 +534,7 @@ mod tests {
             "bayes",
             "bayes:acq=multi",
             "bayes:acq=ei:batch=cl",
-            "bayes:acq=pi:pool=100:local=2",
+            "bayes:acq=pi:pool=100:local=2:feas_min=0.9",
             "bayes:acq=lcb:feasibility=false:transform=log",
             "bayes:fit=true:kernel=rbf:explore=0.1",
             "bayes:kernel=matern52:lengthscale=0.5:explore=cv*0.5:init=5",
@@ -620,10 +626,15 @@ mod tests {
                 })
                 .sum::<usize>()
         };
-        let (with, without) = (failed("bayes"), failed("bayes:feasibility=false"));
+        let (with, weighed, without) = (
+            failed("bayes"),
+            failed("bayes:feas_min=0"),
+            failed("bayes:feasibility=false"),
+        );
         assert!(
-            with < without,
-            "{with} failures with the model, {without} without"
+            with < weighed && weighed < without,
+            "{with} failures with the model and threshold, {weighed} with the model only, \
+             {without} without"
         );
     }
 }

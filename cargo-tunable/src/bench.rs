@@ -30,7 +30,7 @@
 //! leave-one-kernel-out selection among the strategies run (see [`crate::loko`]) to the table.
 //! The runs of one cache and strategy are spread over `--jobs` threads (default: every core).
 
-use crate::{loko, plot};
+use crate::{gap, loko, plot};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
@@ -238,12 +238,14 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
         .collect();
     let mut peer_rows: Vec<Row> = Vec::new();
     let mut stems = Vec::new();
+    // Per source: the optimum and the timing noise (for the distance-to-optimum tables).
+    let mut optima: Vec<(f64, Option<f64>)> = Vec::new();
     for source in &sources {
         let stem = source.stem();
         bar.set_message(stem.clone());
-        let replay = match source {
+        let (replay, noise) = match source {
             Source::Cache(path) => replay_for(path, &stem, &args)?,
-            Source::Synthetic(f) => f.replay(args.grid)?,
+            Source::Synthetic(f) => (f.replay(args.grid)?, None),
         };
         let mut source_bests = Vec::new();
         let options = match args.score {
@@ -319,6 +321,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
             }
         }
         let optimum = ctx.optimum();
+        optima.push((optimum, noise));
         std::fs::write(
             dir.join("convergence.svg"),
             plot::convergence_svg(&stem, optimum, args.budget, ctx.baseline(), &curves),
@@ -340,6 +343,20 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
     rows.sort_by(|a, b| b.mean.total_cmp(&a.mean));
     let mut table = markdown_table(&stems, &rows, &args);
     table += &failed_table(&stems, &rows);
+    let names: Vec<String> = specs.iter().map(ToString::to_string).collect();
+    let order: Vec<&str> = rows.iter().map(|r| r.strategy.as_str()).collect();
+    let gap_sources: Vec<gap::Source<'_>> = stems
+        .iter()
+        .zip(&optima)
+        .zip(&bests)
+        .map(|((stem, &(optimum, noise)), bests)| gap::Source {
+            stem,
+            optimum,
+            noise,
+            bests,
+        })
+        .collect();
+    table += &gap::markdown(&names, &order, &gap_sources);
     if args.loko {
         let ours: Vec<loko::Scores> = rows
             .iter()
@@ -420,12 +437,13 @@ fn stem_of(path: &Path) -> String {
         .to_owned()
 }
 
-/// The replay of one cache over the space the arguments select for it.
+/// The replay of one cache over the space the arguments select for it, and the cache's timing
+/// noise.
 fn replay_for(
     cache_path: &Path,
     stem: &str,
     args: &BenchArgs,
-) -> Result<Replay, Box<dyn std::error::Error>> {
+) -> Result<(Replay, Option<f64>), Box<dyn std::error::Error>> {
     let cache = KernelTunerCache::load(cache_path)?;
     let space_file = match (&args.space, &args.t1, &args.spaces_dir) {
         (Some(f), _, _) | (_, Some(f), _) => Some(f.clone()),
@@ -436,7 +454,7 @@ fn replay_for(
         Some(f) => Some(load(&f)?.builder.build()?),
         None => None,
     };
-    Ok(Replay::new(&cache, space)?)
+    Ok((Replay::new(&cache, space)?, gap::timing_noise(&cache)))
 }
 
 /// The T1 file `<kernel>.t1.json` in `dir` whose kernel name, followed by `_`, starts `stem`

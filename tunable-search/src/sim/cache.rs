@@ -75,6 +75,10 @@ pub struct CacheEntry {
     pub indices: Vec<u16>,
     /// The objective value or the failure.
     pub observation: Observation,
+    /// The relative sample standard deviation (standard deviation over mean) of the record's
+    /// repeated measurements (`times`, or `times.runtimes`), when it holds two or more positive
+    /// numbers: how much the measurement itself varies.
+    pub spread: Option<f64>,
 }
 
 /// A loaded Kernel Tuner cache (or T4 results file).
@@ -322,6 +326,7 @@ fn from_cache_object(obj: &Map<String, Json>, path: &Path) -> Result<KernelTuner
             key: key.clone(),
             values: matcher.values(&indices),
             indices,
+            spread: spread(record),
             observation,
         });
     }
@@ -403,6 +408,22 @@ fn cache_observation(record: &Json, objective: &str) -> Observation {
         Json::String(reason) => Observation::Failed(reason.clone()),
         _ => Observation::Failed("the record is not an object".to_owned()),
     }
+}
+
+/// The relative sample standard deviation of a record's `times` (see [`CacheEntry::spread`]).
+fn spread(record: &Json) -> Option<f64> {
+    let times = record.get("times").and_then(|t| {
+        t.as_array()
+            .or_else(|| t.get("runtimes").and_then(Json::as_array))
+    })?;
+    let ts: Vec<f64> = times.iter().map(Json::as_f64).collect::<Option<_>>()?;
+    if ts.len() < 2 || ts.iter().any(|&t| t.is_nan() || t <= 0.0 || t.is_infinite()) {
+        return None;
+    }
+    let n = ts.len() as f64;
+    let mean = ts.iter().sum::<f64>() / n;
+    let var = ts.iter().map(|t| (t - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    Some(var.sqrt() / mean)
 }
 
 fn finite(v: Option<f64>) -> Observation {
@@ -586,6 +607,7 @@ fn from_t4(obj: &Map<String, Json>, path: &Path) -> Result<KernelTunerCache, Sim
             key,
             values: matcher.values(&indices),
             indices,
+            spread: spread(result),
             observation,
         });
     }
@@ -821,6 +843,27 @@ mod tests {
         );
         assert_eq!(c.entries[0].key, "64,b");
         assert_eq!(c.entries[0].indices, vec![2, 0]);
+        // times [1, 2]: sample standard deviation 0.7071 over the mean 1.5.
+        let spreads: Vec<_> = c.entries.iter().map(|e| e.spread).collect();
+        assert_eq!(spreads[..2], [None, None]);
+        assert!((spreads[2].unwrap() - 0.5_f64.sqrt() / 1.5).abs() < 1e-12);
+        assert_eq!(spreads[3], None);
+    }
+
+    #[test]
+    fn spread_of_repeated_measurements() {
+        let spread_of = |times: &str| spread(&serde_json::from_str(times).unwrap());
+        assert_eq!(spread_of(r#"{"times": [2.0, 2.0, 2.0]}"#), Some(0.0));
+        let s = spread_of(r#"{"times": {"runtimes": [1.9, 2.1]}}"#).unwrap();
+        assert!((s - 0.02_f64.sqrt() / 2.0).abs() < 1e-12, "{s}");
+        for none in [
+            r#"{"times": [2.0]}"#,
+            r#"{"times": [2.0, "x"]}"#,
+            r#"{"times": [2.0, 0.0]}"#,
+            r#"{"time": 2.0}"#,
+        ] {
+            assert_eq!(spread_of(none), None, "{none}");
+        }
     }
 
     #[test]

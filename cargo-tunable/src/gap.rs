@@ -56,7 +56,11 @@ pub(crate) struct Source<'a> {
 /// the percentage means nothing (an optimum that is not positive, or a run without a valid
 /// result).
 fn mean_gap(optimum: f64, bests: &[f64]) -> Option<f64> {
-    if optimum.is_nan() || optimum <= 0.0 || bests.is_empty() || bests.iter().any(|b| !b.is_finite()) {
+    if optimum.is_nan()
+        || optimum <= 0.0
+        || bests.is_empty()
+        || bests.iter().any(|b| !b.is_finite())
+    {
         return None;
     }
     Some(100.0 * bests.iter().map(|b| b / optimum - 1.0).sum::<f64>() / bests.len() as f64)

@@ -118,7 +118,7 @@ impl Default for BayesOptions {
             exploration: Exploration::ContextualVariance(0.5),
             init: 20,
             feasibility: true,
-            min_feasibility: 0.5,
+            min_feasibility: 0.0,
             skip_threshold: 5,
             discount: None,
             improvement: 0.1,

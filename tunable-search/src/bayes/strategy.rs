@@ -626,14 +626,14 @@ mod tests {
                 })
                 .sum::<usize>()
         };
-        let (with, weighed, without) = (
+        let (threshold, weighed, without) = (
+            failed("bayes:feas_min=0.5"),
             failed("bayes"),
-            failed("bayes:feas_min=0"),
             failed("bayes:feasibility=false"),
         );
         assert!(
-            with < weighed && weighed < without,
-            "{with} failures with the model and threshold, {weighed} with the model only, \
+            threshold < weighed && weighed < without,
+            "{threshold} failures with the model and feas_min=0.5, {weighed} with the model only, \
              {without} without"
         );
     }

@@ -417,7 +417,11 @@ fn spread(record: &Json) -> Option<f64> {
             .or_else(|| t.get("runtimes").and_then(Json::as_array))
     })?;
     let ts: Vec<f64> = times.iter().map(Json::as_f64).collect::<Option<_>>()?;
-    if ts.len() < 2 || ts.iter().any(|&t| t.is_nan() || t <= 0.0 || t.is_infinite()) {
+    if ts.len() < 2
+        || ts
+            .iter()
+            .any(|&t| t.is_nan() || t <= 0.0 || t.is_infinite())
+    {
         return None;
     }
     let n = ts.len() as f64;

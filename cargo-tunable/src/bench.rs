@@ -16,6 +16,9 @@
 //! per run. Repeat `i` (from 0) uses seed `seed + i`. It prints a table of scores per cache and
 //! strategy with the mean over caches, writes it to `DIR/scores.md` and `DIR/scores.json`, and
 //! draws `DIR/<stem>/convergence.svg` (best-so-far relative to the optimum; median and quartiles).
+//! Below the scores come the share of evaluations spent on failing configurations, and how far
+//! above the optimum each strategy's best lies beside each cache's timing noise, per cache and
+//! per kernel family (see [`crate::gap`]).
 //!
 //! The space of a cache is its own keys, or `--space` / `--t1` for every cache, or with
 //! `--spaces-dir` the Kernel Tuner T1 file `<kernel>.t1.json` whose kernel name followed by `_`

@@ -120,34 +120,9 @@ fn bayes_scores() {
         .iter()
         .map(|r| ScoreContext::with_options(r.values(), &options).unwrap())
         .collect();
-    let jobs: Vec<(usize, usize)> = (0..specs.len())
-        .flat_map(|s| (0..caches.len()).map(move |c| (s, c)))
-        .collect();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut table = vec![vec![Cell::default(); caches.len()]; specs.len()];
-    let done: Vec<(usize, usize, Cell)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut out = Vec::new();
-                    loop {
-                        let j = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(&(s, c)) = jobs.get(j) else { break };
-                        let r = cell(&specs[s], &replays[c], &ctxs[c], seed..seed + repeats);
-                        out.push((s, c, r));
-                    }
-                    out
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap())
-            .collect()
+    let table = common::table(specs.len(), caches.len(), threads, |s, c| {
+        cell(&specs[s], &replays[c], &ctxs[c], seed..seed + repeats)
     });
-    for (s, c, r) in done {
-        table[s][c] = r;
-    }
     println!(
         "score: {} options, budget {BUDGET}, {repeats} runs, seeds {seed}..={}",
         if peer {

@@ -114,35 +114,9 @@ fn evo_scores() {
             ScoreContext::with_options(r.values(), &o).unwrap()
         })
         .collect();
-    // Jobs: (spec, cache); run on `threads` workers.
-    let jobs: Vec<(usize, usize)> = (0..specs.len())
-        .flat_map(|s| (0..CACHES.len()).map(move |c| (s, c)))
-        .collect();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut table = vec![vec![(0.0, 0.0, 0.0); CACHES.len()]; specs.len()];
-    let done: Vec<(usize, usize, (f64, f64, f64))> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut out = Vec::new();
-                    loop {
-                        let j = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(&(s, c)) = jobs.get(j) else { break };
-                        let r = score(&specs[s], &replays[c], &ctxs[c], seed..seed + repeats);
-                        out.push((s, c, r));
-                    }
-                    out
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap())
-            .collect()
+    let table = common::table(specs.len(), CACHES.len(), threads, |s, c| {
+        score(&specs[s], &replays[c], &ctxs[c], seed..seed + repeats)
     });
-    for (s, c, r) in done {
-        table[s][c] = r;
-    }
     println!(
         "score: {} options, budget {BUDGET}, {repeats} runs, seeds {seed}..={}",
         if peer { "peer_results" } else { "default" },

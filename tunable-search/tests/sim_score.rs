@@ -6,17 +6,11 @@
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
-use tunable_search::Space;
+use std::path::Path;
 use tunable_search::sim::{KernelTunerCache, Replay, ScoreContext, ScoreOptions, random_baseline};
 
-fn shared() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data")
-}
-
-fn cache_path(name: &str) -> PathBuf {
-    shared().join(format!("cachefiles/{name}.json.gz"))
-}
+mod common;
+use common::{cache_path, replay, shared, space_for};
 
 fn gunzip(path: &Path) -> String {
     let mut text = String::new();
@@ -51,21 +45,6 @@ const STRATEGIES: [&str; 9] = [
     "random_sample",
     "simulated_annealing",
 ];
-
-/// The space peer results were run on: T1 conditions for the `_milo` caches, else the cache keys.
-fn space_for(cache: &str) -> Option<Space> {
-    let t1 = ["convolution_milo", "dedispersion_milo"]
-        .into_iter()
-        .find(|k| cache.starts_with(k))?;
-    let file =
-        tunable_search::space::load::load(shared().join(format!("spaces/{t1}.t1.json"))).unwrap();
-    Some(file.builder.build().unwrap())
-}
-
-fn replay(cache: &str) -> Replay {
-    let kt = KernelTunerCache::load(cache_path(cache)).unwrap();
-    Replay::new(&kt, space_for(cache)).unwrap()
-}
 
 #[test]
 fn caches_load_with_published_counts() {

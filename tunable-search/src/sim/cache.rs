@@ -410,18 +410,21 @@ fn cache_observation(record: &Json, objective: &str) -> Observation {
     }
 }
 
-/// The relative sample standard deviation of a record's `times` (see [`CacheEntry::spread`]).
-fn spread(record: &Json) -> Option<f64> {
-    let times = record.get("times").and_then(|t| {
+/// A record's repeated measurements: `times`, or `times.runtimes`.
+fn times(record: &Json) -> Option<&Vec<Json>> {
+    record.get("times").and_then(|t| {
         t.as_array()
             .or_else(|| t.get("runtimes").and_then(Json::as_array))
-    })?;
-    let ts: Vec<f64> = times.iter().map(Json::as_f64).collect::<Option<_>>()?;
-    if ts.len() < 2
-        || ts
-            .iter()
-            .any(|&t| t.is_nan() || t <= 0.0 || t.is_infinite())
-    {
+    })
+}
+
+/// The relative sample standard deviation of a record's `times` (see [`CacheEntry::spread`]).
+fn spread(record: &Json) -> Option<f64> {
+    let ts: Vec<f64> = times(record)?
+        .iter()
+        .map(Json::as_f64)
+        .collect::<Option<_>>()?;
+    if ts.len() < 2 || ts.iter().any(|&t| !t.is_finite() || t <= 0.0) {
         return None;
     }
     let n = ts.len() as f64;
@@ -725,11 +728,7 @@ fn t4_observation(result: &Json, objective: &str) -> Observation {
     if let Some(Json::Number(n)) = result.get("objectives").and_then(|o| o.get(0)) {
         return finite(n.as_f64());
     }
-    let times = result.get("times").and_then(|t| {
-        t.as_array()
-            .or_else(|| t.get("runtimes").and_then(Json::as_array))
-    });
-    match times.map(|ts| ts.iter().map(Json::as_f64).collect::<Option<Vec<f64>>>()) {
+    match times(result).map(|ts| ts.iter().map(Json::as_f64).collect::<Option<Vec<f64>>>()) {
         Some(Some(ts)) if !ts.is_empty() => finite(Some(ts.iter().sum::<f64>() / ts.len() as f64)),
         _ => Observation::Failed(format!("no value for '{objective}'")),
     }

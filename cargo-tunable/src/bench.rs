@@ -33,7 +33,7 @@
 //! leave-one-kernel-out selection among the strategies run (see [`crate::loko`]) to the table.
 //! The runs of one cache and strategy are spread over `--jobs` threads (default: every core).
 
-use crate::{gap, loko, plot};
+use crate::{family, gap, loko, plot};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
@@ -360,6 +360,19 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
         })
         .collect();
     table += &gap::markdown(&names, &order, &gap_sources);
+    let scored: Vec<family::Scored> = rows
+        .iter()
+        .map(|r| family::Scored {
+            strategy: &r.strategy,
+            per_cache: r
+                .per_cache
+                .iter()
+                .map(|c| (c.0.as_str(), c.1, c.2))
+                .collect(),
+        })
+        .collect();
+    table += "\n";
+    table += &family::markdown(&scored);
     if args.loko {
         let ours: Vec<loko::Scores> = rows
             .iter()

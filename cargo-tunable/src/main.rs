@@ -12,6 +12,7 @@
 //! - `show [DIR] [--json]`: print the tuned configurations stored in DIR (default `tuned/`).
 
 mod bench;
+mod family;
 mod gap;
 mod loko;
 mod plot;

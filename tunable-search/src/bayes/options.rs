@@ -97,6 +97,11 @@ pub struct BayesOptions {
     /// `local`: in pool mode, how many of the best configurations found add their neighbours to
     /// the candidates.
     pub local: usize,
+    /// `polish`: if `K > 0`, every `K`-th acquisition round only considers the unvisited Hamming
+    /// neighbours (one parameter changed) of the best configuration found (of the next best when
+    /// those are all visited), so the end of a run refines the incumbent as a local search
+    /// would; 0 turns it off.
+    pub polish: usize,
     /// `transform`: `none` or `log`.
     pub transform: Transform,
     /// `surrogate`: `gp` or `cgp`; the clustered GP's settings are `clusters` (3, or `auto`: 1 to
@@ -116,7 +121,7 @@ impl Default for BayesOptions {
             noise: 1e-6,
             fit: false,
             exploration: Exploration::ContextualVariance(0.5),
-            init: 20,
+            init: 5,
             feasibility: true,
             min_feasibility: 0.0,
             skip_threshold: 5,
@@ -125,6 +130,7 @@ impl Default for BayesOptions {
             batch: BatchFill::KrigingBeliever,
             pool: 65_536,
             local: 3,
+            polish: 5,
             transform: Transform::Log,
             surrogate: SurrogateChoice::Gp,
             tau: None,
@@ -180,6 +186,7 @@ impl Configure for BayesOptions {
         "batch",
         "pool",
         "local",
+        "polish",
         "transform",
         "surrogate",
         "clusters",
@@ -253,6 +260,7 @@ impl Configure for BayesOptions {
             }
             "pool" => self.pool = parse_checked(v, "an integer >= 100", |&n| n >= 100)?,
             "local" => self.local = parse_checked(v, "an integer >= 0", |_: &usize| true)?,
+            "polish" => self.polish = parse_checked(v, "an integer >= 0", |_: &usize| true)?,
             "transform" => {
                 self.transform = match v {
                     "none" => Transform::None,
@@ -310,8 +318,9 @@ mod tests {
 
     #[test]
     fn values_are_checked() {
-        let o = apply("bayes:feas_min=0.25:acq=pi:clusters=auto:tau=0.5").unwrap();
+        let o = apply("bayes:feas_min=0.25:acq=pi:clusters=auto:tau=0.5:polish=0").unwrap();
         assert_eq!(o.min_feasibility, 0.25);
+        assert_eq!(o.polish, 0);
         assert_eq!(o.acquisition, AcquisitionChoice::Single(Acquisition::Pi));
         assert!(
             matches!(o.surrogate, SurrogateChoice::Clustered(c) if c.count == ClusterCount::Auto(3))
@@ -326,6 +335,8 @@ mod tests {
             "bayes:tau=0",
             "bayes:noise=100",
             "bayes:transform=sqrt",
+            "bayes:polish=-1",
+            "bayes:init=0",
         ] {
             match apply(bad) {
                 Err(StrategyError::BadValue { key, reason, .. }) => {

@@ -52,6 +52,8 @@ pub struct Bayes {
     /// variance).
     init_stats: Option<(f64, f64)>,
     next_fit: usize,
+    /// Acquisition rounds started (for `polish`).
+    round_count: usize,
     preds: Vec<Prediction>,
     probs: Vec<f64>,
     /// The surrogate's acquisition weights per candidate (clustered GP).
@@ -139,6 +141,7 @@ impl Bayes {
             targets: Vec::new(),
             best: None,
             init_stats: None,
+            round_count: 0,
             preds: Vec::new(),
             probs: Vec::new(),
             weights: Vec::new(),
@@ -208,19 +211,25 @@ impl Bayes {
         }
     }
 
-    /// Positions outside the pool scored this round: the neighbours of the best results.
-    fn local_candidates(&self) -> Vec<usize> {
-        let Some(in_pool) = &self.in_pool else {
-            return Vec::new();
-        };
-        let mut best: Vec<(f64, usize)> = self
+    /// The valid results told, `(value, position)`, best first (ties to the lower position).
+    fn ranked_results(&self) -> Vec<(f64, usize)> {
+        let mut found: Vec<(f64, usize)> = self
             .valid
             .iter()
             .zip(&self.valid_rows)
             .map(|(&v, &r)| (v, r))
             .collect();
-        best.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        let mut out: Vec<usize> = best
+        found.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        found
+    }
+
+    /// Positions outside the pool scored this round: the neighbours of the best results.
+    fn local_candidates(&self) -> Vec<usize> {
+        let Some(in_pool) = &self.in_pool else {
+            return Vec::new();
+        };
+        let mut out: Vec<usize> = self
+            .ranked_results()
             .iter()
             .take(self.options.local)
             .flat_map(|&(_, r)| {
@@ -234,9 +243,30 @@ impl Bayes {
         out
     }
 
+    /// The unvisited Hamming neighbours of the best valid configuration that has any, ascending.
+    fn polish_candidates(&self) -> Vec<usize> {
+        self.ranked_results()
+            .iter()
+            .map(|&(_, r)| {
+                let mut n = self
+                    .space
+                    .neighbours(&self.space.indices(r), Neighbourhood::Hamming);
+                n.retain(|&p| !self.memo.is_asked(p));
+                n
+            })
+            .find(|n| !n.is_empty())
+            .unwrap_or_default()
+    }
+
     /// Predicts every candidate, scores them and queues the round's picks.
     fn new_round(&mut self) {
         self.sync_fantasies();
+        self.round_count += 1;
+        let polish = self.options.polish;
+        // A polishing round: only the neighbours of the best configuration found compete.
+        let only: Option<Vec<usize>> = (polish > 0 && self.round_count.is_multiple_of(polish))
+            .then(|| self.polish_candidates())
+            .filter(|n| !n.is_empty());
         let cand: Vec<u32> = self.model.candidates().to_vec();
         let nc = cand.len();
         self.preds.resize(nc, Prediction::default());
@@ -250,7 +280,12 @@ impl Bayes {
         if !self.model.candidate_weights(&mut self.weights) {
             self.weights.iter_mut().for_each(|w| *w = 1.0);
         }
-        let extra = self.local_candidates();
+        let mut extra = self.local_candidates();
+        if let (Some(in_pool), Some(only)) = (&self.in_pool, &only) {
+            extra.extend(only.iter().filter(|&&p| !in_pool[p]));
+            extra.sort_unstable();
+            extra.dedup();
+        }
         let extra_scored: Vec<(usize, Prediction, f64, f64)> = extra
             .par_iter()
             .map(|&r| {
@@ -327,7 +362,8 @@ impl Bayes {
                     let mut tops = vec![Vec::with_capacity(k + 1); k];
                     for i in ci * CHUNK..total.min((ci + 1) * CHUNK) {
                         let (r, pred, p, w) = at(i);
-                        if p < min_p || memo.is_asked(r) {
+                        let excluded = only.as_ref().is_some_and(|o| o.binary_search(&r).is_err());
+                        if p < min_p || excluded || memo.is_asked(r) {
                             continue;
                         }
                         let (mu, sd) = ((pred.mean - m) / s, pred.std() / s);
@@ -535,6 +571,7 @@ mod tests {
             "bayes:acq=multi",
             "bayes:acq=ei:batch=cl",
             "bayes:acq=pi:pool=100:local=2:feas_min=0.9",
+            "bayes:polish=2:pool=100",
             "bayes:acq=lcb:feasibility=false:transform=log",
             "bayes:fit=true:kernel=rbf:explore=0.1",
             "bayes:kernel=matern52:lengthscale=0.5:explore=cv*0.5:init=5",
@@ -575,6 +612,47 @@ mod tests {
                     drive(s.as_mut(), 80, batch, |p| objective(&space, p)).trials
                 };
                 assert_eq!(run(gp), run(cgp), "{cgp}, batch {batch}");
+            }
+        }
+    }
+
+    #[test]
+    fn polishing_rounds_ask_neighbours_of_the_best() {
+        use crate::space::Neighbourhood;
+        let space = space();
+        // With `polish=1` every round after the initial sample (at most 2 * init asks) polishes:
+        // it asks a Hamming neighbour of the best result that still has unasked neighbours.
+        for spec in ["bayes:polish=1:init=10", "bayes:polish=1:init=10:pool=100"] {
+            let mut s = strategy::build(&spec.parse().unwrap(), Arc::clone(&space), 7).unwrap();
+            let mut found: Vec<(f64, usize)> = Vec::new();
+            let mut asked = HashSet::new();
+            for i in 0..80 {
+                let p = s.ask(1)[0];
+                if i >= 20 {
+                    found.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+                    let expected = found
+                        .iter()
+                        .map(|&(_, r)| {
+                            let mut n = space.neighbours(&space.indices(r), Neighbourhood::Hamming);
+                            n.retain(|q| !asked.contains(q));
+                            n
+                        })
+                        .find(|n| !n.is_empty())
+                        .unwrap();
+                    assert!(
+                        expected.contains(&p),
+                        "{spec}: ask {i} ({p}) is not polishing"
+                    );
+                }
+                asked.insert(p);
+                let outcome = objective(&space, p);
+                if let Some(v) = outcome.value() {
+                    found.push((v, p));
+                }
+                s.tell(&[crate::strategy::Trial {
+                    position: p,
+                    outcome,
+                }]);
             }
         }
     }

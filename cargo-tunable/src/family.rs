@@ -1,0 +1,124 @@
+//! # Scores per kernel family, and which differences are more than noise
+//!
+//! A strategy's score on a family (as in [leave-one-kernel-out](crate::loko): the caches whose
+//! stems share the name before the first `_`) is the mean of its scores on the family's caches,
+//! and its standard error follows from theirs: `se = sqrt(sum se_i^2) / n` (the caches' runs are
+//! independent). A strategy is flagged on a family when it trails the family's best strategy by
+//! more than two standard errors of the difference, `sqrt(se^2 + se_best^2)`: a gap that 35 runs
+//! per cache cannot put down to the seeds.
+
+use crate::loko::family;
+
+/// Two standard errors: the gap beyond which a difference is not the runs' noise.
+const Z: f64 = 2.0;
+
+/// One strategy's scores: per cache stem, the mean score and its standard error.
+pub(crate) struct Scored<'a> {
+    /// The strategy's spec.
+    pub strategy: &'a str,
+    /// `(stem, mean, standard error)` per cache.
+    pub per_cache: Vec<(&'a str, f64, f64)>,
+}
+
+/// A strategy's mean and standard error on one family, if it has a score on every cache of it.
+fn on_family(s: &Scored<'_>, fam: &str, stems: &[&str]) -> Option<(f64, f64)> {
+    let caches: Vec<&str> = stems.iter().copied().filter(|c| family(c) == fam).collect();
+    let mut sum = 0.0;
+    let mut var = 0.0;
+    for c in &caches {
+        let &(_, m, se) = s.per_cache.iter().find(|p| p.0 == *c)?;
+        sum += m;
+        var += se * se;
+    }
+    let n = caches.len() as f64;
+    (n > 0.0).then(|| (sum / n, var.sqrt() / n))
+}
+
+/// The table of per-family scores, rows in the order given; `*` marks a score more than two
+/// standard errors of the difference below the family's best.
+pub(crate) fn markdown(rows: &[Scored<'_>]) -> String {
+    let mut stems: Vec<&str> = rows
+        .iter()
+        .flat_map(|r| r.per_cache.iter().map(|c| c.0))
+        .collect();
+    stems.sort_unstable();
+    stems.dedup();
+    let mut families: Vec<&str> = stems.iter().map(|s| family(s)).collect();
+    families.dedup();
+    let cells: Vec<Vec<Option<(f64, f64)>>> = rows
+        .iter()
+        .map(|r| families.iter().map(|f| on_family(r, f, &stems)).collect())
+        .collect();
+    let best: Vec<Option<(f64, f64)>> = (0..families.len())
+        .map(|j| {
+            cells
+                .iter()
+                .filter_map(|c| c[j])
+                .max_by(|a, b| a.0.total_cmp(&b.0))
+        })
+        .collect();
+    let mut t = String::from(
+        "Per kernel family, mean score ± se (* : more than two standard errors of the difference \
+         below the family's best):\n\n| strategy |",
+    );
+    families.iter().for_each(|f| t += &format!(" {f} |"));
+    t += &format!("\n|---|{}\n", "---|".repeat(families.len()));
+    for (r, row) in rows.iter().zip(&cells) {
+        t += &format!("| {} |", r.strategy);
+        for (cell, b) in row.iter().zip(&best) {
+            t += &match (cell, b) {
+                (Some((m, se)), Some((bm, bse))) => {
+                    let flag = if bm - m > Z * (se * se + bse * bse).sqrt() {
+                        " *"
+                    } else {
+                        ""
+                    };
+                    format!(" {m:.3} ± {se:.3}{flag} |")
+                }
+                _ => " - |".to_owned(),
+            };
+        }
+        t += "\n";
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn family_means_and_flags() {
+        let rows = [
+            Scored {
+                strategy: "a",
+                per_cache: vec![
+                    ("conv_x", 0.8, 0.03),
+                    ("conv_y", 0.6, 0.04),
+                    ("gemm_x", 0.5, 0.01),
+                ],
+            },
+            Scored {
+                strategy: "b",
+                per_cache: vec![
+                    ("conv_x", 0.7, 0.03),
+                    ("conv_y", 0.6, 0.04),
+                    ("gemm_x", 0.9, 0.01),
+                ],
+            },
+        ];
+        let (m, se) = on_family(&rows[0], "conv", &["conv_x", "conv_y", "gemm_x"]).unwrap();
+        assert!((m - 0.7).abs() < 1e-12 && (se - 0.025).abs() < 1e-12);
+        let t = markdown(&rows);
+        // conv: a 0.700 ± 0.025, b 0.650 ± 0.025: a gap of 0.05 < 2 * 0.035, no flag. gemm: a
+        // trails by 0.4 > 2 * 0.014.
+        assert!(t.contains("| a | 0.700 ± 0.025 | 0.500 ± 0.010 * |"), "{t}");
+        assert!(t.contains("| b | 0.650 ± 0.025 | 0.900 ± 0.010 |"), "{t}");
+        // A strategy missing a cache of a family has no score there.
+        let partial = [Scored {
+            strategy: "c",
+            per_cache: vec![("conv_x", 0.8, 0.03)],
+        }];
+        assert!(on_family(&partial[0], "conv", &["conv_x", "conv_y"]).is_none());
+    }
+}

@@ -81,7 +81,7 @@ pub struct BayesOptions {
     /// `feasibility`: weigh the acquisition by a learnt probability of validity.
     pub feasibility: bool,
     /// `feas_min`: candidates less likely than this to be valid are only considered when no
-    /// other unvisited candidate is left.
+    /// other unvisited candidate is left (default 0.5; 0 only weighs the acquisition).
     pub min_feasibility: f64,
     /// `skip`: the portfolios' skip threshold.
     pub skip_threshold: usize,
@@ -123,7 +123,7 @@ impl Default for BayesOptions {
             exploration: Exploration::ContextualVariance(0.5),
             init: 5,
             feasibility: true,
-            min_feasibility: 0.0,
+            min_feasibility: 0.5,
             skip_threshold: 5,
             discount: None,
             improvement: 0.1,

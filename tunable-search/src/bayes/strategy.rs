@@ -706,7 +706,7 @@ mod tests {
         };
         let (threshold, weighed, without) = (
             failed("bayes:feas_min=0.5"),
-            failed("bayes"),
+            failed("bayes:feas_min=0"),
             failed("bayes:feasibility=false"),
         );
         assert!(

@@ -22,6 +22,7 @@
 mod annealing;
 mod continuous;
 mod diff_evo;
+mod drive;
 mod ensemble;
 mod exhaustive;
 mod firefly;
@@ -36,6 +37,7 @@ mod repair;
 pub use annealing::{Annealing, AnnealingOptions};
 pub use continuous::Continuous;
 pub use diff_evo::{DiffEvo, DiffEvoOptions};
+pub use drive::{RunRecord, drive};
 pub use ensemble::{Ensemble, EnsembleOptions};
 pub use exhaustive::Exhaustive;
 pub use firefly::{Firefly, FireflyOptions};
@@ -49,7 +51,6 @@ pub use repair::{Repair, repair_candidates};
 
 use crate::Space;
 use std::sync::Arc;
-use std::time::Instant;
 
 /// The result of evaluating one configuration; lower values are better.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -200,46 +201,4 @@ pub fn build(
             });
         }
     })
-}
-
-/// What [`drive`] returns: every unique evaluation in order, and the time spent in the strategy.
-#[derive(Clone, Debug, Default)]
-pub struct RunRecord {
-    /// Evaluations in the order they were made.
-    pub trials: Vec<Trial>,
-    /// Seconds spent inside `ask` and `tell`.
-    pub strategy_seconds: f64,
-}
-
-/// Runs `strategy` until `budget` unique evaluations are spent (or the space is exhausted),
-/// asking for `batch` configurations at a time and evaluating them with `objective`.
-pub fn drive(
-    strategy: &mut dyn Strategy,
-    budget: usize,
-    batch: usize,
-    mut objective: impl FnMut(usize) -> Outcome,
-) -> RunRecord {
-    let mut rec = RunRecord::default();
-    let mut seen = std::collections::HashSet::new();
-    while rec.trials.len() < budget {
-        let t = Instant::now();
-        let asked = strategy.ask(batch.max(1).min(budget - rec.trials.len()));
-        rec.strategy_seconds += t.elapsed().as_secs_f64();
-        if asked.is_empty() {
-            break;
-        }
-        let trials: Vec<Trial> = asked
-            .into_iter()
-            .inspect(|&p| assert!(seen.insert(p), "strategy asked for position {p} twice"))
-            .map(|position| Trial {
-                position,
-                outcome: objective(position),
-            })
-            .collect();
-        let t = Instant::now();
-        strategy.tell(&trials);
-        rec.strategy_seconds += t.elapsed().as_secs_f64();
-        rec.trials.extend(trials);
-    }
-    rec
 }

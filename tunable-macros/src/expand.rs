@@ -421,7 +421,7 @@ pub(crate) fn expand(
             #[allow(unused_mut, unused_variables)]
             let mut __tunable_ran = false;
             let params = if ::tunable::__private::AUTOTUNE {
-                static KERNEL: ::tunable::__private::Kernel = ::tunable::__private::Kernel {
+                static KERNEL: ::tunable::__private::KernelSpec = ::tunable::__private::KernelSpec {
                     name: #kernel_name,
                     manifest_dir: env!("CARGO_MANIFEST_DIR"),
                     budget: #budget,

@@ -30,7 +30,7 @@ pub struct Baked<P: 'static> {
 
 /// Static facts about a kernel.
 #[derive(Debug)]
-pub struct Kernel {
+pub struct KernelSpec {
     /// Its name (the function's, or the `name` option).
     pub name: &'static str,
     /// `CARGO_MANIFEST_DIR` of the crate that defines it.
@@ -151,7 +151,7 @@ static TUNING: Mutex<()> = Mutex::new(());
 /// the call's own arguments, see [`Call`]) and stores the winner. Never panics: on an I/O problem
 /// it warns and uses the default.
 pub fn autotune<P: Params>(
-    kernel: &Kernel,
+    kernel: &KernelSpec,
     space: &Arc<Space>,
     dev: &str,
     key: u64,
@@ -305,7 +305,7 @@ pub fn autotune<P: Params>(
 /// The output every variant is checked against: `None` without `verify`, the `answer`, or the
 /// output of the default configuration (the reference variant) run once now.
 fn expected_output<P: Params>(
-    kernel: &Kernel,
+    kernel: &KernelSpec,
     default: P,
     run: &mut Run<'_, P>,
 ) -> Result<Option<Vec<f64>>, String> {

@@ -191,7 +191,7 @@ fn a_launch_beyond_the_time_limit_times_out() {
     let y = cl.alloc::<f32>(64).unwrap();
     let cfg = Cfg { block: 64, per: 1 };
     // SAFETY: (float*, int); 64 work-items over 64 elements.
-    let launch = |k: &tunable_runtime::backend::opencl::Kernel, iterations: i32| unsafe {
+    let launch = |k: &tunable_runtime::backend::opencl::CompiledKernel, iterations: i32| unsafe {
         k.launch(Dims::cover(64usize, 64usize))
             .arg(&y)
             .arg(&iterations)

@@ -81,11 +81,11 @@ struct Component {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use tunable_search::bayes::{ClusterCount, ClusterOptions, ClusteredGp, GpParams, Kernel,
-///     KernelKind, Points, Surrogate};
+/// use tunable_search::bayes::{ClusterCount, ClusterOptions, ClusteredGp, GpParams, Covariance,
+///     CovarianceKind, Points, Surrogate};
 /// // A step: 1 on the left half, 10 on the right.
 /// let pts = Arc::new(Points::new((0..40).map(|i| f64::from(i) / 39.0).collect(), 1).unwrap());
-/// let params = GpParams::new(Kernel::new(KernelKind::Matern32, 0.5).unwrap(), 1e-6).unwrap();
+/// let params = GpParams::new(Covariance::new(CovarianceKind::Matern32, 0.5).unwrap(), 1e-6).unwrap();
 /// let options = ClusterOptions { count: ClusterCount::Fixed(2), ..ClusterOptions::default() };
 /// let mut cgp = ClusteredGp::new(params, Arc::clone(&pts), None, options, 1);
 /// for r in (0..40).step_by(3) {
@@ -366,7 +366,7 @@ impl Surrogate for ClusteredGp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bayes::{Kernel, KernelKind};
+    use crate::bayes::{Covariance, CovarianceKind};
     use rand::RngExt;
 
     fn points(seed: u64, len: usize, dims: usize) -> Arc<Points> {
@@ -375,7 +375,11 @@ mod tests {
     }
 
     fn params() -> GpParams {
-        GpParams::new(Kernel::new(KernelKind::Matern32, 0.8).unwrap(), 1e-6).unwrap()
+        GpParams::new(
+            Covariance::new(CovarianceKind::Matern32, 0.8).unwrap(),
+            1e-6,
+        )
+        .unwrap()
     }
 
     /// A function with a jump: `x0 + x1` on one side of `x0 = 0.5`, plus 5 on the other.

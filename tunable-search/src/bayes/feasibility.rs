@@ -33,9 +33,9 @@ use std::sync::Arc;
 ///
 /// ```
 /// use std::sync::Arc;
-/// use tunable_search::bayes::{Feasibility, GpParams, Kernel, KernelKind, Points};
+/// use tunable_search::bayes::{Feasibility, GpParams, Covariance, CovarianceKind, Points};
 /// let pts = Arc::new(Points::new((0..11).map(|i| f64::from(i) / 10.0).collect(), 1).unwrap());
-/// let params = GpParams::new(Kernel::new(KernelKind::Matern32, 0.3).unwrap(), 1e-6).unwrap();
+/// let params = GpParams::new(Covariance::new(CovarianceKind::Matern32, 0.3).unwrap(), 1e-6).unwrap();
 /// let mut f = Feasibility::new(params, pts, None);
 /// f.observe(0, true);
 /// assert_eq!(f.probability(10), 1.0); // no failure seen yet

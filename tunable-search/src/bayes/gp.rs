@@ -26,7 +26,7 @@
 //! - M. A. Osborne, *Bayesian Gaussian Processes for Sequential Prediction, Optimisation and
 //!   Quadrature*, PhD thesis, Oxford, 2010, Section 2.5 (updating a Cholesky factor by a row).
 
-use super::{BayesError, Kernel, Prediction, Surrogate, likelihood};
+use super::{BayesError, Covariance, Prediction, Surrogate, likelihood};
 use crate::Space;
 use nalgebra::{DMatrix, DVector};
 use rayon::prelude::*;
@@ -99,14 +99,14 @@ impl Points {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GpParams {
     /// The covariance function.
-    pub kernel: Kernel,
+    pub kernel: Covariance,
     /// Observation noise variance, `>= 1e-12` (a nugget that also keeps `L` well conditioned).
     pub noise: f64,
 }
 
 impl GpParams {
     /// Checked hyperparameters.
-    pub fn new(kernel: Kernel, noise: f64) -> Result<Self, BayesError> {
+    pub fn new(kernel: Covariance, noise: f64) -> Result<Self, BayesError> {
         if !(noise.is_finite() && noise >= 1e-12) {
             return Err(BayesError::Hyperparameter {
                 name: "noise",
@@ -122,9 +122,9 @@ impl GpParams {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use tunable_search::bayes::{Gp, GpParams, Kernel, KernelKind, Points, Surrogate};
+/// use tunable_search::bayes::{Gp, GpParams, Covariance, CovarianceKind, Points, Surrogate};
 /// let pts = Arc::new(Points::new(vec![0.0, 0.25, 0.5, 0.75, 1.0], 1).unwrap());
-/// let params = GpParams::new(Kernel::new(KernelKind::Matern52, 0.5).unwrap(), 1e-8).unwrap();
+/// let params = GpParams::new(Covariance::new(CovarianceKind::Matern52, 0.5).unwrap(), 1e-8).unwrap();
 /// let mut gp = Gp::new(params, Arc::clone(&pts), None);
 /// gp.observe(0, 3.0);
 /// gp.observe(4, 1.0);
@@ -460,7 +460,7 @@ pub fn exact_posterior(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bayes::KernelKind;
+    use crate::bayes::CovarianceKind;
     use proptest::prelude::*;
 
     fn random_points(seed: u64, len: usize, dims: usize) -> Arc<Points> {
@@ -473,15 +473,15 @@ mod tests {
         Arc::new(Points::new(data, dims).unwrap())
     }
 
-    fn params(kind: KernelKind, l: f64, noise: f64) -> GpParams {
-        GpParams::new(Kernel::new(kind, l).unwrap(), noise).unwrap()
+    fn params(kind: CovarianceKind, l: f64, noise: f64) -> GpParams {
+        GpParams::new(Covariance::new(kind, l).unwrap(), noise).unwrap()
     }
 
-    fn kinds() -> impl Strategy<Value = KernelKind> {
+    fn kinds() -> impl Strategy<Value = CovarianceKind> {
         prop_oneof![
-            Just(KernelKind::Matern32),
-            Just(KernelKind::Matern52),
-            Just(KernelKind::Rbf)
+            Just(CovarianceKind::Matern32),
+            Just(CovarianceKind::Matern52),
+            Just(CovarianceKind::Rbf)
         ]
     }
 
@@ -568,7 +568,7 @@ mod tests {
     #[test]
     fn no_observations_is_the_prior_and_bad_inputs_are_errors() {
         let pts = random_points(1, 10, 2);
-        let gp = Gp::new(params(KernelKind::Matern32, 1.5, 1e-6), pts, None);
+        let gp = Gp::new(params(CovarianceKind::Matern32, 1.5, 1e-6), pts, None);
         assert_eq!(
             gp.predict(3),
             Prediction {
@@ -578,6 +578,6 @@ mod tests {
         );
         assert!(Points::new(vec![0.0; 5], 2).is_err());
         assert!(Points::new(vec![f64::NAN, 0.0], 2).is_err());
-        assert!(GpParams::new(Kernel::new(KernelKind::Rbf, 1.0).unwrap(), 0.0).is_err());
+        assert!(GpParams::new(Covariance::new(CovarianceKind::Rbf, 1.0).unwrap(), 0.0).is_err());
     }
 }

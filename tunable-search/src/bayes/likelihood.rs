@@ -15,7 +15,7 @@
 //!   2006, Section 5.4 (Eq. 5.8).
 
 use super::gp::standardization;
-use super::{GpParams, Kernel, KernelKind, Points};
+use super::{Covariance, CovarianceKind, GpParams, Points};
 use nalgebra::{DMatrix, DVector};
 
 /// Lengthscales tried by [`fit`]: 24 values log-spaced over `[0.05, 20]`.
@@ -38,7 +38,7 @@ pub fn log_marginal_likelihood(
 fn sq_dists(points: &Points, rows: &[usize]) -> DMatrix<f64> {
     let n = rows.len();
     DMatrix::from_fn(n, n, |i, j| {
-        super::kernel::sq_dist(points.row(rows[i]), points.row(rows[j]))
+        super::covariance::sq_dist(points.row(rows[i]), points.row(rows[j]))
     })
 }
 
@@ -60,10 +60,10 @@ fn lml(d2: &DMatrix<f64>, params: GpParams, y: &[f64]) -> f64 {
 /// The lengthscale and noise of a `kind` kernel that maximize the log marginal likelihood of `y`
 /// at `rows` (see the module docs). Ties keep the earlier grid point; the result is
 /// deterministic.
-pub fn fit(kind: KernelKind, points: &Points, rows: &[usize], y: &[f64]) -> GpParams {
+pub fn fit(kind: CovarianceKind, points: &Points, rows: &[usize], y: &[f64]) -> GpParams {
     let d2 = sq_dists(points, rows);
     let make = |ln_l: f64, noise: f64| {
-        GpParams::new(Kernel::new(kind, ln_l.exp()).expect("finite"), noise).expect("valid")
+        GpParams::new(Covariance::new(kind, ln_l.exp()).expect("finite"), noise).expect("valid")
     };
     let (lo, hi, steps) = LENGTHSCALES;
     let (lo, hi) = (lo.ln(), hi.ln());
@@ -114,17 +114,18 @@ mod tests {
         let pts = Points::new((0..60).map(|i| f64::from(i) / 59.0).collect(), 1).unwrap();
         let rows: Vec<usize> = (0..60).step_by(2).collect();
         let smooth: Vec<f64> = rows.iter().map(|&r| (pts.row(r)[0] * 3.0).sin()).collect();
-        let p = fit(KernelKind::Rbf, &pts, &rows, &smooth);
+        let p = fit(CovarianceKind::Rbf, &pts, &rows, &smooth);
         assert!(p.kernel.lengthscale() > 0.2, "{p:?}");
         let rough: Vec<f64> = rows
             .iter()
             .map(|&r| if (r / 2) % 2 == 0 { 1.0 } else { -1.0 })
             .collect();
-        let q = fit(KernelKind::Rbf, &pts, &rows, &rough);
+        let q = fit(CovarianceKind::Rbf, &pts, &rows, &rough);
         assert!(q.kernel.lengthscale() < p.kernel.lengthscale() || q.noise > p.noise);
         let best = log_marginal_likelihood(p, &pts, &rows, &smooth);
         for l in [0.05, 0.3, 1.0, 5.0] {
-            let other = GpParams::new(Kernel::new(KernelKind::Rbf, l).unwrap(), p.noise).unwrap();
+            let other =
+                GpParams::new(Covariance::new(CovarianceKind::Rbf, l).unwrap(), p.noise).unwrap();
             assert!(log_marginal_likelihood(other, &pts, &rows, &smooth) <= best + 1e-9);
         }
     }

@@ -15,7 +15,7 @@
 //!   configuration); a configuration that fails is replaced by a random one, for at most `init`
 //!   replacements (Section III-E).
 //! - **Surrogate.** A Gaussian process ([`Gp`]) on standardized targets with a Matérn 3/2, Matérn
-//!   5/2 or RBF covariance ([`Kernel`]) and a fixed lengthscale (Table I), or lengthscale and
+//!   5/2 or RBF covariance ([`Covariance`]) and a fixed lengthscale (Table I), or lengthscale and
 //!   noise fitted by marginal likelihood ([`likelihood`], `fit=true`). Only valid results are
 //!   observed. New observations update the Cholesky factor by one row and every candidate's
 //!   cached cross-covariances by one element, `O(n)` per candidate, in parallel over fixed chunks
@@ -120,9 +120,9 @@
 mod acquisition;
 mod cgp;
 pub mod cluster;
+mod covariance;
 mod feasibility;
 mod gp;
-mod kernel;
 mod knn;
 pub mod likelihood;
 mod options;
@@ -136,9 +136,9 @@ pub use acquisition::{
 };
 pub use cgp::{ClusterOptions, ClusteredGp};
 pub use cluster::ClusterCount;
+pub use covariance::{Covariance, CovarianceKind, sq_dist};
 pub use feasibility::Feasibility;
 pub use gp::{Gp, GpParams, Points, exact_posterior};
-pub use kernel::{Kernel, KernelKind, sq_dist};
 pub use knn::Neighbours;
 pub use options::{
     AcquisitionChoice, BatchFill, BayesOptions, Exploration, SurrogateChoice, Transform,

@@ -5,7 +5,7 @@
 //! [module docs](super)).
 
 use super::{
-    Acquisition, ClusterCount, ClusterOptions, KernelKind, PortfolioKind, PortfolioOptions,
+    Acquisition, ClusterCount, ClusterOptions, CovarianceKind, PortfolioKind, PortfolioOptions,
 };
 use crate::strategy::options::{Configure, parse_bool, parse_checked};
 
@@ -66,7 +66,7 @@ pub struct BayesOptions {
     /// `acq`: the acquisition function or portfolio.
     pub acquisition: AcquisitionChoice,
     /// `kernel`: the covariance function.
-    pub kernel: KernelKind,
+    pub kernel: CovarianceKind,
     /// `lengthscale`: the covariance function's lengthscale (in normalized coordinates).
     pub lengthscale: f64,
     /// `noise`: the noise variance relative to the standardized signal variance.
@@ -116,7 +116,7 @@ impl Default for BayesOptions {
     fn default() -> Self {
         BayesOptions {
             acquisition: AcquisitionChoice::Single(Acquisition::Ei),
-            kernel: KernelKind::Matern32,
+            kernel: CovarianceKind::Matern32,
             lengthscale: 1.0,
             noise: 1e-6,
             fit: false,
@@ -212,7 +212,7 @@ impl Configure for BayesOptions {
                 }
             }
             "kernel" => {
-                self.kernel = KernelKind::parse(v)
+                self.kernel = CovarianceKind::parse(v)
                     .ok_or_else(|| Some("expected matern32, matern52 or rbf".to_owned()))?
             }
             "lengthscale" => self.lengthscale = positive(v)?,

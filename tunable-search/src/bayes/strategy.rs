@@ -6,7 +6,7 @@ use super::options::{
     AcquisitionChoice, BatchFill, BayesOptions, Exploration, SurrogateChoice, Transform,
 };
 use super::{
-    Acquisition, ClusteredGp, Feasibility, Gp, GpParams, Kernel, Pick, Points, Portfolio,
+    Acquisition, ClusteredGp, Covariance, Feasibility, Gp, GpParams, Pick, Points, Portfolio,
     PortfolioKind, Prediction, Surrogate, contextual_variance,
 };
 use crate::Space;
@@ -77,7 +77,7 @@ impl Bayes {
     pub fn new(space: Arc<Space>, options: BayesOptions, seed: u64) -> Self {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let points = Arc::new(Points::from_space(&space));
-        let kernel = Kernel::new(options.kernel, options.lengthscale).expect("checked option");
+        let kernel = Covariance::new(options.kernel, options.lengthscale).expect("checked option");
         let params = GpParams::new(kernel, options.noise).expect("checked option");
         let (candidates, in_pool) = if space.len() > options.pool {
             let mut pool = space.sample(&mut rng, options.pool);

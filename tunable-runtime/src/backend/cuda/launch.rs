@@ -15,17 +15,17 @@ use cudarc::driver::{DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// A kernel loaded for one configuration, ready to [`launch`](Kernel::launch).
-pub struct Kernel {
+/// A kernel loaded for one configuration, ready to [`launch`](CompiledKernel::launch).
+pub struct CompiledKernel {
     pub(super) loaded: Arc<Loaded>,
     pub(super) cuda: Arc<Inner>,
     pub(super) timeout: Option<Duration>,
     pub(super) config: String,
 }
 
-impl std::fmt::Debug for Kernel {
+impl std::fmt::Debug for CompiledKernel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Kernel")
+        f.debug_struct("CompiledKernel")
             .field("config", &self.config)
             .field("max_threads", &self.loaded.max_threads)
             .field("static_shared", &self.loaded.static_shared)
@@ -33,7 +33,7 @@ impl std::fmt::Debug for Kernel {
     }
 }
 
-impl Kernel {
+impl CompiledKernel {
     /// The configuration it was compiled for.
     pub fn config(&self) -> &str {
         &self.config
@@ -87,12 +87,12 @@ macro_rules! scalar_arg {
 
 scalar_arg!(f32, f64, i8, i16, i32, i64, u8, u16, u32, u64);
 
-/// A launch being set up: [`Kernel::launch`], then one [`arg`](Launch::arg) per kernel
+/// A launch being set up: [`CompiledKernel::launch`], then one [`arg`](Launch::arg) per kernel
 /// parameter in order, optionally [`shared_bytes`](Launch::shared_bytes), then
 /// [`run`](Launch::run).
 #[derive(Debug)]
 pub struct Launch<'a> {
-    kernel: &'a Kernel,
+    kernel: &'a CompiledKernel,
     args: LaunchArgs<'a>,
     dims: Dims,
     shared: usize,

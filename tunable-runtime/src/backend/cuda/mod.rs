@@ -63,7 +63,7 @@ mod library;
 pub use buffer::Buffer;
 pub use compile::{Compiled, compile};
 pub use error::CudaError;
-pub use launch::{Kernel, KernelArg, Launch};
+pub use launch::{CompiledKernel, KernelArg, Launch};
 pub use library::nvrtc;
 
 use crate::backend::{Source, definitions};
@@ -220,7 +220,11 @@ impl Cuda {
 
     /// `source` compiled and loaded for `params` (from the cache after the first time): the
     /// kernel body of a `#[tunable]` function passes its `params`.
-    pub fn kernel<P: Params>(&self, source: &Source, params: &P) -> Result<Kernel, CudaError> {
+    pub fn kernel<P: Params>(
+        &self,
+        source: &Source,
+        params: &P,
+    ) -> Result<CompiledKernel, CudaError> {
         let config = params.describe();
         let defs = definitions(params).map_err(|reason| CudaError::Definition {
             config: config.clone(),
@@ -232,7 +236,7 @@ impl Cuda {
             .entry(key)
             .or_insert_with(|| self.load(source, &defs, &config).map(Arc::new))
             .clone()?;
-        Ok(Kernel {
+        Ok(CompiledKernel {
             loaded,
             cuda: Arc::clone(&self.inner),
             timeout: self.timeout,

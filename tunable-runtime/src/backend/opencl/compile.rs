@@ -30,8 +30,8 @@ pub(crate) struct Compiled {
     pub(super) num_args: usize,
 }
 
-/// A kernel compiled for one configuration, ready to [`launch`](Kernel::launch).
-pub struct Kernel {
+/// A kernel compiled for one configuration, ready to [`launch`](CompiledKernel::launch).
+pub struct CompiledKernel {
     pub(super) compiled: Arc<Compiled>,
     pub(super) cl: Arc<Inner>,
     pub(super) timeout: Option<std::time::Duration>,
@@ -39,9 +39,9 @@ pub struct Kernel {
     pub(super) name: &'static str,
 }
 
-impl std::fmt::Debug for Kernel {
+impl std::fmt::Debug for CompiledKernel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Kernel")
+        f.debug_struct("CompiledKernel")
             .field("name", &self.name)
             .field("config", &self.config)
             .field("max_work_group", &self.compiled.max_work_group)
@@ -49,7 +49,7 @@ impl std::fmt::Debug for Kernel {
     }
 }
 
-impl Kernel {
+impl CompiledKernel {
     /// The configuration it was compiled for.
     pub fn config(&self) -> &str {
         &self.config
@@ -65,7 +65,11 @@ impl OpenCl {
     /// `source` compiled for `params` (from the cache after the first time): the kernel body of
     /// a `#[tunable]` function passes its `params`. A failed build is an
     /// [`OpenClError::Build`] with the compiler's log.
-    pub fn kernel<P: Params>(&self, source: &Source, params: &P) -> Result<Kernel, OpenClError> {
+    pub fn kernel<P: Params>(
+        &self,
+        source: &Source,
+        params: &P,
+    ) -> Result<CompiledKernel, OpenClError> {
         let config = params.describe();
         let defs = definitions(params).map_err(|reason| OpenClError::Definition {
             config: config.clone(),
@@ -78,7 +82,7 @@ impl OpenCl {
             .entry(key)
             .or_insert_with(|| build(&self.inner, source, &defs, &config).map(Arc::new))
             .clone()?;
-        Ok(Kernel {
+        Ok(CompiledKernel {
             compiled,
             cl: Arc::clone(&self.inner),
             timeout: self.timeout,

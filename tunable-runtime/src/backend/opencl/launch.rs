@@ -6,7 +6,7 @@
 
 use super::buffer::Buffer;
 use super::code;
-use super::compile::Kernel;
+use super::compile::CompiledKernel;
 use super::error::OpenClError;
 use crate::backend::{Dims, Element, Status, wait_until};
 use crate::measure::report_device_time;
@@ -86,18 +86,18 @@ impl KernelArg for Local {
     }
 }
 
-/// A launch being set up: [`Kernel::launch`], then one [`arg`](Launch::arg) per kernel
+/// A launch being set up: [`CompiledKernel::launch`], then one [`arg`](Launch::arg) per kernel
 /// parameter in order, then [`run`](Launch::run).
 #[derive(Debug)]
 pub struct Launch<'a> {
-    kernel: &'a Kernel,
+    kernel: &'a CompiledKernel,
     dims: Dims,
     args: Vec<ArgValue>,
     foreign: Option<usize>,
     _borrows: PhantomData<&'a ()>,
 }
 
-impl Kernel {
+impl CompiledKernel {
     /// A launch of this kernel over `dims`.
     pub fn launch(&self, dims: Dims) -> Launch<'_> {
         Launch {

@@ -60,7 +60,7 @@ mod error;
 mod launch;
 
 pub use buffer::Buffer;
-pub use compile::Kernel;
+pub use compile::CompiledKernel;
 pub use error::OpenClError;
 pub use launch::{KernelArg, Launch, Local};
 

@@ -17,7 +17,7 @@ use super::BayesError;
 
 /// The shape of a covariance function.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KernelKind {
+pub enum CovarianceKind {
     /// Matérn ν = 3/2: `(1 + √3 r) exp(-√3 r)`, once differentiable (the default).
     Matern32,
     /// Matérn ν = 5/2: `(1 + √5 r + 5 r² / 3) exp(-√5 r)`, twice differentiable.
@@ -26,13 +26,13 @@ pub enum KernelKind {
     Rbf,
 }
 
-impl KernelKind {
+impl CovarianceKind {
     /// Parses `matern32`, `matern52` or `rbf`.
     pub fn parse(text: &str) -> Option<Self> {
         match text {
-            "matern32" => Some(KernelKind::Matern32),
-            "matern52" => Some(KernelKind::Matern52),
-            "rbf" => Some(KernelKind::Rbf),
+            "matern32" => Some(CovarianceKind::Matern32),
+            "matern52" => Some(CovarianceKind::Matern52),
+            "rbf" => Some(CovarianceKind::Rbf),
             _ => None,
         }
     }
@@ -40,9 +40,9 @@ impl KernelKind {
     /// The name [`parse`](Self::parse) accepts.
     pub fn name(self) -> &'static str {
         match self {
-            KernelKind::Matern32 => "matern32",
-            KernelKind::Matern52 => "matern52",
-            KernelKind::Rbf => "rbf",
+            CovarianceKind::Matern32 => "matern32",
+            CovarianceKind::Matern52 => "matern52",
+            CovarianceKind::Rbf => "rbf",
         }
     }
 }
@@ -51,28 +51,28 @@ impl KernelKind {
 /// targets it models are standardized.
 ///
 /// ```
-/// use tunable_search::bayes::{Kernel, KernelKind};
-/// let k = Kernel::new(KernelKind::Matern32, 1.5).unwrap();
+/// use tunable_search::bayes::{Covariance, CovarianceKind};
+/// let k = Covariance::new(CovarianceKind::Matern32, 1.5).unwrap();
 /// assert_eq!(k.of_sq_dist(0.0), 1.0);
 /// assert!(k.of_sq_dist(1.0) < 1.0 && k.of_sq_dist(1.0) > k.of_sq_dist(4.0));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Kernel {
-    kind: KernelKind,
+pub struct Covariance {
+    kind: CovarianceKind,
     lengthscale: f64,
     inv_l2: f64,
 }
 
-impl Kernel {
+impl Covariance {
     /// A kernel of `kind` with `lengthscale` (finite and positive).
-    pub fn new(kind: KernelKind, lengthscale: f64) -> Result<Self, BayesError> {
+    pub fn new(kind: CovarianceKind, lengthscale: f64) -> Result<Self, BayesError> {
         if !(lengthscale.is_finite() && lengthscale > 0.0) {
             return Err(BayesError::Hyperparameter {
                 name: "lengthscale",
                 value: lengthscale,
             });
         }
-        Ok(Kernel {
+        Ok(Covariance {
             kind,
             lengthscale,
             inv_l2: 1.0 / (lengthscale * lengthscale),
@@ -80,7 +80,7 @@ impl Kernel {
     }
 
     /// Its shape.
-    pub fn kind(&self) -> KernelKind {
+    pub fn kind(&self) -> CovarianceKind {
         self.kind
     }
 
@@ -94,15 +94,15 @@ impl Kernel {
     pub fn of_sq_dist(&self, d2: f64) -> f64 {
         let r2 = d2 * self.inv_l2;
         match self.kind {
-            KernelKind::Matern32 => {
+            CovarianceKind::Matern32 => {
                 let s = (3.0 * r2).sqrt();
                 (1.0 + s) * (-s).exp()
             }
-            KernelKind::Matern52 => {
+            CovarianceKind::Matern52 => {
                 let s = (5.0 * r2).sqrt();
                 (1.0 + s + 5.0 / 3.0 * r2) * (-s).exp()
             }
-            KernelKind::Rbf => (-0.5 * r2).exp(),
+            CovarianceKind::Rbf => (-0.5 * r2).exp(),
         }
     }
 
@@ -126,20 +126,20 @@ mod tests {
     #[test]
     fn closed_forms() {
         let r = 0.7_f64;
-        let m32 = Kernel::new(KernelKind::Matern32, 2.0).unwrap();
+        let m32 = Covariance::new(CovarianceKind::Matern32, 2.0).unwrap();
         let s = 3f64.sqrt() * r / 2.0;
         assert!((m32.of_sq_dist(r * r) - (1.0 + s) * (-s).exp()).abs() < 1e-15);
-        let m52 = Kernel::new(KernelKind::Matern52, 0.5).unwrap();
+        let m52 = Covariance::new(CovarianceKind::Matern52, 0.5).unwrap();
         let s = 5f64.sqrt() * r / 0.5;
         let want = (1.0 + s + 5.0 * r * r / (3.0 * 0.25)) * (-s).exp();
         assert!((m52.of_sq_dist(r * r) - want).abs() < 1e-15);
-        let rbf = Kernel::new(KernelKind::Rbf, 1.0).unwrap();
+        let rbf = Covariance::new(CovarianceKind::Rbf, 1.0).unwrap();
         assert!((rbf.of_sq_dist(r * r) - (-r * r / 2.0).exp()).abs() < 1e-15);
         for k in [m32, m52, rbf] {
             assert_eq!(k.eval(&[0.3, 0.1], &[0.3, 0.1]), 1.0);
-            assert_eq!(KernelKind::parse(k.kind().name()), Some(k.kind()));
+            assert_eq!(CovarianceKind::parse(k.kind().name()), Some(k.kind()));
         }
-        assert!(Kernel::new(KernelKind::Rbf, 0.0).is_err());
-        assert!(Kernel::new(KernelKind::Rbf, f64::NAN).is_err());
+        assert!(Covariance::new(CovarianceKind::Rbf, 0.0).is_err());
+        assert!(Covariance::new(CovarianceKind::Rbf, f64::NAN).is_err());
     }
 }

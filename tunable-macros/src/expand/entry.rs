@@ -1,0 +1,121 @@
+//! # The entry point
+//!
+//! `<name>(args...)`, with the user's signature and attributes: looks up the configuration to run
+//! and calls `<name>_with`. Without the `autotune` feature it picks from the [baked
+//! table](super::baked) by device and key (no I/O); with it, `__private::autotune` tunes a missing
+//! (device, key) on this call's arguments through the tuning closure generated here, which runs
+//! a variant (after `restore`) and reads the output and answer [`verify`](super::verify) checks.
+
+use super::baked::Tuned;
+use super::{Kernel, params, verify};
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{ReturnType, Type};
+
+/// `<name>(args...)`.
+pub(super) fn item(k: &Kernel) -> TokenStream {
+    let (model, f) = (k.model, k.f);
+    let (vis, attrs, sig) = (&f.vis, &f.attrs, &f.sig);
+    let name = &sig.ident;
+    let (impl_g, _, where_c) = sig.generics.split_for_impl();
+    let (inputs, output) = (&sig.inputs, &sig.output);
+    let (params_ty, call_with, call_space) = (&k.params_ty, &k.call_with, &k.call_space);
+    let kernel_name = &model.name;
+    let default_lit = params::literal(k, &model.default);
+    let tuned = Tuned::read(model);
+    let (track, warn, baked, dropped) =
+        (tuned.track(), tuned.warn(), tuned.table(k), &tuned.dropped);
+    let key = model
+        .key
+        .as_ref()
+        .map_or_else(|| quote!(0u64), |e| quote!((#e) as u64));
+    let call_args = k.args.iter().map(|(a, _)| quote!(#a));
+    let check = run_variant(k);
+    let verify::Glue {
+        read_output,
+        read_answer,
+        mode: verify_mode,
+    } = verify::glue(model);
+    let device = model.device.as_ref().map_or_else(
+        || quote!(::tunable::__private::cpu_device()),
+        |d| quote!(#d),
+    );
+    let restore = model
+        .restore
+        .as_ref()
+        .map(|r| quote!(__tunable_ran = true; #r;));
+    let restore_after = model
+        .restore
+        .as_ref()
+        .map(|r| quote!(if __tunable_ran { #r; }));
+    let (budget, strategy, repeats, warmup) =
+        (model.budget, &model.strategy, model.repeats, model.warmup);
+    quote! {
+        #(#attrs)*
+        #[inline]
+        #vis fn #name #impl_g (#inputs) #output #where_c {
+            #track
+            #warn
+            const DEFAULT: #params_ty = #default_lit;
+            static BAKED: &[::tunable::__private::Baked<#params_ty>] = &[#baked];
+            let key: u64 = #key;
+            #[allow(unused_mut, unused_variables)]
+            let mut __tunable_ran = false;
+            let params = if ::tunable::__private::AUTOTUNE {
+                static KERNEL: ::tunable::__private::KernelSpec = ::tunable::__private::KernelSpec {
+                    name: #kernel_name,
+                    manifest_dir: env!("CARGO_MANIFEST_DIR"),
+                    budget: #budget,
+                    strategy: #strategy,
+                    repeats: #repeats,
+                    warmup: #warmup,
+                    verify: #verify_mode,
+                };
+                static DROPPED: ::std::sync::Once = ::std::sync::Once::new();
+                DROPPED.call_once(|| { #(eprintln!("{}", #dropped);)* });
+                let __tunable_device = #device;
+                ::tunable::__private::autotune(
+                    &KERNEL,
+                    #call_space,
+                    ::std::convert::AsRef::<str>::as_ref(&__tunable_device),
+                    key,
+                    BAKED,
+                    DEFAULT,
+                    &mut |__tunable_call: ::tunable::__private::Call<'_, #params_ty>| match __tunable_call {
+                        ::tunable::__private::Call::Run(p) => { #restore #check }
+                        ::tunable::__private::Call::Output => #read_output,
+                        ::tunable::__private::Call::Answer => #read_answer,
+                    },
+                )
+            } else {
+                ::tunable::__private::baked(BAKED, key, DEFAULT, || #device)
+            };
+            #restore_after
+            #call_with(&params, #(#call_args),*)
+        }
+    }
+}
+
+/// Runs the variant `p` on the call's arguments (reborrowing `&mut` ones) and answers
+/// `Ok(None)`; for a function returning `Result`, an `Err(e)` is a failed configuration whose
+/// reason is `e`'s `Display` (else its `Debug`).
+fn run_variant(k: &Kernel) -> TokenStream {
+    let call_with = &k.call_with;
+    let args = k
+        .args
+        .iter()
+        .map(|(a, re)| if *re { quote!(&mut *#a) } else { quote!(#a) });
+    let returns_result = matches!(&k.f.sig.output, ReturnType::Type(_, t) if matches!(&**t, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Result")));
+    if returns_result {
+        quote!(match #call_with(p, #(#args),*) {
+            ::std::result::Result::Ok(_) => ::std::result::Result::Ok(::std::option::Option::None),
+            ::std::result::Result::Err(e) => {
+                #[allow(unused_imports)]
+                use ::tunable::__private::{ViaDebug as _, ViaDisplay as _};
+                ::std::result::Result::Err((&::tunable::__private::Reason(&e)).reason())
+            }
+        })
+    } else {
+        quote!({ let _ = #call_with(p, #(#args),*); ::std::result::Result::Ok(::std::option::Option::None) })
+    }
+}

@@ -8,11 +8,9 @@ use crate::attr::{Arg, OPTIONS, ParamDef, ParamLit};
 use proc_macro2::Span;
 use std::sync::Arc;
 use syn::{Expr, Ident, LitStr};
+use tunable_search::defaults;
 use tunable_search::strategy::{self, StrategySpec};
 use tunable_search::{Space, SpaceBuilder, SpaceError, Value};
-
-/// The tolerance of `verify` without `tolerance` (the runtime's `verify::DEFAULT_TOLERANCE`).
-const DEFAULT_TOLERANCE: f64 = tunable_runtime::verify::DEFAULT_TOLERANCE;
 
 /// Most configurations `consts` instantiates the body for.
 pub(crate) const MAX_CONST_INSTANCES: usize = 64;
@@ -87,8 +85,13 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
     let mut constraints = Vec::new();
     let (mut restore, mut device, mut verify, mut answer, mut tolerance) =
         (None, None, None, None, None);
-    let (mut key, mut budget, mut strategy, mut repeats, mut warmup) =
-        (None, 100usize, None, 7u32, 1u32);
+    let (mut key, mut budget, mut strategy, mut repeats, mut warmup) = (
+        None,
+        defaults::BUDGET,
+        None,
+        defaults::REPEATS,
+        defaults::WARMUP,
+    );
     let (mut default, mut name, mut consts) = (None, fn_name.to_string(), false);
     for arg in args {
         let id = arg.ident().to_string();
@@ -164,7 +167,7 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
     let verify = verify.map(|output| Verify {
         output,
         answer: answer.map(|a| a.1),
-        tolerance: tolerance.map_or(DEFAULT_TOLERANCE, |t| t.1),
+        tolerance: tolerance.map_or(defaults::TOLERANCE, |t| t.1),
     });
     if defs.is_empty() {
         errs.push(
@@ -219,7 +222,7 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
     let space = Arc::new(space);
     let strategy_text = strategy
         .as_ref()
-        .map_or_else(|| "auto".to_owned(), LitStr::value);
+        .map_or_else(|| defaults::STRATEGY.to_owned(), LitStr::value);
     let spec_check = strategy_text
         .parse::<StrategySpec>()
         .and_then(|s| strategy::build(&s, Arc::clone(&space), 1).map(|_| ()));

@@ -27,7 +27,7 @@
 //! ```
 
 /// The default tolerance of `verify` when `tolerance` is not given.
-pub const DEFAULT_TOLERANCE: f64 = 1e-4;
+pub const DEFAULT_TOLERANCE: f64 = tunable_search::defaults::TOLERANCE;
 
 /// Something whose contents can be compared: a kernel's output.
 pub trait Output {

@@ -17,8 +17,10 @@
 //! ```
 
 pub mod bayes;
+pub mod defaults;
 pub mod error;
 pub mod expr;
+pub mod format;
 pub mod sim;
 pub mod space;
 pub mod strategy;

@@ -9,7 +9,7 @@ use super::{Kernel, params};
 use crate::check::Model;
 use proc_macro2::TokenStream;
 use quote::quote;
-use tunable_runtime::store::{TunedEntry, read, tuned_dir, tuned_file};
+use tunable_search::format::tuned::{TunedEntry, read, tuned_dir, tuned_file};
 
 /// A baked entry: device, key and the value index of each parameter.
 struct BakedEntry {

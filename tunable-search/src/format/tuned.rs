@@ -1,0 +1,383 @@
+//! # The tuned file
+//!
+//! Winners of tuning are kept in `tuned/<kernel>.bin` under the user's crate ([`tuned_dir`],
+//! `TUNABLE_DIR` overrides the folder), one [`TunedEntry`] per (kernel, device, key). The
+//! `#[tunable]` macro reads it at compile time to bake the entries in; the runtime's store writes
+//! it (atomically, under a lock, merging with what is there). This module is the only place that
+//! knows the codec, bincode 2 behind a small header:
+//!
+//! ```text
+//! b"TUNABLE\0" | format version: u32 LE | payload length: u64 LE | FNV-1a 64 of payload: u64 LE | payload
+//! ```
+//!
+//! so a truncated, corrupted or future-version file is recognized as such and never decoded into
+//! garbage. Besides [`Value`] (plain data) it depends on serde, bincode and std only, so that a
+//! shipped build can read tuned files without the search engine.
+//!
+//! ```
+//! use tunable_search::format::tuned::{StoredValue, TunedEntry, decode, encode};
+//!
+//! let entry = TunedEntry {
+//!     kernel: "matmul".into(),
+//!     device: "cpu: example x8".into(),
+//!     key: 1024,
+//!     space_hash: 0x5eed,
+//!     params: vec![("tile".into(), StoredValue::Int(32))],
+//!     time_ms: 1.5,
+//!     evaluations: 60,
+//!     strategy: "auto".into(),
+//!     timestamp: 1_700_000_000,
+//! };
+//! let bytes = encode(std::slice::from_ref(&entry));
+//! assert_eq!(decode(&bytes).unwrap(), [entry]);
+//! assert_eq!(decode(&bytes[..10]).unwrap_err().to_string(), "not a tunable file (bad header)");
+//! ```
+
+use crate::space::Value;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// The format version written; files with a larger one are refused.
+pub const FORMAT_VERSION: u32 = 1;
+const MAGIC: &[u8; 8] = b"TUNABLE\0";
+const HEADER: usize = 8 + 4 + 8 + 8;
+
+/// A parameter value as stored (bincode needs a tagged enum).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum StoredValue {
+    /// An integer.
+    Int(i64),
+    /// A float.
+    Float(f64),
+    /// A boolean.
+    Bool(bool),
+    /// A string.
+    Str(String),
+}
+
+impl From<&Value> for StoredValue {
+    fn from(v: &Value) -> Self {
+        match v {
+            Value::Int(i) => StoredValue::Int(*i),
+            Value::Float(f) => StoredValue::Float(*f),
+            Value::Bool(b) => StoredValue::Bool(*b),
+            Value::Str(s) => StoredValue::Str(s.clone()),
+        }
+    }
+}
+
+impl From<&StoredValue> for Value {
+    fn from(v: &StoredValue) -> Self {
+        match v {
+            StoredValue::Int(i) => Value::Int(*i),
+            StoredValue::Float(f) => Value::Float(*f),
+            StoredValue::Bool(b) => Value::Bool(*b),
+            StoredValue::Str(s) => Value::Str(s.clone()),
+        }
+    }
+}
+
+/// One tuned configuration.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TunedEntry {
+    /// The kernel's name.
+    pub kernel: String,
+    /// The identity of the device it was tuned on (`tunable_runtime::device`).
+    pub device: String,
+    /// The problem-size key.
+    pub key: u64,
+    /// The fingerprint of the space it was tuned in ([`crate::Space::fingerprint`]).
+    pub space_hash: u64,
+    /// The configuration, by parameter name, in declared order.
+    pub params: Vec<(String, StoredValue)>,
+    /// Its measured time in milliseconds.
+    pub time_ms: f64,
+    /// Evaluations the tuning spent.
+    pub evaluations: u32,
+    /// The strategy that found it.
+    pub strategy: String,
+    /// When, in seconds since the Unix epoch.
+    pub timestamp: u64,
+}
+
+impl TunedEntry {
+    /// Whether `other` is stored in the same slot (kernel, device and key).
+    pub fn same_slot(&self, other: &TunedEntry) -> bool {
+        self.kernel == other.kernel && self.device == other.device && self.key == other.key
+    }
+
+    /// The configuration's values, in stored order.
+    pub fn values(&self) -> Vec<Value> {
+        self.params.iter().map(|(_, v)| Value::from(v)).collect()
+    }
+}
+
+/// What is wrong with the bytes of a tuned file.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum DecodeError {
+    /// Shorter than the header, or not starting with the magic bytes.
+    BadHeader,
+    /// Written by a newer tunable.
+    NewerVersion {
+        /// The file's format version.
+        version: u32,
+    },
+    /// The payload is not as long as the header says.
+    Length {
+        /// Payload bytes present.
+        got: usize,
+        /// Payload bytes the header announces.
+        expected: usize,
+    },
+    /// The payload's checksum does not match the header's.
+    Checksum,
+    /// The payload does not decode into entries.
+    Payload(bincode::error::DecodeError),
+    /// The payload decodes but leaves bytes unread.
+    TrailingBytes,
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DecodeError::BadHeader => write!(f, "not a tunable file (bad header)"),
+            DecodeError::NewerVersion { version } => write!(
+                f,
+                "written by a newer tunable (format {version}, this build reads up to {FORMAT_VERSION})"
+            ),
+            DecodeError::Length { got, expected } if got < expected => {
+                write!(f, "truncated ({got} of {expected} payload bytes)")
+            }
+            DecodeError::Length { got, expected } => write!(
+                f,
+                "{got} payload bytes where the header announces {expected}"
+            ),
+            DecodeError::Checksum => write!(f, "checksum mismatch (corrupted)"),
+            DecodeError::Payload(e) => write!(f, "undecodable payload: {e}"),
+            DecodeError::TrailingBytes => write!(f, "trailing bytes after the payload"),
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            DecodeError::Payload(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// Why a tuned file could not be read.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ReadError {
+    /// The file exists but could not be read.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The file is damaged or from a newer version.
+    Damaged {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        error: DecodeError,
+    },
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            ReadError::Damaged { path, error } => {
+                write!(f, "tuned file {} is unusable: {error}", path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for ReadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ReadError::Io { source, .. } => Some(source),
+            ReadError::Damaged { error, .. } => Some(error),
+        }
+    }
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Encodes entries into the file format.
+pub fn encode(entries: &[TunedEntry]) -> Vec<u8> {
+    let payload = bincode::serde::encode_to_vec(entries, bincode::config::standard())
+        .expect("entries always encode");
+    let mut out = Vec::with_capacity(HEADER + payload.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(&fnv1a(&payload).to_le_bytes());
+    out.extend_from_slice(&payload);
+    out
+}
+
+/// Decodes the file format; says precisely what is wrong with a damaged file.
+pub fn decode(bytes: &[u8]) -> Result<Vec<TunedEntry>, DecodeError> {
+    if bytes.len() < HEADER || &bytes[..8] != MAGIC {
+        return Err(DecodeError::BadHeader);
+    }
+    let word = |at: usize, n: usize| {
+        bytes[at..at + n]
+            .iter()
+            .rev()
+            .fold(0u64, |a, &b| (a << 8) | u64::from(b))
+    };
+    let version = word(8, 4) as u32;
+    if version > FORMAT_VERSION {
+        return Err(DecodeError::NewerVersion { version });
+    }
+    let len = word(12, 8) as usize;
+    let payload = &bytes[HEADER..];
+    if payload.len() != len {
+        return Err(DecodeError::Length {
+            got: payload.len(),
+            expected: len,
+        });
+    }
+    if fnv1a(payload) != word(20, 8) {
+        return Err(DecodeError::Checksum);
+    }
+    let (entries, used) = bincode::serde::decode_from_slice(payload, bincode::config::standard())
+        .map_err(DecodeError::Payload)?;
+    if used != len {
+        return Err(DecodeError::TrailingBytes);
+    }
+    Ok(entries)
+}
+
+/// The folder tuned files live in: `$TUNABLE_DIR` (relative to `manifest_dir` if relative), or
+/// `manifest_dir/tuned`.
+pub fn tuned_dir(manifest_dir: &str) -> PathBuf {
+    match std::env::var_os("TUNABLE_DIR") {
+        Some(d) => Path::new(manifest_dir).join(d),
+        None => Path::new(manifest_dir).join("tuned"),
+    }
+}
+
+/// The tuned file of a kernel.
+pub fn tuned_file(dir: &Path, kernel: &str) -> PathBuf {
+    dir.join(format!("{kernel}.bin"))
+}
+
+/// Reads a tuned file; a missing file is empty.
+pub fn read(path: &Path) -> Result<Vec<TunedEntry>, ReadError> {
+    match std::fs::read(path) {
+        Ok(bytes) => decode(&bytes).map_err(|error| ReadError::Damaged {
+            path: path.into(),
+            error,
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(source) => Err(ReadError::Io {
+            path: path.into(),
+            source,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(kernel: &str, key: u64) -> TunedEntry {
+        TunedEntry {
+            kernel: kernel.into(),
+            device: "cpu: test x2".into(),
+            key,
+            space_hash: 7,
+            params: vec![
+                ("tile".into(), StoredValue::Int(4)),
+                ("scale".into(), StoredValue::Float(0.5)),
+                ("fused".into(), StoredValue::Bool(true)),
+                ("mode".into(), StoredValue::Str("fast".into())),
+            ],
+            time_ms: 2.0,
+            evaluations: 20,
+            strategy: "genetic".into(),
+            timestamp: 1,
+        }
+    }
+
+    #[test]
+    fn roundtrip_and_damage_is_detected() {
+        let e = vec![entry("a", 1), entry("b", 2)];
+        let bytes = encode(&e);
+        assert_eq!(decode(&bytes).unwrap(), e);
+        let msg = |b: &[u8]| decode(b).unwrap_err().to_string();
+        assert!(msg(&bytes[..bytes.len() - 3]).contains("truncated"));
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(msg(&longer).contains("where the header announces"));
+        let mut flipped = bytes.clone();
+        *flipped.last_mut().unwrap() ^= 1;
+        assert_eq!(msg(&flipped), "checksum mismatch (corrupted)");
+        let mut future = bytes.clone();
+        future[8] = 99;
+        assert!(msg(&future).contains("newer tunable (format 99"));
+        assert!(msg(b"garbage").contains("header"));
+    }
+
+    #[test]
+    fn values_convert_both_ways() {
+        let e = entry("a", 1);
+        let values = e.values();
+        assert_eq!(
+            values,
+            [
+                Value::Int(4),
+                Value::Float(0.5),
+                Value::Bool(true),
+                Value::Str("fast".into())
+            ]
+        );
+        let back: Vec<StoredValue> = values.iter().map(StoredValue::from).collect();
+        assert_eq!(
+            back,
+            e.params.iter().map(|(_, v)| v.clone()).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn read_missing_is_empty_and_damage_names_the_file() {
+        let dir = std::env::temp_dir().join(format!("tunable-format-{}", std::process::id()));
+        let path = tuned_file(&dir, "k");
+        assert!(read(&path).unwrap().is_empty());
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(&path, b"TUNABLE\0junk").unwrap();
+        let err = read(&path).unwrap_err();
+        assert!(matches!(
+            err,
+            ReadError::Damaged {
+                error: DecodeError::BadHeader,
+                ..
+            }
+        ));
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "tuned file {} is unusable: not a tunable file (bad header)",
+                path.display()
+            )
+        );
+        std::fs::write(&path, encode(&[entry("k", 3)])).unwrap();
+        assert_eq!(read(&path).unwrap(), [entry("k", 3)]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,10 +1,12 @@
 //! What the user wrote in `#[tunable(...)]`, parsed into typed values that keep their spans.
 
-use proc_macro2::Span;
+use proc_macro2::{Span, TokenTree};
+use syn::parse::discouraged::Speculative;
 use syn::parse::{Parse, ParseStream};
 use syn::{Expr, Ident, Lit, LitInt, LitStr, Token, bracketed, parenthesized};
 
-/// Options of the attribute; any other `name = ...` is a parameter.
+/// Options of the attribute. Any other `name = [...]` or `name = a..=b` is a parameter; any other
+/// name with another value (or none) is an unknown option.
 pub(crate) const OPTIONS: [&str; 14] = [
     "constraint",
     "key",
@@ -104,6 +106,9 @@ pub(crate) enum Arg {
     Str(Ident, LitStr),
     Default(Ident, Vec<(Ident, ParamLit)>),
     Flag(Ident),
+    /// A name that is no option, with a value that is no parameter's (not a list, not a range)
+    /// or without a value; the value is skipped so that the other arguments are still checked.
+    Unknown(Ident),
 }
 
 impl Arg {
@@ -116,7 +121,8 @@ impl Arg {
             | Arg::Number(i, _)
             | Arg::Str(i, _)
             | Arg::Default(i, _)
-            | Arg::Flag(i) => i,
+            | Arg::Flag(i)
+            | Arg::Unknown(i) => i,
         }
     }
 }
@@ -125,8 +131,13 @@ impl Parse for Arg {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         let name: Ident = input.parse()?;
         let opt = name.to_string();
-        if opt == "consts" && !input.peek(Token![=]) {
-            return Ok(Arg::Flag(name));
+        if !input.peek(Token![=]) {
+            if opt == "consts" {
+                return Ok(Arg::Flag(name));
+            }
+            if !OPTIONS.contains(&opt.as_str()) && (input.is_empty() || input.peek(Token![,])) {
+                return Ok(Arg::Unknown(name));
+            }
         }
         input.parse::<Token![=]>()?;
         match opt.as_str() {
@@ -156,15 +167,6 @@ impl Parse for Arg {
                 "`consts` is a flag: write it without a value",
             )),
             _ => {
-                if input.peek(LitStr) {
-                    return Err(syn::Error::new(
-                        name.span(),
-                        format!(
-                            "unknown option `{opt}`; options are: {}",
-                            OPTIONS.join(", ")
-                        ),
-                    ));
-                }
                 if input.peek(syn::token::Bracket) {
                     let content;
                     let bracket = bracketed!(content in input);
@@ -181,10 +183,37 @@ impl Parse for Arg {
                         list_span: bracket.span.join(),
                     }));
                 }
-                parse_range(name, input)
+                if starts_range(input) {
+                    return parse_range(name, input);
+                }
+                skip_value(input)?;
+                Ok(Arg::Unknown(name))
             }
         }
     }
+}
+
+/// Whether the value is an integer range (`a..`, `a..=`, `-a..`): a parameter, even if its
+/// bounds or step turn out malformed.
+fn starts_range(input: ParseStream) -> bool {
+    let fork = input.fork();
+    if fork.peek(Token![-]) {
+        let _ = fork.parse::<Token![-]>();
+    }
+    fork.parse::<LitInt>().is_ok() && fork.peek(Token![..])
+}
+
+/// Skips the value of an unknown option: an expression, else every token up to the next `,`.
+fn skip_value(input: ParseStream) -> syn::Result<()> {
+    let fork = input.fork();
+    if fork.parse::<Expr>().is_ok() && (fork.is_empty() || fork.peek(Token![,])) {
+        input.advance_to(&fork);
+        return Ok(());
+    }
+    while !input.is_empty() && !input.peek(Token![,]) {
+        input.parse::<TokenTree>()?;
+    }
+    Ok(())
 }
 
 /// `a..b`, `a..=b`, optionally followed by `step s` (integers).
@@ -195,12 +224,7 @@ fn parse_range(name: Ident, input: ParseStream) -> syn::Result<Arg> {
         input.parse::<Token![..=]>()?;
         true
     } else {
-        input.parse::<Token![..]>().map_err(|e| {
-            syn::Error::new(
-                e.span(),
-                "expected a list `[v1, v2, ...]` or a range `a..=b step s` of values",
-            )
-        })?;
+        input.parse::<Token![..]>()?;
         false
     };
     let hi = signed_int(input)?;
@@ -242,4 +266,52 @@ fn signed_int(input: ParseStream) -> syn::Result<i64> {
     } else {
         i.base10_parse()?
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use syn::punctuated::Punctuated;
+
+    /// What each argument parsed as: `P` parameter, `U` unknown option, `F` flag, `O` option.
+    fn kinds(attr: &str) -> String {
+        let args =
+            syn::parse::Parser::parse_str(Punctuated::<Arg, Token![,]>::parse_terminated, attr)
+                .unwrap();
+        args.iter()
+            .map(|a| match a {
+                Arg::Param(_) => 'P',
+                Arg::Unknown(_) => 'U',
+                Arg::Flag(_) => 'F',
+                _ => 'O',
+            })
+            .collect()
+    }
+
+    #[test]
+    fn lists_and_ranges_are_parameters_other_values_unknown_options() {
+        assert_eq!(
+            kinds("budjet = 10, verfy = dst, stratgy = \"genetic\""),
+            "UUU"
+        );
+        assert_eq!(
+            kinds("budjet = [1, 2], tile = 1..=4 step 2, t = -2..2"),
+            "PPP"
+        );
+        assert_eq!(
+            kinds("budget = 10, verify = dst, strategy = \"genetic\""),
+            "OOO"
+        );
+        assert_eq!(kinds("consts, cosnts, tile"), "FUU");
+        assert_eq!(kinds("scale = 0.5..1.5, tile = [1]"), "UP");
+    }
+
+    #[test]
+    fn an_unknown_option_value_is_skipped_up_to_its_comma() {
+        // Commas inside generic arguments belong to the expression.
+        assert_eq!(kinds("keey = f::<A, B>(n), tile = [1]"), "UP");
+        // Not an expression: the tokens up to the next comma are skipped.
+        assert_eq!(kinds("keey = n + , tile = [1]"), "UP");
+        assert_eq!(kinds("defualt = (tile = 2), tile = [1, 2]"), "UP");
+    }
 }

@@ -8,9 +8,9 @@ use crate::attr::{Arg, OPTIONS, ParamDef, ParamLit};
 use proc_macro2::Span;
 use std::sync::Arc;
 use syn::{Expr, Ident, LitStr};
-use tunable_search::defaults;
 use tunable_search::strategy::{self, StrategySpec};
 use tunable_search::{Space, SpaceBuilder, SpaceError, Value};
+use tunable_search::{defaults, suggest};
 
 /// Most configurations `consts` instantiates the body for.
 pub(crate) const MAX_CONST_INSTANCES: usize = 64;
@@ -95,7 +95,9 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
     let (mut default, mut name, mut consts) = (None, fn_name.to_string(), false);
     for arg in args {
         let id = arg.ident().to_string();
-        if id != "constraint" && seen.contains(&id) {
+        // Constraints repeat; an unknown option is reported as such each time.
+        let may_repeat = matches!(arg, Arg::Constraint(..) | Arg::Unknown(_));
+        if !may_repeat && seen.contains(&id) {
             let what = if OPTIONS.contains(&id.as_str()) {
                 "option"
             } else {
@@ -149,6 +151,7 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
             Arg::Str(_, s) => name = s.value(),
             Arg::Default(i, items) => default = Some((i, items)),
             Arg::Flag(_) => consts = true,
+            Arg::Unknown(name) => errs.push(name.span(), unknown_option(&name)),
         }
     }
     if verify.is_none() {
@@ -259,6 +262,19 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
         consts,
         space,
     })
+}
+
+/// "unknown option `x`, did you mean `y`?", or, with no option close to the name, the options
+/// and what a parameter's value looks like.
+fn unknown_option(name: &Ident) -> String {
+    let name = name.to_string();
+    match suggest::closest(&name, OPTIONS) {
+        Some(option) => format!("unknown option `{name}`, did you mean `{option}`?"),
+        None => format!(
+            "unknown option `{name}`; options are: {}; a parameter takes a list `[v1, v2, ...]` or a range `a..=b step s`",
+            OPTIONS.join(", ")
+        ),
+    }
 }
 
 fn check_param(d: ParamDef, errs: &mut Errors) -> Option<Param> {
@@ -396,4 +412,31 @@ fn check_default(
         );
     }
     idx
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_options_name_the_closest_option() {
+        let msg = |n: &str| unknown_option(&Ident::new(n, Span::call_site()));
+        assert_eq!(
+            msg("budjet"),
+            "unknown option `budjet`, did you mean `budget`?"
+        );
+        assert_eq!(
+            msg("verfy"),
+            "unknown option `verfy`, did you mean `verify`?"
+        );
+        assert_eq!(
+            msg("Tolerence"),
+            "unknown option `Tolerence`, did you mean `tolerance`?"
+        );
+        let far = msg("tile");
+        assert!(far.starts_with("unknown option `tile`; options are: constraint, key,"));
+        assert!(
+            far.ends_with("a parameter takes a list `[v1, v2, ...]` or a range `a..=b step s`")
+        );
+    }
 }

@@ -24,6 +24,7 @@ pub mod format;
 pub mod sim;
 pub mod space;
 pub mod strategy;
+pub mod suggest;
 
 pub use error::SpaceError;
 pub use space::{Space, SpaceBuilder, Value};

@@ -157,37 +157,8 @@ impl Compiler {
     }
 
     fn suggest(&self, name: &str) -> Option<String> {
-        let lower = name.to_lowercase();
-        let mut best: Option<(usize, &String)> = None;
-        for cand in &self.all_names {
-            let d = if cand.to_lowercase() == lower {
-                0
-            } else {
-                levenshtein(&lower, &cand.to_lowercase())
-            };
-            if best.is_none_or(|(bd, _)| d < bd) {
-                best = Some((d, cand));
-            }
-        }
-        let limit = (name.chars().count() / 3).max(2);
-        best.filter(|(d, _)| *d <= limit).map(|(_, c)| c.clone())
+        crate::suggest::closest(name, self.all_names.iter().map(String::as_str)).map(str::to_owned)
     }
-}
-
-/// Edit distance between two strings, in characters.
-pub(crate) fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, &cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 struct Lower<'a> {

@@ -1,7 +1,8 @@
 //! # tunable-macros
 //!
 //! The `#[tunable]` attribute. Use it through the `tunable` crate (`use tunable::tunable;`); the
-//! generated code refers to `::tunable::__private`.
+//! generated code refers to `::tunable::__private`. The attribute's reference (every option, its
+//! default, examples) is the documentation of [`macro@tunable`], shown on `tunable::tunable`.
 //!
 //! Pipeline: [`attr`] parses what the user wrote, [`check`] builds the model and the search
 //! space at compile time (collecting every mistake, each spanned), [`expand`] emits the code.
@@ -14,10 +15,225 @@ use proc_macro::TokenStream;
 use syn::punctuated::Punctuated;
 use syn::{ImplItem, ItemFn, ItemImpl, Token, parse_macro_input};
 
-/// Makes a function tunable. See the `tunable` crate's documentation for every option.
+/// Makes a function tunable: its parameters become locals of the body, and an entry point runs
+/// the configuration tuned for this device and problem size.
 ///
-/// On methods, put `#[tunable(...)]` on each tunable method and a bare `#[tunable]` on the impl
-/// block, which emits the parameter structs beside it.
+/// ```
+/// use tunable::tunable;
+///
+/// #[tunable(
+///     chunk = [1, 2, 4, 8],
+///     unroll = 1..=4,
+///     constraint = "chunk * unroll <= 16",
+///     key = tunable::key::next_power_of_two(x.len() as u64),
+/// )]
+/// pub fn sum(x: &[f32]) -> f32 {
+///     // `chunk` and `unroll` are locals of type `usize` here.
+///     x.chunks(chunk * unroll).map(|c| c.iter().sum::<f32>()).sum()
+/// }
+///
+/// // The tuned variant (without the `autotune` feature and a tuned file: the default one).
+/// assert_eq!(sum(&[1.0, 2.0, 3.0]), 6.0);
+/// // One given variant, and the search space.
+/// assert_eq!(sum_with(&SumParams { chunk: 2, unroll: 4 }, &[1.0, 2.0]), 3.0);
+/// assert_eq!(sum_space().len(), 14);
+/// assert_eq!(SumParams::default(), SumParams { chunk: 1, unroll: 1 });
+/// ```
+///
+/// Tuning happens on the first call for a (device, key) in a build with the `autotune` feature
+/// (`autotune = ["tunable/autotune"]` in your crate); the winner is stored in
+/// `tuned/<kernel>.bin`, and every later build bakes it in. The README's "Tuning, persistence and
+/// baking" describes the workflow and the `TUNABLE_*` environment variables.
+///
+/// # Parameters
+///
+/// Every `name = [v1, v2, ...]` or `name = a..=b` argument whose name is not an option is a
+/// tunable parameter, visible in the body as a local of the same name:
+///
+/// - `name = [v1, v2, ...]`: integer, float, bool or string literals, one kind per parameter
+///   (integers and floats may mix). The local's type is `usize` for integers (`i64` if a value
+///   is negative, or the literals' suffix type: `[1u32, 2]`), `f64`, `bool` or `&'static str`.
+/// - `name = a..b` or `name = a..=b`, optionally followed by `step s`: integers (at most 65536).
+///
+/// A parameter may not shadow an argument of the function. Any other value (a single literal, an
+/// expression) makes the name an unknown option, reported with the closest option's name.
+///
+/// # Options
+///
+/// | option | value | default |
+/// |---|---|---|
+/// | `constraint` | a string in the constraint language; repeatable | none |
+/// | `key` | an integer expression over the arguments | `0`: one key |
+/// | `budget` | a positive integer | `100` |
+/// | `strategy` | a strategy spec string | `"auto"` |
+/// | `repeats` | an integer | `7` |
+/// | `warmup` | an integer | `1` |
+/// | `default` | `(param = value, ...)`, every parameter | the first valid configuration |
+/// | `name` | a string | the function's name |
+/// | `consts` | a flag, no value | off |
+/// | `restore` | an expression over the arguments | none |
+/// | `device` | an expression over the arguments, `AsRef<str>` | this CPU |
+/// | `verify` | an expression over the arguments, the output | off |
+/// | `answer` | an expression over the arguments | the default configuration's output |
+/// | `tolerance` | a non-negative number | `1e-4` |
+///
+/// ## `constraint`
+/// A condition every configuration must satisfy, over the parameters' names, in the constraint
+/// language of `tunable::expr` (Python's expression syntax as Kernel Tuner writes restrictions:
+/// arithmetic, chained comparisons, `and`/`or`/`not`, `x in [..]`, `min`/`max`/`abs`; the
+/// README's "The constraint language"). Checked at compile time: a syntax error, an unknown name
+/// (with the closest one) or a constraint that no configuration satisfies is a compile error on
+/// the string.
+///
+/// ## `key`
+/// The problem-size key, an expression over the arguments cast `as u64`: each key is tuned and
+/// baked separately, and a size never tuned uses the entry of the nearest tuned key. Bucket sizes
+/// (`tunable::key::{next_power_of_two, anchor, round_up, log2_bucket}`) so that a shipped table
+/// stays small.
+///
+/// ## `budget`, `strategy`
+/// How many configurations one tuning evaluates at most, and how it searches:
+/// any spec of `cargo tunable bench` (`"random"`, `"genetic:popsize=20"`, `"bayes"`, ...),
+/// checked at compile time. `"auto"` is the strategy chosen on the shared benchmark
+/// (`tunable::strategy::AUTO`). `TUNABLE_BUDGET` and `TUNABLE_STRATEGY` override both at run time.
+///
+/// ## `repeats`, `warmup`
+/// How each configuration is timed: `warmup` untimed runs, then `repeats` timed runs (at least
+/// one) whose robust median is its time.
+///
+/// ```
+/// # use tunable::tunable;
+/// #[tunable(
+///     block = [16, 32, 64],
+///     budget = 20,
+///     strategy = "genetic:popsize=10",
+///     repeats = 3,
+///     warmup = 0,
+///     default = (block = 32),
+///     name = "scaled_copy",
+/// )]
+/// fn scale(x: &mut [f32], s: f32) {
+///     for c in x.chunks_mut(block) {
+///         c.iter_mut().for_each(|v| *v *= s);
+///     }
+/// }
+///
+/// assert_eq!(ScaleParams::default().block, 32);
+/// assert_eq!(scale_space().name(), Some("scaled_copy"));
+/// ```
+///
+/// ## `default`
+/// The configuration that runs when nothing is tuned, written `default = (p = v, ...)` with a
+/// value for every parameter; it must satisfy the constraints. It is also `<Name>Params::default()`
+/// and the reference output for `verify`.
+///
+/// ## `name`
+/// The kernel's name in tuned files and journals: give two kernels with the same function name
+/// (in different modules) different names.
+///
+/// ## `consts`
+/// Instantiates the body once per valid configuration (at most 64), with each parameter a
+/// `const` rather than a local: array lengths, unroll counts and SIMD widths become compile-time
+/// facts, in tuning builds and shipped builds alike.
+///
+/// ```
+/// # use tunable::tunable;
+/// #[tunable(width = [4, 8], consts)]
+/// fn horizontal_sum(x: &[f32]) -> f32 {
+///     let mut lanes = [0.0f32; width]; // `width` is a `const usize`
+///     for c in x.chunks(width) {
+///         lanes.iter_mut().zip(c).for_each(|(l, v)| *l += v);
+///     }
+///     lanes.iter().sum()
+/// }
+///
+/// assert_eq!(horizontal_sum_with(&HorizontalSumParams { width: 8 }, &[1.0; 20]), 20.0);
+/// ```
+///
+/// ## `restore`
+/// An expression over the arguments run before every measured run while tuning, and once more
+/// before the caller's own run: kernels that work in place reset their input with it, since
+/// every variant runs on the same arguments.
+///
+/// ## `device`
+/// The identity of the device the call runs on, an expression over the arguments giving
+/// something `AsRef<str>` (GPU backends provide one); tuned entries are kept per device. Default:
+/// this CPU's model and core count.
+///
+/// ## `verify`, `answer`, `tolerance`
+/// With `verify = <output>` (anything implementing `tunable::verify::Output`: slices and
+/// vectors of numbers, device buffers), each variant's first run while tuning is checked against
+/// `answer`, or by default against the output of the default configuration run once before
+/// tuning; an element differing by more than `tolerance * max(1, |expected|)` makes the variant
+/// a failed configuration (`wrong output: ...`). `answer` and `tolerance` need `verify`.
+///
+/// ```
+/// # use tunable::tunable;
+/// #[tunable(
+///     unroll = [1, 2, 4],
+///     device = gpu_name,
+///     restore = out.fill(0.0),
+///     verify = out,
+///     answer = expected,
+///     tolerance = 1e-6,
+/// )]
+/// fn accumulate(gpu_name: &str, x: &[f64], out: &mut [f64], expected: &[f64]) {
+///     for (o, c) in out.iter_mut().zip(x.chunks(unroll)) {
+///         *o += c.iter().sum::<f64>();
+///     }
+/// }
+///
+/// let mut out = [0.0; 2];
+/// accumulate("cpu", &[1.0, 2.0], &mut out, &[1.0, 2.0]);
+/// assert_eq!(out, [1.0, 2.0]);
+/// ```
+///
+/// # What is generated
+///
+/// For `fn matmul(args...)`, beside the function:
+/// - `MatmulParams`: a `Copy`, `Debug`, `PartialEq`, serde struct with one public field per
+///   parameter; `Default` is the default configuration, and it implements `tunable::Params`.
+/// - `matmul_space()`: the search space, `&'static Arc<tunable::Space>`.
+/// - `matmul_with(&params, args...)`: runs one variant, without tuning; inside the body
+///   `params` is the running configuration, which GPU kernels pass to their backend.
+/// - `matmul(args...)`: runs the tuned variant for this device and key.
+///
+/// A kernel returning `Result` reports a variant's `Err(e)` as a failed configuration whose
+/// reason is `e`'s `Display` (else its `Debug`); a variant that panics fails the same way.
+///
+/// # Methods
+///
+/// Put `#[tunable(...)]` on each tunable method and a bare `#[tunable]` on the impl block, which
+/// emits the parameter structs beside it, named after the type and the method:
+///
+/// ```
+/// # use tunable::tunable;
+/// struct Conv { scale: f32 }
+///
+/// #[tunable]
+/// impl Conv {
+///     #[tunable(tile = [1, 2, 4])]
+///     fn run(&self, x: &mut [f32]) {
+///         for c in x.chunks_mut(tile) {
+///             c.iter_mut().for_each(|v| *v *= self.scale);
+///         }
+///     }
+/// }
+///
+/// let mut x = [1.0; 3];
+/// Conv { scale: 2.0 }.run_with(&ConvRunParams { tile: 4 }, &mut x);
+/// assert_eq!(x, [2.0; 3]);
+/// assert_eq!(Conv::run_space().len(), 3);
+/// ```
+///
+/// # Compile errors
+///
+/// Mistakes are compile errors spanned on the offending token: an unknown option (`budjet = 10`
+/// gives "unknown option `budjet`, did you mean `budget`?"), a duplicate parameter or option, an
+/// empty or mixed-kind value list, a parameter shadowing an argument, a malformed or unsatisfiable
+/// constraint, an unknown name in a constraint, a malformed strategy, a `default` missing a
+/// parameter or violating the constraints, `answer` or `tolerance` without `verify`, `consts` over
+/// more than 64 configurations.
 #[proc_macro_attribute]
 pub fn tunable(args: TokenStream, item: TokenStream) -> TokenStream {
     let item2: proc_macro2::TokenStream = item.clone().into();
@@ -119,4 +335,53 @@ fn expand_impl(mut imp: ItemImpl) -> syn::Result<TokenStream> {
     }
     imp.items = items;
     Ok(quote::quote!(#imp #outer).into())
+}
+
+#[cfg(test)]
+mod tests {
+    use tunable_search::defaults;
+
+    /// The lines of the attribute's rustdoc.
+    fn reference() -> Vec<&'static str> {
+        include_str!("lib.rs")
+            .lines()
+            .take_while(|l| !l.starts_with("#[proc_macro_attribute]"))
+            .filter_map(|l| l.strip_prefix("///"))
+            .map(str::trim_start)
+            .collect()
+    }
+
+    #[test]
+    fn the_reference_documents_every_option_with_the_shared_defaults() {
+        let doc = reference();
+        let row = |option: &str| {
+            let start = format!("| `{option}` |");
+            *doc.iter()
+                .find(|l| l.starts_with(&start))
+                .unwrap_or_else(|| panic!("no table row for `{option}`"))
+        };
+        for option in crate::attr::OPTIONS {
+            row(option);
+            assert!(
+                doc.iter()
+                    .any(|l| l.starts_with("## ") && l.contains(&format!("`{option}`"))),
+                "no section for `{option}`"
+            );
+        }
+        for (option, default) in [
+            ("budget", format!("`{}`", defaults::BUDGET)),
+            ("strategy", format!("`\"{}\"`", defaults::STRATEGY)),
+            ("repeats", format!("`{}`", defaults::REPEATS)),
+            ("warmup", format!("`{}`", defaults::WARMUP)),
+            ("tolerance", format!("`{:e}`", defaults::TOLERANCE)),
+        ] {
+            let row = row(option);
+            assert!(
+                row.ends_with(&format!("| {default} |")),
+                "the reference gives `{option}` a default other than {default}: {row}"
+            );
+        }
+        let limit = format!("at most {}", crate::check::MAX_CONST_INSTANCES);
+        assert!(doc.iter().any(|l| l.contains(&limit)), "`consts` limit");
+    }
 }

@@ -19,37 +19,21 @@ pub(super) fn item(k: &Kernel) -> TokenStream {
     let name = &sig.ident;
     let (impl_g, _, where_c) = sig.generics.split_for_impl();
     let (inputs, output) = (&sig.inputs, &sig.output);
-    let (params_ty, call_with, call_space) = (&k.params_ty, &k.call_with, &k.call_space);
-    let kernel_name = &model.name;
+    let (params_ty, call_with) = (&k.params_ty, &k.call_with);
     let default_lit = params::literal(k, &model.default);
     let tuned = Tuned::read(model);
-    let (track, warn, baked, dropped) =
-        (tuned.track(), tuned.warn(), tuned.table(k), &tuned.dropped);
+    let (track, warn, baked) = (tuned.track(), tuned.warn(), tuned.table(k));
     let key = model
         .key
         .as_ref()
         .map_or_else(|| quote!(0u64), |e| quote!((#e) as u64));
     let call_args = k.args.iter().map(|(a, _)| quote!(#a));
-    let check = run_variant(k);
-    let verify::Glue {
-        read_output,
-        read_answer,
-        mode: verify_mode,
-    } = verify::glue(model);
-    let device = model.device.as_ref().map_or_else(
-        || quote!(::tunable::__private::cpu_device()),
-        |d| quote!(#d),
-    );
-    let restore = model
-        .restore
-        .as_ref()
-        .map(|r| quote!(__tunable_ran = true; #r;));
+    let tune = tune(k, &tuned.dropped);
+    let device = device(k);
     let restore_after = model
         .restore
         .as_ref()
         .map(|r| quote!(if __tunable_ran { #r; }));
-    let (budget, strategy, repeats, warmup) =
-        (model.budget, &model.strategy, model.repeats, model.warmup);
     quote! {
         #(#attrs)*
         #[inline]
@@ -62,31 +46,7 @@ pub(super) fn item(k: &Kernel) -> TokenStream {
             #[allow(unused_mut, unused_variables)]
             let mut __tunable_ran = false;
             let params = if ::tunable::__private::AUTOTUNE {
-                static KERNEL: ::tunable::__private::KernelSpec = ::tunable::__private::KernelSpec {
-                    name: #kernel_name,
-                    manifest_dir: env!("CARGO_MANIFEST_DIR"),
-                    budget: #budget,
-                    strategy: #strategy,
-                    repeats: #repeats,
-                    warmup: #warmup,
-                    verify: #verify_mode,
-                };
-                static DROPPED: ::std::sync::Once = ::std::sync::Once::new();
-                DROPPED.call_once(|| { #(eprintln!("{}", #dropped);)* });
-                let __tunable_device = #device;
-                ::tunable::__private::autotune(
-                    &KERNEL,
-                    #call_space,
-                    ::std::convert::AsRef::<str>::as_ref(&__tunable_device),
-                    key,
-                    BAKED,
-                    DEFAULT,
-                    &mut |__tunable_call: ::tunable::__private::Call<'_, #params_ty>| match __tunable_call {
-                        ::tunable::__private::Call::Run(p) => { #restore #check }
-                        ::tunable::__private::Call::Output => #read_output,
-                        ::tunable::__private::Call::Answer => #read_answer,
-                    },
-                )
+                #tune
             } else {
                 ::tunable::__private::baked(BAKED, key, DEFAULT, || #device)
             };
@@ -94,6 +54,62 @@ pub(super) fn item(k: &Kernel) -> TokenStream {
             #call_with(&params, #(#call_args),*)
         }
     }
+}
+
+/// The `autotune` branch: the kernel's static spec, the report of dropped tuned entries, and the
+/// call of `__private::autotune` with the tuning closure, which answers the configuration to run.
+fn tune(k: &Kernel, dropped: &[String]) -> TokenStream {
+    let model = k.model;
+    let (params_ty, call_space) = (&k.params_ty, &k.call_space);
+    let kernel_name = &model.name;
+    let (budget, strategy, repeats, warmup) =
+        (model.budget, &model.strategy, model.repeats, model.warmup);
+    let verify::Glue {
+        read_output,
+        read_answer,
+        mode: verify_mode,
+    } = verify::glue(model);
+    let device = device(k);
+    let restore = model
+        .restore
+        .as_ref()
+        .map(|r| quote!(__tunable_ran = true; #r;));
+    let check = run_variant(k);
+    quote! {
+        static KERNEL: ::tunable::__private::KernelSpec = ::tunable::__private::KernelSpec {
+            name: #kernel_name,
+            manifest_dir: env!("CARGO_MANIFEST_DIR"),
+            budget: #budget,
+            strategy: #strategy,
+            repeats: #repeats,
+            warmup: #warmup,
+            verify: #verify_mode,
+        };
+        static DROPPED: ::std::sync::Once = ::std::sync::Once::new();
+        DROPPED.call_once(|| { #(eprintln!("{}", #dropped);)* });
+        let __tunable_device = #device;
+        ::tunable::__private::autotune(
+            &KERNEL,
+            #call_space,
+            ::std::convert::AsRef::<str>::as_ref(&__tunable_device),
+            key,
+            BAKED,
+            DEFAULT,
+            &mut |__tunable_call: ::tunable::__private::Call<'_, #params_ty>| match __tunable_call {
+                ::tunable::__private::Call::Run(p) => { #restore #check }
+                ::tunable::__private::Call::Output => #read_output,
+                ::tunable::__private::Call::Answer => #read_answer,
+            },
+        )
+    }
+}
+
+/// The device identity: the `device` expression, else this CPU's.
+fn device(k: &Kernel) -> TokenStream {
+    k.model.device.as_ref().map_or_else(
+        || quote!(::tunable::__private::cpu_device()),
+        |d| quote!(#d),
+    )
 }
 
 /// Runs the variant `p` on the call's arguments (reborrowing `&mut` ones) and answers

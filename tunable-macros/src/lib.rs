@@ -4,8 +4,8 @@
 //! generated code refers to `::tunable::__private`. The attribute's reference (every option, its
 //! default, examples) is the documentation of [`macro@tunable`], shown on `tunable::tunable`.
 //!
-//! Pipeline: [`attr`] parses what the user wrote, [`check`] builds the model and the search
-//! space at compile time (collecting every mistake, each spanned), [`expand`] emits the code.
+//! Pipeline: `attr` parses what the user wrote, `check` builds the model and the search
+//! space at compile time (collecting every mistake, each spanned), `expand` emits the code.
 
 mod attr;
 mod check;

@@ -19,6 +19,7 @@
 pub mod bayes;
 pub mod error;
 pub mod expr;
+pub mod portable;
 pub mod sim;
 pub mod space;
 pub mod strategy;

@@ -33,18 +33,16 @@
 //! leave-one-kernel-out selection among the strategies run (see [`crate::loko`]) to the table.
 //! The runs of one cache and strategy are spread over `--jobs` threads (default: every core).
 
-use crate::{family, gap, loko, plot};
+use crate::{caches, family, gap, loko, plot};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use tunable_search::Space;
 use tunable_search::sim::{
     KernelTunerCache, Observation, Replay, ScoreContext, ScoreOptions, Synthetic,
 };
-use tunable_search::space::load::load;
 use tunable_search::strategy::{self, Outcome, StrategySpec, drive};
 
 /// Arguments of `bench`.
@@ -65,15 +63,9 @@ pub(crate) struct BenchArgs {
     /// of `--strategy`.
     #[arg(long)]
     versus: Option<String>,
-    /// A spaces JSON or T1 file giving the space of every cache.
-    #[arg(long, conflicts_with_all = ["t1", "spaces_dir"])]
-    space: Option<PathBuf>,
-    /// A Kernel Tuner T1 file giving the space of every cache.
-    #[arg(long, conflicts_with = "spaces_dir")]
-    t1: Option<PathBuf>,
-    /// A folder of T1 files `<kernel>.t1.json`, matched to caches `<kernel>_<GPU>.json[.gz]`.
-    #[arg(long)]
-    spaces_dir: Option<PathBuf>,
+    /// Where the space of each cache comes from.
+    #[command(flatten)]
+    spaces: caches::SpaceArgs,
     /// Strategies, comma-separated, each `name[:key=value]...`.
     #[arg(long, value_delimiter = ',', required = true)]
     strategy: Vec<String>,
@@ -130,7 +122,7 @@ enum Source<'a> {
 impl Source<'_> {
     fn stem(&self) -> String {
         match self {
-            Source::Cache(p) => stem_of(p),
+            Source::Cache(p) => caches::stem_of(p),
             Source::Synthetic(f) => f.name().to_owned(),
         }
     }
@@ -443,16 +435,6 @@ fn failed_table(stems: &[String], rows: &[Row]) -> String {
     t
 }
 
-fn stem_of(path: &Path) -> String {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    name.trim_end_matches(".gz")
-        .trim_end_matches(".json")
-        .to_owned()
-}
-
 /// The replay of one cache over the space the arguments select for it, and the cache's timing
 /// noise.
 fn replay_for(
@@ -461,40 +443,8 @@ fn replay_for(
     args: &BenchArgs,
 ) -> Result<(Replay, Option<f64>), Box<dyn std::error::Error>> {
     let cache = KernelTunerCache::load(cache_path)?;
-    let space_file = match (&args.space, &args.t1, &args.spaces_dir) {
-        (Some(f), _, _) | (_, Some(f), _) => Some(f.clone()),
-        (_, _, Some(dir)) => match_space_file(dir, stem)?,
-        _ => None,
-    };
-    let space: Option<Space> = match space_file {
-        Some(f) => Some(load(&f)?.builder.build()?),
-        None => None,
-    };
+    let space = args.spaces.space_for(stem, &cache)?;
     Ok((Replay::new(&cache, space)?, gap::timing_noise(&cache)))
-}
-
-/// The T1 file `<kernel>.t1.json` in `dir` whose kernel name, followed by `_`, starts `stem`
-/// (longest match).
-fn match_space_file(dir: &Path, stem: &str) -> Result<Option<PathBuf>, Box<dyn std::error::Error>> {
-    let mut best: Option<(usize, PathBuf)> = None;
-    for entry in
-        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?
-    {
-        let path = entry?.path();
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let Some(base) = name.strip_suffix(".t1.json") else {
-            continue;
-        };
-        if stem.starts_with(&format!("{base}_"))
-            && best.as_ref().is_none_or(|(l, _)| base.len() > *l)
-        {
-            best = Some((base.len(), path));
-        }
-    }
-    Ok(best.map(|(_, p)| p))
 }
 
 /// Runs `repeats` seeded runs of one strategy on `jobs` threads; results in repeat order.

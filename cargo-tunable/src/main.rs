@@ -10,14 +10,18 @@
 //! - `bench --cache FILE ... --strategy NAME[,NAME...] --out DIR`: run strategies on replayed
 //!   Kernel Tuner caches and score them (see [`bench`](mod@bench)).
 //! - `show [DIR] [--json]`: print the tuned configurations stored in DIR (default `tuned/`).
+//! - `transfer --cache FILE ... [--k 4] [--json]`: leave one device out over the caches of one
+//!   kernel (see [`transfer`](mod@transfer)).
 
 mod bench;
+mod caches;
 mod family;
 mod gap;
 mod loko;
 mod plot;
 mod show;
 mod space;
+mod transfer;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -40,6 +44,9 @@ enum Command {
     Bench(Box<bench::BenchArgs>),
     /// Print the tuned configurations of a crate.
     Show(show::ShowArgs),
+    /// Leave one device out over the caches of one kernel: how well other devices' winners, one
+    /// portable configuration and a re-timed portable set serve the held-out device.
+    Transfer(transfer::TransferArgs),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +55,7 @@ fn main() -> ExitCode {
         Command::Space(c) => space::run(c),
         Command::Bench(a) => bench::run(*a),
         Command::Show(a) => show::run(a),
+        Command::Transfer(a) => transfer::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -21,6 +21,7 @@ pub mod defaults;
 pub mod error;
 pub mod expr;
 pub mod format;
+pub mod portable;
 pub mod sim;
 pub mod space;
 pub mod strategy;

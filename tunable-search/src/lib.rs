@@ -1,8 +1,18 @@
 //! # tunable-search
 //!
-//! The search side of the tunable auto-tuner: search spaces of tunable parameters under
-//! constraints ([`space`]), and the expression language the constraints are written in
-//! ([`expr`]). Nothing here touches a device; everything is deterministic for a seed.
+//! The search side of the tunable auto-tuner. Nothing here touches a device; everything is
+//! deterministic for a seed. The runtime (`tunable-runtime`) measures on the device and drives
+//! these strategies; `cargo tunable bench` replays recorded measurements through the same loop.
+//!
+//! | module | what it holds |
+//! | --- | --- |
+//! | [`space`] | search spaces: typed parameters, constraints solved into the valid configurations, neighbours, samples, T1 / spaces-JSON files |
+//! | [`expr`] | the constraint expression language (Python's and Rust's operators, Python's semantics) |
+//! | [`strategy`] | the [`Strategy`](strategy::Strategy) ask/tell trait, every search strategy, and [`drive`](strategy::drive), the loop that runs one |
+//! | [`bayes`] | Bayesian optimization (the `bayes` strategy, the default `auto`): Gaussian processes, acquisitions, feasibility |
+//! | [`sim`] | simulation on recorded measurements: replays of Kernel Tuner caches, synthetic functions, the methodology score |
+//! | [`format`] | file formats: Kernel Tuner caches, read and written |
+//! | [`error`] | [`SpaceError`], why a space could not be built or loaded |
 //!
 //! ```
 //! use tunable_search::space::SpaceBuilder;
@@ -19,6 +29,7 @@
 pub mod bayes;
 pub mod error;
 pub mod expr;
+pub mod format;
 pub mod sim;
 pub mod space;
 pub mod strategy;

@@ -81,7 +81,10 @@ impl Journal {
         let mut writer = CacheWriter::new(File::create(&tmp).map_err(io)?, &header).map_err(io)?;
         for (p, r) in &old {
             writer
-                .append(&space.values(*p), r.as_ref().copied().map_err(String::as_str))
+                .append(
+                    &space.values(*p),
+                    r.as_ref().copied().map_err(String::as_str),
+                )
                 .map_err(io)?;
         }
         writer.get_ref().sync_all().map_err(io)?;
@@ -116,7 +119,11 @@ impl Journal {
 
     /// Appends the result of the configuration at `position`: its time in milliseconds, or why
     /// it failed.
-    pub fn record(&mut self, position: usize, result: Result<f64, &str>) -> Result<(), RuntimeError> {
+    pub fn record(
+        &mut self,
+        position: usize,
+        result: Result<f64, &str>,
+    ) -> Result<(), RuntimeError> {
         self.writer
             .append(&self.space.values(position), result)
             .map_err(|source| RuntimeError::Io {

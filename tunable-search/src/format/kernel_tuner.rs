@@ -376,12 +376,21 @@ mod tests {
             "{HEAD}\"32,c,0.5\": {{\"time\": \"InvalidConfig\"}},\n\"64,c,0.5\": {{\"time\": \"RuntimeFailedConfig\", \"reason\": \"panicked: boom\", \"__error__\": \"RuntimeFailedConfig\"}}}}}}"
         );
         let c = parse(&old).unwrap();
-        assert_eq!(c.entries[0].observation, Observation::Failed("InvalidConfig".into()));
-        assert_eq!(c.entries[1].observation, Observation::Failed("panicked: boom".into()));
+        assert_eq!(
+            c.entries[0].observation,
+            Observation::Failed("InvalidConfig".into())
+        );
+        assert_eq!(
+            c.entries[1].observation,
+            Observation::Failed("panicked: boom".into())
+        );
         // A string parameter value that happens to be an error name is a value, not a failure.
         let named = r#"{"tune_params_keys": ["m"], "tune_params": {"m": ["InvalidConfig"]},
           "cache": {"InvalidConfig": {"m": "InvalidConfig", "time": 1.0}}}"#;
-        assert_eq!(parse(named).unwrap().entries[0].observation, Observation::Value(1.0));
+        assert_eq!(
+            parse(named).unwrap().entries[0].observation,
+            Observation::Value(1.0)
+        );
     }
 
     #[test]
@@ -414,9 +423,15 @@ mod tests {
         );
         let dup =
             format!("{HEAD}\"32,c,0.5\": {{\"time\": 1}}, \"32,c,0.50\": {{\"time\": 2}}}}}}");
-        assert!(matches!(parse(&dup), Err(CacheError::DuplicateConfig { .. })));
+        assert!(matches!(
+            parse(&dup),
+            Err(CacheError::DuplicateConfig { .. })
+        ));
         assert!(matches!(parse("[1]"), Err(CacheError::Format { .. })));
-        assert!(matches!(parse("{\"x\": 1}"), Err(CacheError::Format { .. })));
+        assert!(matches!(
+            parse("{\"x\": 1}"),
+            Err(CacheError::Format { .. })
+        ));
         let missing = r#"{"tune_params_keys": ["a", "b"], "tune_params": {"a": [1]}, "cache": {}}"#;
         assert!(matches!(parse(missing), Err(CacheError::Format { .. })));
         assert!(matches!(
@@ -424,5 +439,4 @@ mod tests {
             Err(CacheError::Io { .. })
         ));
     }
-
 }

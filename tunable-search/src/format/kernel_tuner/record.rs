@@ -9,7 +9,10 @@ use serde_json::{Map, Value as Json};
 use std::collections::HashMap;
 use std::path::Path;
 
-pub(super) fn from_cache_object(obj: &Map<String, Json>, path: &Path) -> Result<KernelTunerCache, CacheError> {
+pub(super) fn from_cache_object(
+    obj: &Map<String, Json>,
+    path: &Path,
+) -> Result<KernelTunerCache, CacheError> {
     let params = read_params(obj, path)?;
     let objective = obj
         .get("objective")

@@ -10,7 +10,10 @@ use crate::space::Value;
 use serde_json::{Map, Value as Json};
 use std::path::Path;
 
-pub(super) fn from_t4(obj: &Map<String, Json>, path: &Path) -> Result<KernelTunerCache, CacheError> {
+pub(super) fn from_t4(
+    obj: &Map<String, Json>,
+    path: &Path,
+) -> Result<KernelTunerCache, CacheError> {
     let results = obj["results"]
         .as_array()
         .map(Vec::as_slice)

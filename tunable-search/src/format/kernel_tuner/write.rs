@@ -153,7 +153,11 @@ mod tests {
         };
         let mut w = CacheWriter::new(Vec::new(), &header).unwrap();
         for p in 0..space.len() {
-            let r = if p % 3 == 0 { Err("wrong output") } else { Ok(p as f64) };
+            let r = if p % 3 == 0 {
+                Err("wrong output")
+            } else {
+                Ok(p as f64)
+            };
             w.append(&space.values(p), r).unwrap();
         }
         assert_eq!(w.records(), space.len());

@@ -1,0 +1,203 @@
+//! # The first-run hook
+//!
+//! What a call of a `#[tunable]` kernel does in a build with the `autotune` feature:
+//! [`autotune`] looks the call's slot up ([`Lookup`]), and on a miss tunes the kernel on the
+//! call's own arguments, stores the winner in the tuned file (a later plain build bakes it) and
+//! prints a [`Summary`].
+//!
+//! Settings from the environment ([`crate::settings`]): `TUNABLE_MODE`, `TUNABLE_BUDGET`,
+//! `TUNABLE_STRATEGY`, `TUNABLE_BATCH`, `TUNABLE_LOG`, `TUNABLE_DIR`.
+
+use super::{
+    Bar, Evaluation, Evaluator, Journaled, Log, Lookup, Observer, Origin, Run, Summary,
+    TuneOptions, Variants, Verify, describe, lookup::Baked, tune,
+};
+use crate::journal::Journal;
+use crate::measure::Repeats;
+use crate::params::Params;
+use crate::settings::{self, env_usize};
+use crate::store::{StoredValue, TunedEntry, store, tuned_dir, tuned_file};
+use std::sync::Arc;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use tunable_search::Space;
+
+/// Static facts about a kernel, from its `#[tunable]` attribute.
+#[derive(Debug)]
+pub struct KernelSpec {
+    /// Its name (the function's, or the `name` option).
+    pub name: &'static str,
+    /// `CARGO_MANIFEST_DIR` of the crate that defines it.
+    pub manifest_dir: &'static str,
+    /// Evaluations per tuning.
+    pub budget: usize,
+    /// Strategy spec.
+    pub strategy: &'static str,
+    /// Timed runs per configuration.
+    pub repeats: u32,
+    /// Untimed runs first.
+    pub warmup: u32,
+    /// Whether and against what outputs are checked while tuning.
+    pub verify: Verify,
+}
+
+impl KernelSpec {
+    /// The tuning options of this kernel: its attribute's, overridden by `TUNABLE_BUDGET`,
+    /// `TUNABLE_STRATEGY` and `TUNABLE_BATCH`.
+    pub fn options(&self) -> TuneOptions {
+        TuneOptions {
+            budget: env_usize("TUNABLE_BUDGET").unwrap_or(self.budget),
+            batch: env_usize("TUNABLE_BATCH").unwrap_or(1).max(1),
+            strategy: std::env::var("TUNABLE_STRATEGY")
+                .unwrap_or_else(|_| self.strategy.to_owned()),
+            ..TuneOptions::default()
+        }
+    }
+}
+
+/// The configuration to run for `key` on `device` with the `autotune` feature: tuned this
+/// process, baked, or stored by an earlier run; otherwise tunes now with `run` (which runs one
+/// variant on the call's own arguments, see [`Call`](super::Call)) and stores the winner.
+/// `table` is the kernel's baked table, `default` its default configuration.
+///
+/// # Panics
+/// If `TUNABLE_MODE` holds an unknown value: the message names the valid ones. Nothing else
+/// panics: a variant's failure is data, and an I/O problem is reported on stderr while the
+/// default configuration runs.
+pub fn autotune<P: Params>(
+    kernel: &KernelSpec,
+    space: &Arc<Space>,
+    device: &str,
+    key: u64,
+    table: &'static [Baked<P>],
+    default: P,
+    run: &mut Run<'_, P>,
+) -> P {
+    let mode = settings::mode().unwrap_or_else(|e| panic!("tunable: {e}"));
+    match Lookup::find(kernel, space, device, key, table, default, mode) {
+        Lookup::Hit(p, _) | Lookup::Pending(p) => p,
+        Lookup::Miss(claim) => {
+            let (p, origin) =
+                claim.exclusively(|| tune_call(kernel, space, device, key, default, run));
+            claim.settle(&p, origin);
+            p
+        }
+    }
+}
+
+/// Tunes the kernel on this call: reference output, journal, default first, the strategy, the
+/// winner stored; ends with the summary line.
+fn tune_call<P: Params>(
+    kernel: &KernelSpec,
+    space: &Arc<Space>,
+    device: &str,
+    key: u64,
+    default: P,
+    run: &mut Run<'_, P>,
+) -> (P, Origin) {
+    let start = Instant::now();
+    let expected = match kernel.verify.expected(default, run) {
+        Ok(e) => e,
+        Err(reason) => {
+            eprintln!(
+                "tunable: cannot verify {}: the reference failed ({reason}); not tuning, using the default configuration",
+                kernel.name
+            );
+            return (default, Origin::Default);
+        }
+    };
+    let opts = kernel.options();
+    let dir = tuned_dir(kernel.manifest_dir);
+    let journal_path = Journal::path_for(&dir, kernel.name, key, space);
+    let journal = Journal::open(&journal_path, Arc::clone(space), kernel.name, device)
+        .inspect_err(|e| eprintln!("tunable: {e}; tuning without a journal"))
+        .ok();
+    // The first run of a checked variant is its (untimed) check: one warm-up run less.
+    let measurement = Repeats {
+        warmup: kernel.warmup.saturating_sub(u32::from(expected.is_some())),
+        repeats: kernel.repeats,
+        ..Repeats::default()
+    };
+    let mut evaluator = Journaled::new(journal, Variants::new(space, run, expected, measurement));
+    // The default first: the summary's baseline, and a bound for the measurement's cutoff.
+    let default_at = space.position_of_values(&default.to_values());
+    let default_result = match default_at {
+        Some(p) => evaluate_one(&mut evaluator, p).result,
+        None => Err("not in the space".to_owned()),
+    };
+    let label = format!("{} (key {key})", kernel.name);
+    let bar = Bar::new(&label, opts.budget.min(space.len()));
+    let mut log = Log::new(space, &label, Log::every_from_env(), Some(bar.clone()));
+    let mut progress = bar;
+    let observers: &mut [&mut dyn Observer<Evaluation>] = &mut [&mut progress, &mut log];
+    let report = match tune(space, &opts, &mut evaluator, observers) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!(
+                "tunable: tuning {} failed: {e}; using the default configuration",
+                kernel.name
+            );
+            return (default, Origin::Default);
+        }
+    };
+    // The best of what the strategy found and the default.
+    let best = report
+        .best
+        .into_iter()
+        .chain(default_at.zip(default_result.as_ref().ok().copied()))
+        .min_by(|a, b| a.1.total_cmp(&b.1));
+    let summary = Summary {
+        kernel: kernel.name,
+        key,
+        device,
+        default: default_result.map_err(|why| format!("failed ({why})")),
+        tuned: best.map(|(p, t)| (describe(space, p), t)),
+        evaluations: report.evaluations,
+        measured: evaluator.measured(),
+        failures: report.failures.len(),
+        seconds: start.elapsed().as_secs_f64(),
+    };
+    eprintln!("{summary}");
+    let Some((position, time_ms)) = best else {
+        return (default, Origin::Default);
+    };
+    let values = space.values(position);
+    let entry = TunedEntry {
+        kernel: kernel.name.to_owned(),
+        device: device.to_owned(),
+        key,
+        space_hash: space.fingerprint(),
+        params: space
+            .params()
+            .iter()
+            .zip(&values)
+            .map(|(p, v)| (p.name().to_owned(), StoredValue::from(v)))
+            .collect(),
+        time_ms,
+        evaluations: report.evaluations as u32,
+        strategy: opts.strategy.clone(),
+        timestamp: SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+    };
+    if let Err(e) = store(&tuned_file(&dir, kernel.name), entry) {
+        eprintln!(
+            "tunable: cannot store the tuned configuration of {}: {e}",
+            kernel.name
+        );
+    }
+    match P::from_values(&values) {
+        Some(p) => (p, Origin::Tuned),
+        None => (default, Origin::Default),
+    }
+}
+
+/// Evaluates one configuration with an evaluator that cannot fail.
+fn evaluate_one<E>(evaluator: &mut E, position: usize) -> Evaluation
+where
+    E: Evaluator<Report = Evaluation, Error = std::convert::Infallible>,
+{
+    match evaluator.evaluate(&[position]) {
+        Ok(mut r) => r.pop().expect("one report per position"),
+        Err(never) => match never {},
+    }
+}

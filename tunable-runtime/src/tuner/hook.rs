@@ -145,15 +145,16 @@ fn tune_call<P: Params>(
         .into_iter()
         .chain(default_at.zip(default_result.as_ref().ok().copied()))
         .min_by(|a, b| a.1.total_cmp(&b.1));
+    let (evaluations, failures) = evaluator.evaluated();
     let summary = Summary {
         kernel: kernel.name,
         key,
         device,
         default: default_result.map_err(|why| format!("failed ({why})")),
         tuned: best.map(|(p, t)| (describe(space, p), t)),
-        evaluations: report.evaluations,
+        evaluations,
         measured: evaluator.measured(),
-        failures: report.failures.len(),
+        failures,
         seconds: start.elapsed().as_secs_f64(),
     };
     eprintln!("{summary}");

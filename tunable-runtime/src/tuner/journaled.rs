@@ -35,6 +35,13 @@ impl<E> Journaled<E> {
         self.measured
     }
 
+    /// How many distinct configurations were evaluated (measured or answered), and how many of
+    /// them failed.
+    pub fn evaluated(&self) -> (usize, usize) {
+        let failed = self.known.values().filter(|r| r.is_err()).count();
+        (self.known.len(), failed)
+    }
+
     /// The inner evaluator.
     pub fn inner(&self) -> &E {
         &self.inner
@@ -125,6 +132,7 @@ mod tests {
         let again = e.evaluate(&[2, 3]).unwrap();
         assert_eq!(again[0], Evaluation::recorded(Err("bad".into())));
         assert_eq!(e.measured(), 3);
+        assert_eq!(e.evaluated(), (4, 1));
         drop(e);
         assert_eq!(calls, [0, 2, 3]);
         let j = Journal::open(&path, Arc::clone(&space), "k", "cpu").unwrap();

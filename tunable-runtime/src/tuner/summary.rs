@@ -25,7 +25,8 @@ pub struct Summary<'a> {
     /// The configuration chosen (`name=value, ...`) and its time in milliseconds; `None` when
     /// every configuration failed.
     pub tuned: Option<(String, f64)>,
-    /// Unique evaluations (including those answered by the journal).
+    /// Configurations evaluated, the default included (measured now or answered by the
+    /// journal).
     pub evaluations: usize,
     /// Configurations measured in this run.
     pub measured: usize,

@@ -343,10 +343,9 @@ mod tests {
 
     #[test]
     fn observers_see_every_report_and_the_best_so_far() {
-        struct Seen(
-            Vec<(usize, Option<(usize, f64)>, &'static str)>,
-            Option<Stopped>,
-        );
+        /// Evaluations so far, the best then and the label; then why the run stopped.
+        type Sighting = (usize, Option<(usize, f64)>, &'static str);
+        struct Seen(Vec<Sighting>, Option<Stopped>);
         impl Observer<Labelled> for Seen {
             fn observe(&mut self, p: &Progress, t: &Trial, r: &Labelled) {
                 assert_eq!(t.outcome, r.0);

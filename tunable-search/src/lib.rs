@@ -11,7 +11,7 @@
 //! | [`strategy`] | the [`Strategy`](strategy::Strategy) ask/tell trait, every search strategy, and [`drive`](strategy::drive), the loop that runs one |
 //! | [`bayes`] | Bayesian optimization (the `bayes` strategy, the default `auto`): Gaussian processes, acquisitions, feasibility |
 //! | [`sim`] | simulation on recorded measurements: replays of Kernel Tuner caches, synthetic functions, the methodology score |
-//! | [`format`] | file formats: Kernel Tuner caches, read and written |
+//! | [`format`](mod@format) | file formats: Kernel Tuner caches, read and written |
 //! | [`error`] | [`SpaceError`], why a space could not be built or loaded |
 //!
 //! ```

@@ -10,7 +10,10 @@ use crate::journal::Journal;
 use std::collections::HashMap;
 use tunable_search::strategy::Evaluator;
 
-/// An evaluator that answers from the journal first; see the [module docs](self).
+/// An evaluator in front of another: what the journal (or this run) already knows is answered
+/// without measuring, the rest goes to the inner evaluator as one batch, and every new result
+/// is appended to the journal. A journal that cannot be written any more is dropped with a
+/// warning: the measurements in hand are worth more than the file.
 #[derive(Debug)]
 pub struct Journaled<E> {
     journal: Option<Journal>,

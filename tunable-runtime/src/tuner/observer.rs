@@ -11,7 +11,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use tunable_search::Space;
 use tunable_search::strategy::Trial;
 
-/// The progress bar of a tuning; see the [module docs](self). Clones draw the same bar.
+/// The progress bar of a tuning, with the best time so far: drawn only on a terminal, and
+/// cleared when the tuning ends (the [`Summary`](super::Summary) line stays). Clones draw the
+/// same bar.
 #[derive(Clone, Debug)]
 pub struct Bar {
     bar: ProgressBar,
@@ -47,7 +49,9 @@ impl<R> Observer<R> for Bar {
     }
 }
 
-/// Log lines of a tuning on stderr; see the [module docs](self).
+/// Log lines of a tuning on stderr: one per evaluation with `TUNABLE_LOG=1`, and always one
+/// per variant that panicked, in place of Rust's panic message:
+/// `tunable: <kernel> (key <key>): variant <params> panicked: <message> (recorded as failed)`.
 pub struct Log<'a> {
     space: &'a Space,
     label: String,

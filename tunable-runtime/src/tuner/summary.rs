@@ -1,16 +1,14 @@
 //! # The summary of a tuning
-//!
-//! Every tuning of the first-run hook ends with one line on stderr, whether stderr is a
-//! terminal or a file: what was tuned, on which device, the default configuration's time
-//! against the tuned one's, and what it cost.
-//!
-//! ```text
-//! tunable: tuned matmul (key 512) on cpu: AMD EPYC 7B13 x2: default 8.2140 ms -> tuned 2.8710 ms (2.86x) [bm=64, bk=128]; 60 evaluations (58 measured, 2 failed) in 4.2 s
-//! ```
 
 use std::fmt;
 
-/// The summary line of a tuning; see the [module docs](self).
+/// The line every tuning of the first-run hook ends with, on stderr, whether stderr is a
+/// terminal or a file: what was tuned, on which device, the default configuration's time
+/// against the tuned one's, and what it cost.
+///
+/// ```text
+/// tunable: tuned matmul (key 512) on cpu: AMD EPYC 7B13 x2: default 8.2140 ms -> tuned 2.8710 ms (2.86x) [bm=64, bk=128]; 61 evaluations (59 measured, 2 failed) in 4.2 s
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Summary<'a> {
     /// The kernel's name.

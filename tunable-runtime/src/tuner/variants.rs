@@ -83,8 +83,10 @@ impl Verify {
     }
 }
 
-/// The evaluator of a kernel's variants on the call's own arguments; see the
-/// [module docs](self).
+/// The evaluator of a kernel's variants on the call's own arguments: per configuration, the
+/// output of its first run is checked (with an expected output), then it is timed through a
+/// [`Measurement`]; an error, a wrong output or a panic makes it a failed configuration with
+/// its reason.
 ///
 /// With an expected output, each variant's first run is the checked one, untimed: give the
 /// measurement one warm-up run less.

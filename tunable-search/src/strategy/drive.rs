@@ -16,28 +16,6 @@
 //! workers. What it returns for one configuration is any [`Evaluated`] type: an [`Outcome`], or
 //! a richer record (the runtime's carries the reason a configuration failed and where the result
 //! came from), which the observers receive as it is.
-//!
-//! ```
-//! use std::sync::Arc;
-//! use std::time::Duration;
-//! use tunable_search::SpaceBuilder;
-//! use tunable_search::strategy::{self, Driver, Outcome, Progress, Stopped};
-//!
-//! let space = Arc::new(SpaceBuilder::new().param("x", 0..50).build().unwrap());
-//! let mut s = strategy::build(&"random".parse().unwrap(), Arc::clone(&space), 1).unwrap();
-//! let mut seen = 0;
-//! let mut count = |p: &Progress, _: &strategy::Trial, _: &Outcome| seen = p.evaluations;
-//! let run = Driver::new(s.as_mut(), 30)
-//!     .batch(4)
-//!     .max_time(Duration::from_secs(60))
-//!     .stop_when(|p| p.best.is_some_and(|b| b.1 == 0.0))
-//!     .observe(&mut count)
-//!     .run(&mut |batch: &[usize]| batch.iter().map(|&p| Outcome::Value(p as f64)).collect::<Vec<_>>())
-//!     .unwrap();
-//! assert!(run.trials.len() <= 30);
-//! assert_eq!(seen, run.trials.len());
-//! assert!(matches!(run.stopped, Stopped::Budget | Stopped::Condition));
-//! ```
 
 use super::{Outcome, Strategy, Trial};
 use std::collections::HashSet;
@@ -136,7 +114,32 @@ impl<R, F: FnMut(&Progress, &Trial, &R)> Observer<R> for F {
 
 type StopCondition<'a> = Box<dyn FnMut(&Progress) -> bool + 'a>;
 
-/// Runs a strategy with limits and observers; see the [module docs](self).
+/// Runs a strategy with limits and observers (the builder form of [`drive`]): asks for a batch,
+/// hands it to an [`Evaluator`], shows every evaluation to the [`Observer`]s and tells the
+/// strategy, until the budget is spent, the space is exhausted, the time limit passed or the
+/// stop condition holds.
+///
+/// ```
+/// use std::sync::Arc;
+/// use std::time::Duration;
+/// use tunable_search::SpaceBuilder;
+/// use tunable_search::strategy::{self, Driver, Outcome, Progress, Stopped};
+///
+/// let space = Arc::new(SpaceBuilder::new().param("x", 0..50).build().unwrap());
+/// let mut s = strategy::build(&"random".parse().unwrap(), Arc::clone(&space), 1).unwrap();
+/// let mut seen = 0;
+/// let mut count = |p: &Progress, _: &strategy::Trial, _: &Outcome| seen = p.evaluations;
+/// let run = Driver::new(s.as_mut(), 30)
+///     .batch(4)
+///     .max_time(Duration::from_secs(60))
+///     .stop_when(|p| p.best.is_some_and(|b| b.1 == 0.0))
+///     .observe(&mut count)
+///     .run(&mut |batch: &[usize]| batch.iter().map(|&p| Outcome::Value(p as f64)).collect::<Vec<_>>())
+///     .unwrap();
+/// assert!(run.trials.len() <= 30);
+/// assert_eq!(seen, run.trials.len());
+/// assert!(matches!(run.stopped, Stopped::Budget | Stopped::Condition));
+/// ```
 pub struct Driver<'a, R> {
     strategy: &'a mut dyn Strategy,
     budget: usize,

@@ -33,7 +33,10 @@ pub struct Header<'a> {
     pub params: &'a [Param],
 }
 
-/// Writes a Kernel Tuner cache in its append-only, unclosed form; see the [module docs](self).
+/// Writes a Kernel Tuner cache in its append-only, unclosed form: the header, then one record
+/// per line, each flushed as it is written; [`close`](Self::close) ends the file. A failed
+/// configuration's record holds `"time": "RuntimeFailedConfig"`, its `reason` and
+/// `"__error__": "RuntimeFailedConfig"`, readable by Kernel Tuner before and after 1.4.
 ///
 /// ```
 /// use std::path::Path;

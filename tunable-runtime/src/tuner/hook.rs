@@ -202,3 +202,96 @@ where
         Err(never) => match never {},
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::read;
+    use crate::tuner::{Call, panic};
+    use std::time::Duration;
+    use tunable_search::{SpaceBuilder, Value};
+
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct Tile(i64);
+
+    impl Params for Tile {
+        const NAMES: &'static [&'static str] = &["tile"];
+        fn from_values(v: &[Value]) -> Option<Self> {
+            match v {
+                [Value::Int(t)] => Some(Tile(*t)),
+                _ => None,
+            }
+        }
+        fn to_values(&self) -> Vec<Value> {
+            vec![Value::Int(self.0)]
+        }
+    }
+
+    /// A fake kernel with planted faults, CubeCL-style: tile 6 panics, tile 5 fails to launch,
+    /// tile 4 is the fastest and wrong, tile 3 the fastest correct one.
+    #[test]
+    fn tunes_a_fake_kernel_stores_the_winner_and_answers_later_calls() {
+        let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+        let dir = std::env::temp_dir().join(format!("tunable-hook-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let manifest: &'static str = Box::leak(dir.to_string_lossy().into_owned().into_boxed_str());
+        let kernel = KernelSpec {
+            name: "hook_fake",
+            manifest_dir: manifest,
+            budget: 20,
+            strategy: "exhaustive",
+            repeats: 2,
+            warmup: 1,
+            verify: Verify::Reference { tolerance: 1e-6 },
+        };
+        let space = Arc::new(
+            SpaceBuilder::new()
+                .param("tile", [1, 2, 3, 4, 5, 6])
+                .build()
+                .unwrap(),
+        );
+        let (mut out, runs) = (vec![0.0; 4], std::cell::Cell::new(0));
+        let mut run = |call: Call<'_, Tile>| match call {
+            Call::Run(&Tile(6)) => panic!("boom"),
+            Call::Run(&Tile(5)) => Err("launch failed".to_owned()),
+            Call::Run(&Tile(t)) => {
+                runs.set(runs.get() + 1);
+                let us = if t == 4 {
+                    0
+                } else {
+                    500 + 2000 * t.abs_diff(3)
+                };
+                std::thread::sleep(Duration::from_micros(us));
+                out.fill(if t == 4 { 1.0 } else { 0.0 });
+                Ok(None)
+            }
+            Call::Output => Ok(Some(out.clone())),
+            Call::Answer => Ok(None),
+        };
+        let p = autotune(&kernel, &space, "dev", 1, &[], Tile(1), &mut run);
+        assert_eq!(p, Tile(3));
+        let stored = read(&tuned_file(&tuned_dir(manifest), "hook_fake")).unwrap();
+        assert_eq!(stored.len(), 1);
+        assert_eq!(stored[0].values(), [Value::Int(3)]);
+        let journal = Journal::open(
+            &Journal::path_for(&tuned_dir(manifest), "hook_fake", 1, &space),
+            Arc::clone(&space),
+            "hook_fake",
+            "dev",
+        )
+        .unwrap();
+        assert_eq!(journal.len(), 6);
+        assert_eq!(journal.lookup(5), Some(&Err("panicked: boom".to_owned())));
+        assert_eq!(journal.lookup(4), Some(&Err("launch failed".to_owned())));
+        let wrong = journal.lookup(3).unwrap().clone().unwrap_err();
+        assert!(
+            wrong.starts_with("wrong output: 4 of 4 elements differ"),
+            "{wrong}"
+        );
+        // Tuned in this process: the next call runs nothing more to decide.
+        let before = runs.get();
+        let p = autotune(&kernel, &space, "dev", 1, &[], Tile(1), &mut run);
+        assert_eq!((p, runs.get()), (Tile(3), before));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

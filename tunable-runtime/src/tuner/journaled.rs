@@ -73,10 +73,14 @@ impl<E: Evaluator<Report = Evaluation>> Evaluator for Journaled<E> {
     type Error = E::Error;
 
     fn evaluate(&mut self, positions: &[usize]) -> Result<Vec<Evaluation>, E::Error> {
-        let mut out: Vec<Option<Evaluation>> = positions
-            .iter()
-            .map(|&p| self.lookup(p).map(Evaluation::recorded))
-            .collect();
+        let mut out: Vec<Option<Evaluation>> = Vec::with_capacity(positions.len());
+        for &p in positions {
+            let answer = self.lookup(p);
+            if let Some(r) = &answer {
+                self.known.insert(p, r.clone());
+            }
+            out.push(answer.map(Evaluation::recorded));
+        }
         let todo: Vec<usize> = positions
             .iter()
             .zip(&out)
@@ -135,6 +139,7 @@ mod tests {
         let again = e.evaluate(&[2, 3]).unwrap();
         assert_eq!(again[0], Evaluation::recorded(Err("bad".into())));
         assert_eq!(e.measured(), 3);
+        // 0, 1 (answered by the journal), 2 (failed) and 3.
         assert_eq!(e.evaluated(), (4, 1));
         drop(e);
         assert_eq!(calls, [0, 2, 3]);

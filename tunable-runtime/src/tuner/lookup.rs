@@ -272,4 +272,77 @@ mod tests {
         assert_eq!(baked(&TABLE[..1], 1, 0, || -> &str { unreachable!() }), 1);
         assert_eq!(baked(&[], 1, 7, || "a"), 7);
     }
+
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct Tile(i64);
+
+    impl Params for Tile {
+        const NAMES: &'static [&'static str] = &["tile"];
+        fn from_values(v: &[Value]) -> Option<Self> {
+            match v {
+                [Value::Int(t)] => Some(Tile(*t)),
+                _ => None,
+            }
+        }
+        fn to_values(&self) -> Vec<Value> {
+            vec![Value::Int(self.0)]
+        }
+    }
+
+    static TILES: [Baked<Tile>; 1] = [Baked {
+        device: "dev",
+        key: 8,
+        params: Tile(4),
+    }];
+
+    fn kernel(name: &'static str) -> KernelSpec {
+        KernelSpec {
+            name,
+            manifest_dir: "/nonexistent/tunable-lookup-test",
+            budget: 4,
+            strategy: "random",
+            repeats: 1,
+            warmup: 0,
+            verify: crate::tuner::Verify::Off,
+        }
+    }
+
+    #[test]
+    fn a_slot_is_missed_once_pending_meanwhile_and_settled_after() {
+        let k = kernel("lookup_states");
+        let space = tunable_search::SpaceBuilder::new()
+            .param("tile", [1, 2, 4])
+            .build()
+            .unwrap();
+        let find = |key, mode| Lookup::find(&k, &space, "dev", key, &TILES, Tile(1), mode);
+        // Off: the baked table (nearest key), never a claim.
+        assert!(matches!(
+            find(100, Mode::Off),
+            Lookup::Hit(Tile(4), Origin::Baked)
+        ));
+        // Tune: the exact baked entry is a hit, and settled for the process.
+        assert!(matches!(
+            find(8, Mode::Tune),
+            Lookup::Hit(Tile(4), Origin::Baked)
+        ));
+        // Nothing for key 16: claimed; a second caller meanwhile gets the fallback.
+        let Lookup::Miss(claim) = find(16, Mode::Tune) else {
+            panic!("expected a miss")
+        };
+        assert!(matches!(find(16, Mode::Tune), Lookup::Pending(Tile(4))));
+        // While this thread tunes, any tunable call on it runs its fallback.
+        claim.exclusively(|| {
+            assert!(matches!(find(32, Mode::Retune), Lookup::Pending(Tile(4))));
+        });
+        // A claim dropped unsettled frees the slot; a settled one answers from then on.
+        drop(claim);
+        let Lookup::Miss(claim) = find(16, Mode::Retune) else {
+            panic!("the slot was not freed")
+        };
+        claim.settle(&Tile(2), Origin::Tuned);
+        assert!(matches!(
+            find(16, Mode::Tune),
+            Lookup::Hit(Tile(2), Origin::Tuned)
+        ));
+    }
 }

@@ -9,9 +9,10 @@
 //! `TUNABLE_STRATEGY`, `TUNABLE_BATCH`, `TUNABLE_LOG`, `TUNABLE_DIR`.
 
 use super::{
-    Bar, Evaluation, Evaluator, Journaled, Log, Lookup, Observer, Origin, Run, Summary,
-    TuneOptions, Variants, Verify, describe, lookup::Baked, tune,
+    Bar, Evaluation, Journaled, Log, Lookup, Observer, Origin, Run, Summary, TuneOptions, Variants,
+    Verify, describe, lookup::Baked, tune,
 };
+use crate::RuntimeError;
 use crate::journal::Journal;
 use crate::measure::Repeats;
 use crate::params::Params;
@@ -19,7 +20,7 @@ use crate::settings::{self, env_usize};
 use crate::store::{StoredValue, TunedEntry, store, tuned_dir, tuned_file};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
-use tunable_search::Space;
+use tunable_search::{Space, Value};
 
 /// Static facts about a kernel, from its `#[tunable]` attribute.
 #[derive(Debug)]
@@ -105,7 +106,6 @@ fn tune_call<P: Params>(
             return (default, Origin::Default);
         }
     };
-    let opts = kernel.options();
     let dir = tuned_dir(kernel.manifest_dir);
     let journal_path = Journal::path_for(&dir, kernel.name, key, space);
     let journal = Journal::open(&journal_path, Arc::clone(space), kernel.name, device)
@@ -120,9 +120,9 @@ fn tune_call<P: Params>(
     let mut evaluator = Journaled::new(journal, Variants::new(space, run, expected, measurement));
     // The default first: the summary's baseline, and a bound for the measurement's cutoff.
     let default_at = space.position_of_values(&default.to_values());
-    let default_result = match default_at {
-        Some(p) => evaluate_one(&mut evaluator, p).result,
-        None => Err("not in the space".to_owned()),
+    let opts = TuneOptions {
+        first: default_at.into_iter().collect(),
+        ..kernel.options()
     };
     let label = format!("{} (key {key})", kernel.name);
     let bar = Bar::new(&label, opts.budget.min(space.len()));
@@ -139,48 +139,33 @@ fn tune_call<P: Params>(
             return (default, Origin::Default);
         }
     };
-    // The best of what the strategy found and the default.
-    let best = report
-        .best
-        .into_iter()
-        .chain(default_at.zip(default_result.as_ref().ok().copied()))
-        .min_by(|a, b| a.1.total_cmp(&b.1));
-    let (evaluations, failures) = evaluator.evaluated();
+    let default_result = match default_at.and_then(|p| evaluator.result(p)) {
+        Some(Ok(t)) => Ok(*t),
+        Some(Err(why)) => Err(format!("failed ({why})")),
+        None => Err("not measured (not in the space)".to_owned()),
+    };
     let summary = Summary {
         kernel: kernel.name,
         key,
         device,
-        default: default_result.map_err(|why| format!("failed ({why})")),
-        tuned: best.map(|(p, t)| (describe(space, p), t)),
-        evaluations,
-        measured: evaluator.measured(),
-        failures,
+        default: default_result,
+        tuned: report.best.map(|(p, t)| (describe(space, p), t)),
+        evaluations: report.evaluations,
+        measured: report.measured,
+        failures: report.failures.len(),
         seconds: start.elapsed().as_secs_f64(),
     };
     eprintln!("{summary}");
-    let Some((position, time_ms)) = best else {
+    let Some((position, time_ms)) = report.best else {
         return (default, Origin::Default);
     };
     let values = space.values(position);
-    let entry = TunedEntry {
-        kernel: kernel.name.to_owned(),
-        device: device.to_owned(),
-        key,
-        space_hash: space.fingerprint(),
-        params: space
-            .params()
-            .iter()
-            .zip(&values)
-            .map(|(p, v)| (p.name().to_owned(), StoredValue::from(v)))
-            .collect(),
+    let winner = Winner {
         time_ms,
-        evaluations: report.evaluations as u32,
-        strategy: opts.strategy.clone(),
-        timestamp: SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs()),
+        evaluations: report.evaluations,
+        strategy: &opts.strategy,
     };
-    if let Err(e) = store(&tuned_file(&dir, kernel.name), entry) {
+    if let Err(e) = winner.store(kernel, space, device, key, &values) {
         eprintln!(
             "tunable: cannot store the tuned configuration of {}: {e}",
             kernel.name
@@ -192,14 +177,45 @@ fn tune_call<P: Params>(
     }
 }
 
-/// Evaluates one configuration with an evaluator that cannot fail.
-fn evaluate_one<E>(evaluator: &mut E, position: usize) -> Evaluation
-where
-    E: Evaluator<Report = Evaluation, Error = std::convert::Infallible>,
-{
-    match evaluator.evaluate(&[position]) {
-        Ok(mut r) => r.pop().expect("one report per position"),
-        Err(never) => match never {},
+/// What the tuned file keeps about a winner beside its values.
+struct Winner<'a> {
+    time_ms: f64,
+    evaluations: usize,
+    strategy: &'a str,
+}
+
+impl Winner<'_> {
+    /// Stores the winner `values` for the slot into the kernel's tuned file.
+    fn store(
+        &self,
+        kernel: &KernelSpec,
+        space: &Space,
+        device: &str,
+        key: u64,
+        values: &[Value],
+    ) -> Result<(), RuntimeError> {
+        let entry = TunedEntry {
+            kernel: kernel.name.to_owned(),
+            device: device.to_owned(),
+            key,
+            space_hash: space.fingerprint(),
+            params: space
+                .params()
+                .iter()
+                .zip(values)
+                .map(|(p, v)| (p.name().to_owned(), StoredValue::from(v)))
+                .collect(),
+            time_ms: self.time_ms,
+            evaluations: self.evaluations as u32,
+            strategy: self.strategy.to_owned(),
+            timestamp: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+        };
+        store(
+            &tuned_file(&tuned_dir(kernel.manifest_dir), kernel.name),
+            entry,
+        )
     }
 }
 
@@ -209,7 +225,7 @@ mod tests {
     use crate::store::read;
     use crate::tuner::{Call, panic};
     use std::time::Duration;
-    use tunable_search::{SpaceBuilder, Value};
+    use tunable_search::SpaceBuilder;
 
     #[derive(Clone, Copy, Debug, PartialEq)]
     struct Tile(i64);
@@ -256,10 +272,11 @@ mod tests {
             Call::Run(&Tile(5)) => Err("launch failed".to_owned()),
             Call::Run(&Tile(t)) => {
                 runs.set(runs.get() + 1);
+                // 1 ms for the best, 30 ms more per step away: far apart beyond timing noise.
                 let us = if t == 4 {
                     0
                 } else {
-                    500 + 2000 * t.abs_diff(3)
+                    1000 + 30_000 * t.abs_diff(3)
                 };
                 std::thread::sleep(Duration::from_micros(us));
                 out.fill(if t == 4 { 1.0 } else { 0.0 });

@@ -38,11 +38,9 @@ impl<E> Journaled<E> {
         self.measured
     }
 
-    /// How many distinct configurations were evaluated (measured or answered), and how many of
-    /// them failed.
-    pub fn evaluated(&self) -> (usize, usize) {
-        let failed = self.known.values().filter(|r| r.is_err()).count();
-        (self.known.len(), failed)
+    /// The result this run has for the configuration at `position`, if it was evaluated.
+    pub fn result(&self, position: usize) -> Option<&Result<f64, String>> {
+        self.known.get(&position)
     }
 
     /// The inner evaluator.
@@ -139,8 +137,8 @@ mod tests {
         let again = e.evaluate(&[2, 3]).unwrap();
         assert_eq!(again[0], Evaluation::recorded(Err("bad".into())));
         assert_eq!(e.measured(), 3);
-        // 0, 1 (answered by the journal), 2 (failed) and 3.
-        assert_eq!(e.evaluated(), (4, 1));
+        assert_eq!(e.result(1), Some(&Ok(5.0)));
+        assert_eq!(e.result(5), None);
         drop(e);
         assert_eq!(calls, [0, 2, 3]);
         let j = Journal::open(&path, Arc::clone(&space), "k", "cpu").unwrap();

@@ -75,6 +75,10 @@ pub struct TuneOptions {
     pub strategy: String,
     /// Seed of the strategy (default 1).
     pub seed: u64,
+    /// Positions evaluated before the strategy asks for anything, within the budget (default
+    /// none): the first-run hook puts the kernel's default configuration here, as the
+    /// baseline of its summary and of the measurement's cutoff.
+    pub first: Vec<usize>,
 }
 
 impl Default for TuneOptions {
@@ -85,6 +89,7 @@ impl Default for TuneOptions {
             max_seconds: None,
             strategy: "auto".to_owned(),
             seed: 1,
+            first: Vec::new(),
         }
     }
 }
@@ -151,6 +156,7 @@ where
     };
     let mut driver = Driver::new(strategy.as_mut(), opts.budget)
         .batch(opts.batch)
+        .first(&opts.first)
         .observe(&mut count);
     if let Some(s) = opts.max_seconds {
         driver = driver.max_time(Duration::from_secs_f64(s.max(0.0)));
@@ -198,6 +204,7 @@ mod tests {
             budget: 20,
             batch: 3,
             strategy: "random".into(),
+            first: vec![7],
             ..TuneOptions::default()
         };
         let mut eval = Objective(|p: usize| match p {

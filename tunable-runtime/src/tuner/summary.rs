@@ -23,8 +23,7 @@ pub struct Summary<'a> {
     /// The configuration chosen (`name=value, ...`) and its time in milliseconds; `None` when
     /// every configuration failed.
     pub tuned: Option<(String, f64)>,
-    /// Configurations evaluated, the default included (measured now or answered by the
-    /// journal).
+    /// Unique evaluations, the default's included (measured now or answered by the journal).
     pub evaluations: usize,
     /// Configurations measured in this run.
     pub measured: usize,

@@ -9,7 +9,8 @@
 //! - [`drive`] is the plain form: an objective of one position, batches of a fixed size.
 //! - [`Driver`] is the builder (argmin's `Executor` is the model): a wall-time limit
 //!   ([`Driver::max_time`]) or any stop condition ([`Driver::stop_when`]), [`Observer`]s that see
-//!   every evaluation (progress bars, logs), and an [`Evaluator`] that evaluates a whole batch.
+//!   every evaluation (progress bars, logs), configurations evaluated before the strategy asks
+//!   ([`Driver::first`], a baseline), and an [`Evaluator`] that evaluates a whole batch.
 //!
 //! The evaluator decides how a batch is evaluated, which the driver does not care about: one
 //! after the other on this thread, compiled in parallel first and then timed, or sent to remote
@@ -18,7 +19,7 @@
 //! came from), which the observers receive as it is.
 
 use super::{Outcome, Strategy, Trial};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::convert::Infallible;
 use std::time::{Duration, Instant};
 
@@ -147,6 +148,7 @@ pub struct Driver<'a, R> {
     max_time: Option<Duration>,
     stop: Option<StopCondition<'a>>,
     observers: Vec<&'a mut dyn Observer<R>>,
+    first: Vec<usize>,
 }
 
 impl<'a, R: Evaluated> Driver<'a, R> {
@@ -160,7 +162,20 @@ impl<'a, R: Evaluated> Driver<'a, R> {
             max_time: None,
             stop: None,
             observers: Vec::new(),
+            first: Vec::new(),
         }
+    }
+
+    /// Evaluates `positions` first, before the strategy asks for anything (a baseline such as a
+    /// kernel's default configuration). They count against the budget; the strategy learns
+    /// their outcomes when it asks for them, without evaluating them again.
+    pub fn first(mut self, positions: &[usize]) -> Self {
+        for &p in positions {
+            if !self.first.contains(&p) {
+                self.first.push(p);
+            }
+        }
+        self
     }
 
     /// Asks for `n` configurations at a time (at least 1; default 1). The last batch is cut to
@@ -200,13 +215,21 @@ impl<'a, R: Evaluated> Driver<'a, R> {
     {
         let start = Instant::now();
         let mut rec = RunRecord::default();
-        let mut seen = HashSet::new();
         let mut progress = Progress {
             evaluations: 0,
             budget: self.budget,
             best: None,
             elapsed: Duration::ZERO,
         };
+        let mut first = std::mem::take(&mut self.first);
+        first.truncate(self.budget);
+        // Evaluated first, told to the strategy when it asks for them.
+        let mut untold: HashMap<usize, Outcome> = self
+            .evaluate(&first, evaluator, &mut progress, &mut rec, start)?
+            .into_iter()
+            .map(|t| (t.position, t.outcome))
+            .collect();
+        let mut seen: HashSet<usize> = first.into_iter().collect();
         rec.stopped = loop {
             progress.elapsed = start.elapsed();
             if progress.evaluations >= self.budget {
@@ -219,51 +242,83 @@ impl<'a, R: Evaluated> Driver<'a, R> {
                 break Stopped::Condition;
             }
             let t = Instant::now();
-            let asked = self
+            let mut asked = self
                 .strategy
                 .ask(self.batch.min(self.budget - progress.evaluations));
-            rec.strategy_seconds += t.elapsed().as_secs_f64();
             if asked.is_empty() {
+                rec.strategy_seconds += t.elapsed().as_secs_f64();
                 break Stopped::Exhausted;
             }
+            let known: Vec<Trial> = asked
+                .iter()
+                .filter_map(|&position| {
+                    let outcome = untold.remove(&position)?;
+                    Some(Trial { position, outcome })
+                })
+                .collect();
+            if !known.is_empty() {
+                asked.retain(|p| known.iter().all(|k| k.position != *p));
+                self.strategy.tell(&known);
+            }
+            rec.strategy_seconds += t.elapsed().as_secs_f64();
             for &p in &asked {
                 assert!(seen.insert(p), "strategy asked for position {p} twice");
             }
-            let reports = evaluator.evaluate(&asked)?;
-            assert_eq!(
-                reports.len(),
-                asked.len(),
-                "the evaluator must report every position it is given"
-            );
-            let trials: Vec<Trial> = asked
-                .iter()
-                .zip(&reports)
-                .map(|(&position, r)| Trial {
-                    position,
-                    outcome: r.outcome(),
-                })
-                .collect();
-            for (trial, report) in trials.iter().zip(&reports) {
-                progress.evaluations += 1;
-                if let Outcome::Value(v) = trial.outcome
-                    && progress.best.is_none_or(|(_, b)| v < b)
-                {
-                    progress.best = Some((trial.position, v));
-                }
-                progress.elapsed = start.elapsed();
-                for o in &mut self.observers {
-                    o.observe(&progress, trial, report);
-                }
-            }
+            let trials = self.evaluate(&asked, evaluator, &mut progress, &mut rec, start)?;
             let t = Instant::now();
             self.strategy.tell(&trials);
             rec.strategy_seconds += t.elapsed().as_secs_f64();
-            rec.trials.extend(trials);
         };
         for o in &mut self.observers {
             o.finish(&progress, rec.stopped);
         }
         Ok(rec)
+    }
+
+    /// Evaluates one batch: the evaluator's reports, counted in `progress`, shown to the
+    /// observers and appended to `rec`; returns the batch's trials.
+    fn evaluate<E>(
+        &mut self,
+        positions: &[usize],
+        evaluator: &mut E,
+        progress: &mut Progress,
+        rec: &mut RunRecord,
+        start: Instant,
+    ) -> Result<Vec<Trial>, E::Error>
+    where
+        E: Evaluator<Report = R> + ?Sized,
+    {
+        if positions.is_empty() {
+            return Ok(Vec::new());
+        }
+        let reports = evaluator.evaluate(positions)?;
+        assert_eq!(
+            reports.len(),
+            positions.len(),
+            "the evaluator must report every position it is given"
+        );
+        let trials: Vec<Trial> = positions
+            .iter()
+            .zip(&reports)
+            .map(|(&position, r)| Trial {
+                position,
+                outcome: r.outcome(),
+            })
+            .collect();
+        for (trial, report) in trials.iter().zip(&reports) {
+            progress.evaluations += 1;
+            if let Outcome::Value(v) = trial.outcome
+                && progress.best.is_none_or(|(_, b)| v < b)
+            {
+                progress.best = Some((trial.position, v));
+            }
+            progress.elapsed = start.elapsed();
+            for o in &mut self.observers {
+                o.observe(progress, trial, report);
+            }
+        }
+        rec.trials.extend_from_slice(&trials);
+        Ok(trials)
     }
 }
 
@@ -382,6 +437,40 @@ mod tests {
             ]
         );
         assert_eq!(seen.1, Some(Stopped::Budget));
+    }
+
+    #[test]
+    fn first_positions_count_and_are_told_when_asked_without_a_second_evaluation() {
+        let s = space(6);
+        let mut evaluated = Vec::new();
+        let mut eval = |b: &[usize]| {
+            evaluated.extend_from_slice(b);
+            b.iter()
+                .map(|&p| Outcome::Value(p as f64))
+                .collect::<Vec<_>>()
+        };
+        // Exhaustive asks 0, 1, 2, ...: it asks for 2 and learns it without a new evaluation.
+        let rec = Driver::new(&mut Exhaustive::new(Arc::clone(&s)), 4)
+            .first(&[2, 2])
+            .batch(2)
+            .run(&mut eval)
+            .unwrap();
+        assert_eq!(evaluated, [2, 0, 1, 3]);
+        let order: Vec<usize> = rec.trials.iter().map(|t| t.position).collect();
+        assert_eq!(order, [2, 0, 1, 3]);
+        assert_eq!(rec.stopped, Stopped::Budget);
+        // The whole space: the first position is evaluated once, the space exhausted.
+        let mut evaluated = Vec::new();
+        let mut eval = |b: &[usize]| {
+            evaluated.extend_from_slice(b);
+            b.iter().map(|_| Outcome::Failed).collect::<Vec<_>>()
+        };
+        let rec = Driver::new(&mut Exhaustive::new(s), 100)
+            .first(&[5])
+            .run(&mut eval)
+            .unwrap();
+        assert_eq!(evaluated, [5, 0, 1, 2, 3, 4]);
+        assert_eq!(rec.stopped, Stopped::Exhausted);
     }
 
     #[test]

@@ -8,7 +8,8 @@
 //!        │          Pending (being tuned by another caller)     -> run the baked fallback
 //!        │          Miss (claimed by this caller)               -> tune:
 //!        v
-//!  tune ── Driver (tunable_search::strategy::drive): ask(batch) -> Evaluator -> tell
+//!  tune ── Driver (tunable_search::strategy::drive): the default first, then
+//!   │        ask(batch) -> Evaluator -> tell, until the budget is spent
 //!   │        Journaled: answers what the journal holds, records what is measured
 //!   │          Variants: per variant, on the call's arguments: verify the output once,
 //!   │                    then time it through a Measurement; a panic is a failure
@@ -43,7 +44,7 @@ mod observer;
 mod panic;
 mod report;
 mod summary;
-pub mod variants;
+mod variants;
 
 pub use journaled::Journaled;
 pub use lookup::{Lookup, Origin};

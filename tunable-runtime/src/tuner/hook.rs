@@ -223,25 +223,10 @@ impl Winner<'_> {
 mod tests {
     use super::*;
     use crate::store::read;
+    use crate::tuner::testing::Tile;
     use crate::tuner::{Call, panic};
     use std::time::Duration;
     use tunable_search::SpaceBuilder;
-
-    #[derive(Clone, Copy, Debug, PartialEq)]
-    struct Tile(i64);
-
-    impl Params for Tile {
-        const NAMES: &'static [&'static str] = &["tile"];
-        fn from_values(v: &[Value]) -> Option<Self> {
-            match v {
-                [Value::Int(t)] => Some(Tile(*t)),
-                _ => None,
-            }
-        }
-        fn to_values(&self) -> Vec<Value> {
-            vec![Value::Int(self.0)]
-        }
-    }
 
     /// A fake kernel with planted faults, CubeCL-style: tile 6 panics, tile 5 fails to launch,
     /// tile 4 is the fastest and wrong, tile 3 the fastest correct one.

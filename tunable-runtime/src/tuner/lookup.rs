@@ -244,6 +244,7 @@ pub fn baked<P: Copy, D: AsRef<str>>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tuner::testing::Tile;
 
     static TABLE: [Baked<u32>; 3] = [
         Baked {
@@ -271,22 +272,6 @@ mod tests {
         assert_eq!(baked(&TABLE, 900, 0, || "c"), 2);
         assert_eq!(baked(&TABLE[..1], 1, 0, || -> &str { unreachable!() }), 1);
         assert_eq!(baked(&[], 1, 7, || "a"), 7);
-    }
-
-    #[derive(Clone, Copy, Debug, PartialEq)]
-    struct Tile(i64);
-
-    impl Params for Tile {
-        const NAMES: &'static [&'static str] = &["tile"];
-        fn from_values(v: &[Value]) -> Option<Self> {
-            match v {
-                [Value::Int(t)] => Some(Tile(*t)),
-                _ => None,
-            }
-        }
-        fn to_values(&self) -> Vec<Value> {
-            vec![Value::Int(self.0)]
-        }
     }
 
     static TILES: [Baked<Tile>; 1] = [Baked {

@@ -44,6 +44,8 @@ mod observer;
 mod panic;
 mod report;
 mod summary;
+#[cfg(test)]
+mod testing;
 mod variants;
 
 pub use journaled::Journaled;

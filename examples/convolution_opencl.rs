@@ -146,8 +146,8 @@ fn main() {
     })
     .expect("tuned runs");
     let key = tunable::key::next_power_of_two((w * h) as u64);
-    let stored = tunable::store::read(&tunable::store::tuned_file(
-        &tunable::store::tuned_dir(env!("CARGO_MANIFEST_DIR")),
+    let stored = tunable::tuned::read(&tunable::tuned::tuned_file(
+        &tunable::tuned::tuned_dir(env!("CARGO_MANIFEST_DIR")),
         "convolution_opencl",
     ))
     .unwrap_or_default()

@@ -142,8 +142,8 @@ fn main() {
         .fold(0.0f32, f32::max);
     assert!(worst <= 1e-3, "wrong result: relative error {worst}");
     let t_tuned = time_ms(5, &mut || gemm_opencl(&cl, &a, &b, &mut c, n)).expect("tuned runs");
-    let stored = tunable::store::read(&tunable::store::tuned_file(
-        &tunable::store::tuned_dir(env!("CARGO_MANIFEST_DIR")),
+    let stored = tunable::tuned::read(&tunable::tuned::tuned_file(
+        &tunable::tuned::tuned_dir(env!("CARGO_MANIFEST_DIR")),
         "gemm_opencl",
     ))
     .unwrap_or_default()

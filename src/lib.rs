@@ -14,13 +14,42 @@
 //! }
 //! ```
 //!
-//! The README documents every option. The search engine is [`tunable_search`]; the runtime
-//! (measurement, store, tuner) is [`tunable_runtime`].
+//! ## What is here
+//!
+//! | item | for |
+//! | --- | --- |
+//! | [`tunable`](macro@tunable) | the attribute: parameters, constraints, key, budget, strategy, verification |
+//! | [`key`] | bucketing problem sizes into keys (`key = ...`) |
+//! | [`verify`] | outputs checked while tuning (`verify = ...`): the [`Output`](verify::Output) trait |
+//! | [`backend`] | GPU kernels: OpenCL (feature `opencl`) and CUDA (feature `cuda`), launch and timing |
+//! | [`Params`], [`Space`], [`SpaceBuilder`], [`Value`] | a kernel's configurations and its search space |
+//! | [`measure`] | timing work as the tuner does (device time when a backend reports it) |
+//! | [`tuned`] | reading what tuning stored (`tuned/<kernel>.bin`) |
+//! | [`tuner`], [`journal`] | tuning a space directly, with your own evaluator and observers |
+//! | [`RuntimeError`], [`SpaceError`] | the tuner's and the space's errors |
+//!
+//! The search engine is the `tunable-search` crate; the runtime (measurement, tuner, store,
+//! backends) is `tunable-runtime`. This facade exports what a user of the attribute needs.
 
 pub use tunable_macros::tunable;
+pub use tunable_runtime::RuntimeError;
 pub use tunable_runtime::params::Params;
-pub use tunable_runtime::{backend, key, measure, store, tuner, verify};
-pub use tunable_search::{Space, SpaceBuilder, SpaceError, Value, expr, space, strategy};
+pub use tunable_runtime::{backend, journal, key, measure, tuner, verify};
+pub use tunable_search::{Space, SpaceBuilder, SpaceError, Value};
+
+/// The tuned files: what tuning stored, one entry per (kernel, device, key), in
+/// `tuned/<kernel>.bin` under the crate (`TUNABLE_DIR` overrides the folder).
+///
+/// ```no_run
+/// let dir = tunable::tuned::tuned_dir(env!("CARGO_MANIFEST_DIR"));
+/// for e in tunable::tuned::read(&tunable::tuned::tuned_file(&dir, "matmul"))? {
+///     println!("{} key {}: {:?} in {:.3} ms", e.device, e.key, e.params, e.time_ms);
+/// }
+/// # Ok::<(), tunable::RuntimeError>(())
+/// ```
+pub mod tuned {
+    pub use tunable_runtime::store::{StoredValue, TunedEntry, read, tuned_dir, tuned_file};
+}
 
 /// Not public API: what `#[tunable]` generates code against.
 #[doc(hidden)]

@@ -1,9 +1,11 @@
 //! The whole product on a real crate: build a temporary crate that uses `#[tunable]`, run it with
 //! the `autotune` feature (it tunes and writes `tuned/kernel.bin`), rebuild without the feature and
 //! check that the binary runs the tuned configuration without tuning; then a corrupted tuned file,
-//! and a re-tuning that re-measures nothing thanks to the journal.
+//! a re-tuning that re-measures nothing thanks to the journal, and an unknown `TUNABLE_MODE`.
 //!
-//! Variants that panic, return an error or are very slow are part of the space.
+//! Variants that panic, return an error or are very slow are part of the space. Stderr is a pipe
+//! here, not a terminal: the summary of every tuning must appear all the same, and a variant's
+//! panic must show as one line, not as Rust's panic message.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -144,6 +146,34 @@ fn tune_persist_bake_and_resume() {
     );
     let measured = calls(&dir);
     assert!(measured >= 10, "{measured}");
+    // One summary line per tuning, though stderr is not a terminal.
+    let summary = err
+        .lines()
+        .find(|l| l.starts_with("tunable: tuned kernel (key 1024) on cpu: "))
+        .unwrap_or_else(|| panic!("no summary:\n{err}"));
+    assert!(
+        summary.contains(" -> tuned ") && summary.contains("[block=32, tile=2]"),
+        "{summary}"
+    );
+    assert!(summary.contains("evaluations ("), "{summary}");
+    assert!(
+        summary.contains(", 2 failed) in "),
+        "a panic and an error; {summary}"
+    );
+    assert!(
+        err.contains("tunable: tuned squares (key 0) on cpu: "),
+        "{err}"
+    );
+    assert!(
+        err.contains("tunable: tuned double_in_place (key 0) on cpu: "),
+        "{err}"
+    );
+    // The panicking variant: one line, and none of Rust's panic output.
+    assert!(
+        err.contains("tunable: kernel (key 1024): variant block=64, tile=4 panicked: boom (recorded as failed)"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked at"), "{err}");
 
     // 2. A plain build bakes the winner: same result, no call beyond the one asked for.
     let (out, err) = build_and_run(&dir, &target, false, &[]);
@@ -159,8 +189,32 @@ fn tune_persist_bake_and_resume() {
         before + 1,
         "a resumed tuning must not re-measure: {err}"
     );
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("tunable: tuned kernel (key 1024)")
+                && l.contains("(0 measured, 2 failed)")),
+        "{err}"
+    );
 
-    // 4. A corrupted tuned file: the build succeeds with a diagnostic, the default runs.
+    // 4. An unknown mode is an error naming the valid ones, not a silent `tune`.
+    let bad = Command::new(target.join("debug/e2e"))
+        .current_dir(&dir)
+        .env("TUNABLE_MODE", "Off")
+        .output()
+        .unwrap();
+    let bad_err = String::from_utf8_lossy(&bad.stderr);
+    assert!(!bad.status.success(), "{bad_err}");
+    assert!(
+        bad_err.contains("TUNABLE_MODE=\"Off\" is not valid; expected one of: off, tune, retune"),
+        "{bad_err}"
+    );
+    assert_eq!(
+        calls(&dir),
+        before + 1,
+        "nothing may run under an unknown mode"
+    );
+
+    // 5. A corrupted tuned file: the build succeeds with a diagnostic, the default runs.
     std::fs::write(dir.join("tuned/kernel.bin"), b"TUNABLE\0\x01\0\0\0garbage").unwrap();
     let (out, err) = build_and_run(&dir, &target, false, &[]);
     assert!(

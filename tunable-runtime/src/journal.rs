@@ -3,29 +3,32 @@
 //! Every measurement of a tuning run is appended to a Kernel Tuner cache file beside the tuned
 //! file (`tuned/<kernel>-<key>-<space fingerprint>.cache.json`), left unclosed as Kernel Tuner
 //! leaves its own caches while tuning. A run interrupted by Ctrl-C or `kill -9` therefore resumes
-//! without measuring again, and Kernel Tuner's tooling (or `cargo tunable bench`) can read it.
+//! without measuring again, and Kernel Tuner's tooling (or `cargo tunable bench --cache`) can
+//! read it. The format itself (records, failures, keys, the unclosed form) lives in
+//! [`tunable_search::format::kernel_tuner`]; this module keeps the file.
 //!
-//! Records are `"v1,v2,...": {"p1": v1, ..., "time": ms}`, or `"time": "RuntimeFailedConfig"` with
-//! a `"reason"` for a failed configuration. On opening, an existing journal is read (repairing a
-//! record cut off by a kill) and rewritten cleanly before new records are appended.
+//! On opening, an existing journal is read (repairing a record cut off by a kill) and rewritten
+//! cleanly, keeping the records of this space measured on this device, before new records are
+//! appended.
 
 use crate::RuntimeError;
-use serde_json::{Map, Value as Json, json};
 use std::collections::HashMap;
-use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use tunable_search::Space;
-use tunable_search::sim::{KernelTunerCache, Observation};
-use tunable_search::strategy::Outcome;
+use tunable_search::format::kernel_tuner::{CacheWriter, Header, KernelTunerCache, Observation};
+
+/// What the journal holds for one configuration: its time in milliseconds, or why it failed.
+pub type Recorded = Result<f64, String>;
 
 /// An open journal.
 #[derive(Debug)]
 pub struct Journal {
     path: PathBuf,
-    file: File,
-    known: HashMap<String, (Outcome, Option<String>)>,
-    records: usize,
+    space: Arc<Space>,
+    writer: CacheWriter<File>,
+    known: HashMap<usize, Recorded>,
 }
 
 impl Journal {
@@ -37,10 +40,11 @@ impl Journal {
         ))
     }
 
-    /// Opens (or creates) the journal at `path` for `space`, keeping what it already holds.
+    /// Opens (or creates) the journal at `path` for `space`, keeping what it already holds for
+    /// this space and `device`.
     pub fn open(
         path: &Path,
-        space: &Space,
+        space: Arc<Space>,
         kernel: &str,
         device: &str,
     ) -> Result<Self, RuntimeError> {
@@ -48,77 +52,64 @@ impl Journal {
             path: path.into(),
             source,
         };
-        let mut known = HashMap::new();
-        let old = std::fs::read_to_string(path)
+        let mut old: Vec<(usize, Recorded)> = KernelTunerCache::load(path)
             .ok()
-            .and_then(|t| KernelTunerCache::from_json_text(&t, path).ok());
-        for e in old.map(|c| c.entries).unwrap_or_default() {
-            let reason = match &e.observation {
-                Observation::Failed(r) => Some(r.clone()),
-                Observation::Value(_) => None,
-            };
-            let outcome = e
-                .observation
-                .value()
-                .map_or(Outcome::Failed, Outcome::Value);
-            known.insert(e.key, (outcome, reason));
-        }
+            .filter(|c| c.device_name.as_deref().is_none_or(|d| d == device))
+            .map(|c| c.entries)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|e| {
+                let recorded = match e.observation {
+                    Observation::Value(t) => Ok(t),
+                    Observation::Failed(reason) => Err(reason),
+                };
+                Some((space.position_of_values(&e.values)?, recorded))
+            })
+            .collect();
+        old.sort_by_key(|(p, _)| *p);
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(io)?;
         }
-        let mut header = Map::new();
-        header.insert("device_name".into(), json!(device));
-        header.insert("kernel_name".into(), json!(kernel));
-        header.insert(
-            "tune_params_keys".into(),
-            json!(space.params().iter().map(|p| p.name()).collect::<Vec<_>>()),
-        );
-        let params: Map<String, Json> = space
-            .params()
-            .iter()
-            .map(|p| (p.name().to_owned(), json!(p.values())))
-            .collect();
-        header.insert("tune_params".into(), Json::Object(params));
-        header.insert("objective".into(), json!("time"));
-        let text = serde_json::to_string(&Json::Object(header)).expect("json");
-        // Rewrite: header, then the records kept, all in a temporary file renamed into place.
+        // Rewrite: the header, then the records kept, in a temporary file renamed into place;
+        // the records that follow are appended through the same handle.
         let tmp = path.with_extension("json.tmp");
-        let mut f = File::create(&tmp).map_err(io)?;
-        write!(f, "{},\n\"cache\": {{", &text[..text.len() - 1]).map_err(io)?;
-        let mut j = Journal {
-            path: path.into(),
-            file: f,
-            known: HashMap::new(),
-            records: 0,
+        let header = Header {
+            kernel_name: kernel,
+            device_name: device,
+            params: space.params(),
         };
-        let mut old: Vec<(String, (Outcome, Option<String>))> = known.into_iter().collect();
-        old.sort_by(|a, b| a.0.cmp(&b.0));
-        for (key, (outcome, reason)) in old {
-            if let Some(values) = key_values(space, &key) {
-                j.write_record(space, &key, &values, outcome, reason.as_deref())?;
-            }
+        let mut writer = CacheWriter::new(File::create(&tmp).map_err(io)?, &header).map_err(io)?;
+        for (p, r) in &old {
+            writer
+                .append(
+                    &space.values(*p),
+                    r.as_ref().copied().map_err(String::as_str),
+                )
+                .map_err(io)?;
         }
-        j.file.sync_all().map_err(io)?;
+        writer.get_ref().sync_all().map_err(io)?;
         std::fs::rename(&tmp, path).map_err(io)?;
-        j.file = OpenOptions::new().append(true).open(path).map_err(io)?;
-        Ok(j)
+        Ok(Journal {
+            path: path.into(),
+            space,
+            writer,
+            known: old.into_iter().collect(),
+        })
     }
 
-    /// The recorded outcome of the configuration at `position`, if any.
-    pub fn lookup(&self, space: &Space, position: usize) -> Option<Outcome> {
-        self.known
-            .get(&space.kernel_tuner_key(position))
-            .map(|(o, _)| *o)
+    /// What the journal holds for the configuration at `position`, if anything.
+    pub fn lookup(&self, position: usize) -> Option<&Recorded> {
+        self.known.get(&position)
     }
 
     /// Number of records.
     pub fn len(&self) -> usize {
-        self.records
+        self.known.len()
     }
 
     /// Whether the journal holds no record.
     pub fn is_empty(&self) -> bool {
-        self.records == 0
+        self.known.is_empty()
     }
 
     /// The journal's file.
@@ -126,70 +117,22 @@ impl Journal {
         &self.path
     }
 
-    /// Appends one measurement.
+    /// Appends the result of the configuration at `position`: its time in milliseconds, or why
+    /// it failed.
     pub fn record(
         &mut self,
-        space: &Space,
         position: usize,
-        outcome: Outcome,
-        reason: Option<&str>,
+        result: Result<f64, &str>,
     ) -> Result<(), RuntimeError> {
-        let key = space.kernel_tuner_key(position);
-        let values = space.values(position);
-        self.write_record(space, &key, &values, outcome, reason)?;
-        self.file.flush().map_err(|source| RuntimeError::Io {
-            path: self.path.clone(),
-            source,
-        })
-    }
-
-    fn write_record(
-        &mut self,
-        space: &Space,
-        key: &str,
-        values: &[tunable_search::Value],
-        outcome: Outcome,
-        reason: Option<&str>,
-    ) -> Result<(), RuntimeError> {
-        let mut rec = Map::new();
-        for (p, v) in space.params().iter().zip(values) {
-            rec.insert(p.name().to_owned(), json!(v));
-        }
-        match outcome {
-            Outcome::Value(t) => {
-                rec.insert("time".into(), json!(t));
-            }
-            Outcome::Failed => {
-                rec.insert("time".into(), json!("RuntimeFailedConfig"));
-                rec.insert("reason".into(), json!(reason.unwrap_or("failed")));
-            }
-        }
-        let sep = if self.records == 0 { "\n" } else { ",\n" };
-        let line = format!("{sep}{}: {}", json!(key), Json::Object(rec));
-        self.file
-            .write_all(line.as_bytes())
+        self.writer
+            .append(&self.space.values(position), result)
             .map_err(|source| RuntimeError::Io {
                 path: self.path.clone(),
                 source,
             })?;
-        self.known
-            .insert(key.to_owned(), (outcome, reason.map(str::to_owned)));
-        self.records += 1;
+        self.known.insert(position, result.map_err(str::to_owned));
         Ok(())
     }
-}
-
-fn key_values(space: &Space, key: &str) -> Option<Vec<tunable_search::Value>> {
-    let parts: Vec<&str> = key.split(',').collect();
-    if parts.len() != space.dims() {
-        return None;
-    }
-    space
-        .params()
-        .iter()
-        .zip(parts)
-        .map(|(p, s)| p.values().iter().find(|v| v.to_string() == s).cloned())
-        .collect()
 }
 
 #[cfg(test)]
@@ -198,33 +141,37 @@ mod tests {
     use tunable_search::SpaceBuilder;
 
     #[test]
-    fn survives_a_kill_and_resumes() {
-        let space = SpaceBuilder::new()
-            .param("a", [1, 2, 3])
-            .param("m", ["x", "y"])
-            .build()
-            .unwrap();
+    fn survives_a_kill_and_resumes_on_the_same_device_only() {
+        let space = Arc::new(
+            SpaceBuilder::new()
+                .param("a", [1, 2, 3])
+                .param("m", ["x", "y"])
+                .build()
+                .unwrap(),
+        );
         let dir = std::env::temp_dir().join(format!("tunable-journal-{}", std::process::id()));
         let path = Journal::path_for(&dir, "k", 0, &space);
         {
-            let mut j = Journal::open(&path, &space, "k", "cpu").unwrap();
-            j.record(&space, 0, Outcome::Value(1.5), None).unwrap();
-            j.record(&space, 3, Outcome::Failed, Some("panicked: boom"))
-                .unwrap();
+            let mut j = Journal::open(&path, Arc::clone(&space), "k", "cpu").unwrap();
+            j.record(0, Ok(1.5)).unwrap();
+            j.record(3, Err("panicked: boom")).unwrap();
         }
         // A kill in the middle of a record leaves a partial line.
         let mut text = std::fs::read_to_string(&path).unwrap();
         text.push_str(",\n\"3,x\": {\"a\": 3, \"m\": \"x\", \"ti");
         std::fs::write(&path, text).unwrap();
-        let mut j = Journal::open(&path, &space, "k", "cpu").unwrap();
+        let mut j = Journal::open(&path, Arc::clone(&space), "k", "cpu").unwrap();
         assert_eq!(j.len(), 2);
-        assert_eq!(j.lookup(&space, 0), Some(Outcome::Value(1.5)));
-        assert_eq!(j.lookup(&space, 3), Some(Outcome::Failed));
-        assert_eq!(j.lookup(&space, 1), None);
-        j.record(&space, 5, Outcome::Value(0.5), None).unwrap();
-        // Kernel Tuner's reader (ours) loads it.
+        assert_eq!(j.lookup(0), Some(&Ok(1.5)));
+        assert_eq!(j.lookup(3), Some(&Err("panicked: boom".to_owned())));
+        assert_eq!(j.lookup(1), None);
+        j.record(5, Ok(0.5)).unwrap();
+        // Kernel Tuner's format (our reader) loads it.
         let cache = KernelTunerCache::load(&path).unwrap();
         assert_eq!(cache.entries.len(), 3);
+        // Another device's measurements are not answers here.
+        let j = Journal::open(&path, Arc::clone(&space), "k", "gpu").unwrap();
+        assert!(j.is_empty());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -13,6 +13,11 @@
 //! goes through, prefers the device time reported during a run over the wall clock. A run that
 //! launches several kernels is timed as the sum of their device times; a run that reports
 //! nothing (a CPU kernel) is timed by the wall clock.
+//!
+//! ## The tuner's measurement
+//!
+//! The tuner times every variant through the [`Measurement`] trait; [`Repeats`] is the one it
+//! uses, with the `warmup` and `repeats` of `#[tunable]` and a cutoff for hopeless variants.
 
 use std::cell::Cell;
 use std::time::Instant;
@@ -40,40 +45,71 @@ pub fn time_once(work: &mut dyn FnMut() -> Result<(), String>) -> Result<f64, St
     r.map(|()| device.unwrap_or(wall))
 }
 
-/// Times a re-runnable piece of work.
+/// Times a re-runnable piece of work: the tuner measures every variant through one.
+///
+/// `best` is the best time measured so far in this tuning (`f64::INFINITY` before the first):
+/// a measurement may stop timing work that cannot beat it, which is how very slow variants cost
+/// one run instead of many ([`Repeats::cutoff`]).
 pub trait Measurement {
     /// Runs `work` as often as the measurement needs and returns its time in milliseconds, or the
     /// reason the work failed.
-    fn measure(&mut self, work: &mut dyn FnMut() -> Result<(), String>) -> Result<f64, String>;
+    fn measure(
+        &mut self,
+        work: &mut dyn FnMut() -> Result<(), String>,
+        best: f64,
+    ) -> Result<f64, String>;
 }
 
-/// `warmup` untimed runs, then `repeats` timed ones, each timed by [`time_once`]: by the device
-/// time a GPU backend reports, else by the wall clock.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct WallClock {
+/// The tuner's measurement: `warmup` untimed runs, then up to `repeats` timed ones, each timed by
+/// [`time_once`] (the device time a GPU backend reports, else the wall clock), reduced with
+/// [`robust_median`]. A variant whose first timed run is more than `cutoff` times the best time
+/// so far is not timed again: it cannot win.
+///
+/// ```
+/// use tunable_runtime::measure::{Measurement, Repeats};
+///
+/// let mut runs = 0;
+/// let mut m = Repeats { warmup: 1, repeats: 5, cutoff: 20.0 };
+/// let t = m.measure(&mut || { runs += 1; Ok(()) }, f64::INFINITY).unwrap();
+/// assert!(t >= 0.0);
+/// assert_eq!(runs, 6);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Repeats {
     /// Untimed runs first (default 1).
     pub warmup: u32,
-    /// Timed runs (default 7).
+    /// Timed runs (at least 1; default 7).
     pub repeats: u32,
+    /// How many times slower than the best so far a first timed run may be and still be timed
+    /// again (default 20; `f64::INFINITY` times every run).
+    pub cutoff: f64,
 }
 
-impl Default for WallClock {
+impl Default for Repeats {
     fn default() -> Self {
-        WallClock {
-            warmup: 1,
-            repeats: 7,
+        Repeats {
+            warmup: tunable_search::defaults::WARMUP,
+            repeats: tunable_search::defaults::REPEATS,
+            cutoff: 20.0,
         }
     }
 }
 
-impl Measurement for WallClock {
-    fn measure(&mut self, work: &mut dyn FnMut() -> Result<(), String>) -> Result<f64, String> {
+impl Measurement for Repeats {
+    fn measure(
+        &mut self,
+        work: &mut dyn FnMut() -> Result<(), String>,
+        best: f64,
+    ) -> Result<f64, String> {
         for _ in 0..self.warmup {
             work()?;
         }
         let mut samples = Vec::with_capacity(self.repeats.max(1) as usize);
-        for _ in 0..self.repeats.max(1) {
+        for i in 0..self.repeats.max(1) {
             samples.push(time_once(work)?);
+            if i == 0 && samples[0] > self.cutoff * best {
+                break;
+            }
         }
         Ok(robust_median(&mut samples))
     }
@@ -135,19 +171,29 @@ mod tests {
     }
 
     #[test]
-    fn wall_clock_runs_warmup_and_repeats_and_propagates_failure() {
+    fn repeats_run_warmup_and_repeats_cut_losers_and_propagate_failure() {
         let mut calls = 0;
-        let t = WallClock {
+        let mut m = Repeats {
             warmup: 2,
             repeats: 3,
-        }
-        .measure(&mut || {
+            cutoff: 20.0,
+        };
+        let mut work = || {
             calls += 1;
             Ok(())
-        });
-        assert!(t.unwrap() >= 0.0);
+        };
+        assert!(m.measure(&mut work, f64::INFINITY).unwrap() >= 0.0);
         assert_eq!(calls, 5);
-        let e = WallClock::default().measure(&mut || Err("wrong output".into()));
+        // 2 ms against a best of 0.01 ms: one timed run, not three.
+        let mut calls = 0;
+        let mut slow = || {
+            calls += 1;
+            std::thread::sleep(std::time::Duration::from_millis(2));
+            Ok(())
+        };
+        assert!(m.measure(&mut slow, 0.01).unwrap() >= 2.0);
+        assert_eq!(calls, 3);
+        let e = Repeats::default().measure(&mut || Err("wrong output".into()), 1.0);
         assert_eq!(e, Err("wrong output".to_owned()));
     }
 

@@ -2,12 +2,18 @@
 //!
 //! - `TUNABLE_MODE=off|tune|retune` (with the `autotune` feature): `off` never tunes (baked or
 //!   default configurations only), `tune` (the default) tunes what has no stored configuration,
-//!   `retune` tunes again even where one is stored.
+//!   `retune` tunes again even where one is stored. Any other value is an error
+//!   ([`RuntimeError::BadSetting`]): a tuning build panics with it at its first tunable call
+//!   rather than guess what was meant.
 //! - `TUNABLE_DIR`: the folder of tuned files (default `tuned/` in the crate).
 //! - `TUNABLE_LOG=1`: print every evaluation while tuning.
 //! - `TUNABLE_BUDGET`, `TUNABLE_STRATEGY`: override the attribute's `budget` and `strategy`.
+//! - `TUNABLE_BATCH`: configurations the strategy is asked for at a time (default 1, the setting
+//!   the strategies' scores in the README were measured with).
 //! - `TUNABLE_TIMEOUT`: the default time limit of one GPU launch in seconds (default none); a
 //!   launch that exceeds it is a failed configuration (see [`crate::backend`]).
+
+use crate::RuntimeError;
 
 /// What to do with an untuned (or tuned) call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,16 +26,47 @@ pub enum Mode {
     Retune,
 }
 
-/// The mode from `TUNABLE_MODE` (unknown values: `Tune`, with a warning).
-pub fn mode() -> Mode {
-    match std::env::var("TUNABLE_MODE").as_deref() {
-        Ok("off") => Mode::Off,
-        Ok("retune") => Mode::Retune,
-        Ok("tune") | Err(_) => Mode::Tune,
-        Ok(other) => {
-            eprintln!("tunable: TUNABLE_MODE={other:?} is not off, tune or retune; using tune");
-            Mode::Tune
+impl Mode {
+    /// The values `TUNABLE_MODE` accepts.
+    pub const NAMES: [&str; 3] = ["off", "tune", "retune"];
+}
+
+impl std::str::FromStr for Mode {
+    type Err = RuntimeError;
+
+    fn from_str(s: &str) -> Result<Self, RuntimeError> {
+        match s {
+            "off" => Ok(Mode::Off),
+            "tune" => Ok(Mode::Tune),
+            "retune" => Ok(Mode::Retune),
+            other => Err(RuntimeError::BadSetting {
+                name: "TUNABLE_MODE",
+                value: other.to_owned(),
+                expected: Mode::NAMES.join(", "),
+            }),
         }
+    }
+}
+
+/// The mode from `TUNABLE_MODE` (`Tune` if unset); an unknown value is an error naming the valid
+/// ones.
+///
+/// ```
+/// use tunable_runtime::settings::Mode;
+///
+/// assert_eq!("retune".parse::<Mode>().unwrap(), Mode::Retune);
+/// let e = "Off".parse::<Mode>().unwrap_err();
+/// assert_eq!(e.to_string(), "TUNABLE_MODE=\"Off\" is not valid; expected one of: off, tune, retune");
+/// ```
+pub fn mode() -> Result<Mode, RuntimeError> {
+    match std::env::var("TUNABLE_MODE") {
+        Ok(v) => v.parse(),
+        Err(std::env::VarError::NotPresent) => Ok(Mode::Tune),
+        Err(std::env::VarError::NotUnicode(v)) => Err(RuntimeError::BadSetting {
+            name: "TUNABLE_MODE",
+            value: v.to_string_lossy().into_owned(),
+            expected: Mode::NAMES.join(", "),
+        }),
     }
 }
 

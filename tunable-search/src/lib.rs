@@ -1,8 +1,21 @@
 //! # tunable-search
 //!
-//! The search side of the tunable auto-tuner: search spaces of tunable parameters under
-//! constraints ([`space`]), and the expression language the constraints are written in
-//! ([`expr`]). Nothing here touches a device; everything is deterministic for a seed.
+//! The search side of the tunable auto-tuner. Nothing here touches a device; everything is
+//! deterministic for a seed. The runtime (`tunable-runtime`) measures on the device and drives
+//! these strategies; `cargo tunable bench` replays recorded measurements through the same loop.
+//!
+//! | module | what it holds |
+//! | --- | --- |
+//! | [`space`] | search spaces: typed parameters, constraints solved into the valid configurations, neighbours, samples, T1 / spaces-JSON files |
+//! | [`expr`] | the constraint expression language (Python's and Rust's operators, Python's semantics) |
+//! | [`strategy`] | the [`Strategy`](strategy::Strategy) ask/tell trait, every search strategy, and [`drive`](strategy::drive), the loop that runs one |
+//! | [`bayes`] | Bayesian optimization (the `bayes` strategy, the default `auto`): Gaussian processes, acquisitions, feasibility |
+//! | [`sim`] | simulation on recorded measurements: replays of Kernel Tuner caches, synthetic functions, the methodology score |
+//! | [`format`](mod@format) | file formats: Kernel Tuner caches and the tuned-configuration file, each read and written in one place |
+//! | [`portable`] | configurations for devices nobody tuned on: the greedy cover of the tuned devices' best configurations |
+//! | [`defaults`] | the defaults of `#[tunable]`'s options, shared by the attribute and the runtime |
+//! | [`suggest`] | "did you mean" suggestions for misspelled names |
+//! | [`error`] | [`SpaceError`], why a space could not be built or loaded |
 //!
 //! ```
 //! use tunable_search::space::SpaceBuilder;

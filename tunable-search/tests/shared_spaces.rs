@@ -5,6 +5,7 @@
 use std::collections::BTreeSet;
 use std::io::Read;
 use std::path::PathBuf;
+use tunable_search::format::kernel_tuner;
 use tunable_search::space::load::{Format, load};
 
 fn shared() -> PathBuf {
@@ -74,7 +75,7 @@ fn t1_conditions_reproduce_cache_key_sets() {
         assert_eq!(file.format, Format::T1);
         let space = file.builder.build().unwrap();
         let ours: BTreeSet<String> = (0..space.len())
-            .map(|i| space.kernel_tuner_key(i))
+            .map(|i| kernel_tuner::key(&space.values(i)))
             .collect();
         assert_eq!(ours.len(), space.len());
         for cache in caches {

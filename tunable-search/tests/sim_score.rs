@@ -7,6 +7,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::io::{Read, Write};
 use std::path::Path;
+use tunable_search::format::kernel_tuner;
 use tunable_search::sim::{KernelTunerCache, Replay, ScoreContext, ScoreOptions, random_baseline};
 
 mod common;
@@ -67,7 +68,7 @@ fn caches_load_with_published_counts() {
             let entry = cache
                 .entries
                 .iter()
-                .find(|e| e.key == own.space().kernel_tuner_key(position))
+                .find(|e| e.key == kernel_tuner::key(&own.space().values(position)))
                 .unwrap();
             assert_eq!(
                 own.evaluate(position),

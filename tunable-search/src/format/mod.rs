@@ -1,6 +1,12 @@
 //! # File formats
 //!
-//! The files tunable reads and writes, each owned by one module that both the writing and the
-//! reading side use.
+//! Every file format of the tuner has one home here, used by whoever reads or writes it.
+//!
+//! - [`kernel_tuner`]: Kernel Tuner cache files, the interchange format of measurements: read
+//!   by the replays of [`crate::sim`], written (and read back) by the runtime's journal.
+//! - [`tuned`]: the tuned-configuration file `tuned/<kernel>.bin`: written by the runtime's store,
+//!   read by the runtime and, at compile time, by `#[tunable]` to bake its entries in. It
+//!   depends on serde, bincode and std only, so that it stays cheap to build.
 
+pub mod kernel_tuner;
 pub mod tuned;

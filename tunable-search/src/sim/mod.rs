@@ -4,8 +4,9 @@
 //! configuration of a space was measured once, so a "measurement" is a look-up and a run of a
 //! strategy costs milliseconds.
 //!
-//! - [`cache`]: reads Kernel Tuner cache files (also unclosed ones left by an interrupted run, and
-//!   T4 results files) into a [`KernelTunerCache`];
+//! - [`KernelTunerCache`]: a Kernel Tuner cache file (also an unclosed one left by an interrupted
+//!   run, or a T4 results file), read by [`crate::format::kernel_tuner`], whose types are
+//!   re-exported here;
 //! - [`Replay`]: an objective over a [`Space`](crate::Space) that answers from a cache;
 //! - [`synthetic`]: paper 004's test functions (f3, f4, Bukin N.6) on grids, as replays;
 //! - [`score`]: the methodology score of paper 001 (Section V-A) against the exact expected
@@ -30,67 +31,25 @@
 //!   B. van Werkhoven, "A methodology for comparing optimization algorithms for auto-tuning",
 //!   FGCS 2024.
 
-pub mod cache;
 mod replay;
 pub mod score;
 pub mod synthetic;
 
-pub use cache::{CacheEntry, KernelTunerCache, Observation};
+pub use crate::format::kernel_tuner::{CacheEntry, KernelTunerCache, Observation};
 pub use replay::Replay;
 pub use score::{MedianOf, ScoreContext, ScoreOptions, random_baseline};
 pub use synthetic::Synthetic;
 
 use crate::SpaceError;
-use std::path::PathBuf;
+use crate::format::kernel_tuner::CacheError;
 
 /// Why a cache could not be read, replayed or scored.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum SimError {
-    /// Reading a file failed.
-    #[error("cannot read {path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The cause.
-        source: std::io::Error,
-    },
-    /// A file is not valid JSON, even after repairing an unclosed cache.
-    #[error("{path} is not valid JSON: {source}")]
-    Json {
-        /// The file.
-        path: PathBuf,
-        /// The cause (of parsing the file as it is).
-        source: serde_json::Error,
-    },
-    /// A file is JSON but not of the expected shape.
-    #[error("{path}: {message}")]
-    Format {
-        /// The file.
-        path: PathBuf,
-        /// What is missing or wrong.
-        message: String,
-    },
-    /// A cache record whose configuration does not match the parameters' values.
-    #[error("{path}: configuration {key:?}: {message}")]
-    BadConfig {
-        /// The file.
-        path: PathBuf,
-        /// The record's cache key.
-        key: String,
-        /// What does not match.
-        message: String,
-    },
-    /// Two records of a cache name the same configuration.
-    #[error("{path}: keys {first:?} and {second:?} name the same configuration")]
-    DuplicateConfig {
-        /// The file.
-        path: PathBuf,
-        /// The first key.
-        first: String,
-        /// The later key.
-        second: String,
-    },
+    /// A cache file could not be read.
+    #[error(transparent)]
+    Cache(#[from] CacheError),
     /// The cache's parameters cannot form a space (or the space to replay over is unusable).
     /// Boxed: a [`SpaceError`] is large.
     #[error(transparent)]

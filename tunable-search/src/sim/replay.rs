@@ -4,7 +4,7 @@
 //! [`KernelTunerCache`]: what a strategy would have measured on the GPU the cache was recorded on.
 
 use super::SimError;
-use super::cache::{KernelTunerCache, Observation};
+use crate::format::kernel_tuner::{KernelTunerCache, Observation};
 use crate::space::{Space, Value};
 use std::sync::Arc;
 

@@ -382,15 +382,6 @@ impl Space {
         self.indices_of(values).and_then(|i| self.position(&i))
     }
 
-    /// Kernel Tuner's cache key of the configuration at `position`: its values joined by `,`.
-    pub fn kernel_tuner_key(&self, position: usize) -> String {
-        self.values(position)
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join(",")
-    }
-
     /// The true bounds of the valid space: for each parameter the smallest and largest value
     /// index that occurs in some valid configuration (`None` for an empty space).
     pub fn bounds(&self) -> Option<Vec<(u16, u16)>> {
@@ -565,7 +556,6 @@ mod tests {
             assert!(s.indices(i - 1) < s.indices(i));
             assert_eq!(s.position(&s.indices(i)), Some(i));
         }
-        assert_eq!(s.kernel_tuner_key(0), "1,1,x");
     }
 
     #[test]

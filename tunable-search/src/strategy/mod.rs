@@ -13,8 +13,9 @@
 //! - A failed configuration (compile error, launch failure, wrong result: a hidden constraint) is
 //!   [`Outcome::Failed`], data like any other; strategies rank it below every valid result.
 //!
-//! [`drive`] runs a strategy against an objective under a budget; `cargo tunable bench` and the
-//! runtime's tuner are built on it.
+//! [`drive`] (and its builder [`Driver`], with batch [`Evaluator`]s, [`Observer`]s and stop
+//! conditions) runs a strategy against an objective under a budget; `cargo tunable bench` and
+//! the runtime's tuner are built on it.
 //!
 //! Strategies are named on the command line as `name[:key=value]...`; see [`StrategySpec`] and
 //! [`build`].
@@ -37,7 +38,7 @@ mod repair;
 pub use annealing::{Annealing, AnnealingOptions};
 pub use continuous::Continuous;
 pub use diff_evo::{DiffEvo, DiffEvoOptions};
-pub use drive::{RunRecord, drive};
+pub use drive::{Driver, Evaluated, Evaluator, Observer, Progress, RunRecord, Stopped, drive};
 pub use ensemble::{Ensemble, EnsembleOptions};
 pub use exhaustive::Exhaustive;
 pub use firefly::{Firefly, FireflyOptions};

@@ -1,0 +1,299 @@
+//! # The first-run hook
+//!
+//! What a call of a `#[tunable]` kernel does in a build with the `autotune` feature:
+//! [`autotune`] looks the call's slot up ([`Lookup`]), and on a miss tunes the kernel on the
+//! call's own arguments, stores the winner in the tuned file (a later plain build bakes it) and
+//! prints a [`Summary`].
+//!
+//! Settings from the environment ([`crate::settings`]): `TUNABLE_MODE`, `TUNABLE_BUDGET`,
+//! `TUNABLE_STRATEGY`, `TUNABLE_BATCH`, `TUNABLE_LOG`, `TUNABLE_DIR`.
+
+use super::{
+    Bar, Evaluation, Journaled, Log, Lookup, Observer, Origin, Run, Summary, TuneOptions, Variants,
+    Verify, describe, lookup::Baked, tune,
+};
+use crate::RuntimeError;
+use crate::journal::Journal;
+use crate::measure::Repeats;
+use crate::params::Params;
+use crate::settings::{self, env_usize};
+use crate::store::{StoredValue, TunedEntry, store, tuned_dir, tuned_file};
+use std::sync::Arc;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use tunable_search::{Space, Value};
+
+/// Static facts about a kernel, from its `#[tunable]` attribute.
+#[derive(Debug)]
+pub struct KernelSpec {
+    /// Its name (the function's, or the `name` option).
+    pub name: &'static str,
+    /// `CARGO_MANIFEST_DIR` of the crate that defines it.
+    pub manifest_dir: &'static str,
+    /// Evaluations per tuning.
+    pub budget: usize,
+    /// Strategy spec.
+    pub strategy: &'static str,
+    /// Timed runs per configuration.
+    pub repeats: u32,
+    /// Untimed runs first.
+    pub warmup: u32,
+    /// Whether and against what outputs are checked while tuning.
+    pub verify: Verify,
+}
+
+impl KernelSpec {
+    /// The tuning options of this kernel: its attribute's, overridden by `TUNABLE_BUDGET`,
+    /// `TUNABLE_STRATEGY` and `TUNABLE_BATCH`.
+    pub fn options(&self) -> TuneOptions {
+        TuneOptions {
+            budget: env_usize("TUNABLE_BUDGET").unwrap_or(self.budget),
+            batch: env_usize("TUNABLE_BATCH").unwrap_or(1).max(1),
+            strategy: std::env::var("TUNABLE_STRATEGY")
+                .unwrap_or_else(|_| self.strategy.to_owned()),
+            ..TuneOptions::default()
+        }
+    }
+}
+
+/// The configuration to run for `key` on `device` with the `autotune` feature: tuned this
+/// process, baked, or stored by an earlier run; otherwise tunes now with `run` (which runs one
+/// variant on the call's own arguments, see [`Call`](super::Call)) and stores the winner.
+/// `table` is the kernel's baked table, `default` its default configuration.
+///
+/// # Panics
+/// If `TUNABLE_MODE` holds an unknown value: the message names the valid ones. Nothing else
+/// panics: a variant's failure is data, and an I/O problem is reported on stderr while the
+/// default configuration runs.
+pub fn autotune<P: Params>(
+    kernel: &KernelSpec,
+    space: &Arc<Space>,
+    device: &str,
+    key: u64,
+    table: &'static [Baked<P>],
+    default: P,
+    run: &mut Run<'_, P>,
+) -> P {
+    let mode = settings::mode().unwrap_or_else(|e| panic!("tunable: {e}"));
+    match Lookup::find(kernel, space, device, key, table, default, mode) {
+        Lookup::Hit(p, _) | Lookup::Pending(p) => p,
+        Lookup::Miss(claim) => {
+            let (p, origin) =
+                claim.exclusively(|| tune_call(kernel, space, device, key, default, run));
+            claim.settle(&p, origin);
+            p
+        }
+    }
+}
+
+/// Tunes the kernel on this call: reference output, journal, default first, the strategy, the
+/// winner stored; ends with the summary line.
+fn tune_call<P: Params>(
+    kernel: &KernelSpec,
+    space: &Arc<Space>,
+    device: &str,
+    key: u64,
+    default: P,
+    run: &mut Run<'_, P>,
+) -> (P, Origin) {
+    let start = Instant::now();
+    let expected = match kernel.verify.expected(default, run) {
+        Ok(e) => e,
+        Err(reason) => {
+            eprintln!(
+                "tunable: cannot verify {}: the reference failed ({reason}); not tuning, using the default configuration",
+                kernel.name
+            );
+            return (default, Origin::Default);
+        }
+    };
+    let dir = tuned_dir(kernel.manifest_dir);
+    let journal_path = Journal::path_for(&dir, kernel.name, key, space);
+    let journal = Journal::open(&journal_path, Arc::clone(space), kernel.name, device)
+        .inspect_err(|e| eprintln!("tunable: {e}; tuning without a journal"))
+        .ok();
+    // The first run of a checked variant is its (untimed) check: one warm-up run less.
+    let measurement = Repeats {
+        warmup: kernel.warmup.saturating_sub(u32::from(expected.is_some())),
+        repeats: kernel.repeats,
+        ..Repeats::default()
+    };
+    let mut evaluator = Journaled::new(journal, Variants::new(space, run, expected, measurement));
+    // The default first: the summary's baseline, and a bound for the measurement's cutoff.
+    let default_at = space.position_of_values(&default.to_values());
+    let opts = TuneOptions {
+        first: default_at.into_iter().collect(),
+        ..kernel.options()
+    };
+    let label = format!("{} (key {key})", kernel.name);
+    let bar = Bar::new(&label, opts.budget.min(space.len()));
+    let mut log = Log::new(space, &label, Log::every_from_env(), Some(bar.clone()));
+    let mut progress = bar;
+    let observers: &mut [&mut dyn Observer<Evaluation>] = &mut [&mut progress, &mut log];
+    let report = match tune(space, &opts, &mut evaluator, observers) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!(
+                "tunable: tuning {} failed: {e}; using the default configuration",
+                kernel.name
+            );
+            return (default, Origin::Default);
+        }
+    };
+    let default_result = match default_at.and_then(|p| evaluator.result(p)) {
+        Some(Ok(t)) => Ok(*t),
+        Some(Err(why)) => Err(format!("failed ({why})")),
+        None => Err("not measured (not in the space)".to_owned()),
+    };
+    let summary = Summary {
+        kernel: kernel.name,
+        key,
+        device,
+        default: default_result,
+        tuned: report.best.map(|(p, t)| (describe(space, p), t)),
+        evaluations: report.evaluations,
+        measured: report.measured,
+        failures: report.failures.len(),
+        seconds: start.elapsed().as_secs_f64(),
+    };
+    eprintln!("{summary}");
+    let Some((position, time_ms)) = report.best else {
+        return (default, Origin::Default);
+    };
+    let values = space.values(position);
+    let winner = Winner {
+        time_ms,
+        evaluations: report.evaluations,
+        strategy: &opts.strategy,
+    };
+    if let Err(e) = winner.store(kernel, space, device, key, &values) {
+        eprintln!(
+            "tunable: cannot store the tuned configuration of {}: {e}",
+            kernel.name
+        );
+    }
+    match P::from_values(&values) {
+        Some(p) => (p, Origin::Tuned),
+        None => (default, Origin::Default),
+    }
+}
+
+/// What the tuned file keeps about a winner beside its values.
+struct Winner<'a> {
+    time_ms: f64,
+    evaluations: usize,
+    strategy: &'a str,
+}
+
+impl Winner<'_> {
+    /// Stores the winner `values` for the slot into the kernel's tuned file.
+    fn store(
+        &self,
+        kernel: &KernelSpec,
+        space: &Space,
+        device: &str,
+        key: u64,
+        values: &[Value],
+    ) -> Result<(), RuntimeError> {
+        let entry = TunedEntry {
+            kernel: kernel.name.to_owned(),
+            device: device.to_owned(),
+            key,
+            space_hash: space.fingerprint(),
+            params: space
+                .params()
+                .iter()
+                .zip(values)
+                .map(|(p, v)| (p.name().to_owned(), StoredValue::from(v)))
+                .collect(),
+            time_ms: self.time_ms,
+            evaluations: self.evaluations as u32,
+            strategy: self.strategy.to_owned(),
+            timestamp: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+        };
+        store(
+            &tuned_file(&tuned_dir(kernel.manifest_dir), kernel.name),
+            entry,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::read;
+    use crate::tuner::testing::Tile;
+    use crate::tuner::{Call, panic};
+    use std::time::Duration;
+    use tunable_search::SpaceBuilder;
+
+    /// A fake kernel with planted faults, CubeCL-style: tile 6 panics, tile 5 fails to launch,
+    /// tile 4 is the fastest and wrong, tile 3 the fastest correct one.
+    #[test]
+    fn tunes_a_fake_kernel_stores_the_winner_and_answers_later_calls() {
+        let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+        let dir = std::env::temp_dir().join(format!("tunable-hook-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let manifest: &'static str = Box::leak(dir.to_string_lossy().into_owned().into_boxed_str());
+        let kernel = KernelSpec {
+            name: "hook_fake",
+            manifest_dir: manifest,
+            budget: 20,
+            strategy: "exhaustive",
+            repeats: 2,
+            warmup: 1,
+            verify: Verify::Reference { tolerance: 1e-6 },
+        };
+        let space = Arc::new(
+            SpaceBuilder::new()
+                .param("tile", [1, 2, 3, 4, 5, 6])
+                .build()
+                .unwrap(),
+        );
+        let (mut out, runs) = (vec![0.0; 4], std::cell::Cell::new(0));
+        let mut run = |call: Call<'_, Tile>| match call {
+            Call::Run(&Tile(6)) => panic!("boom"),
+            Call::Run(&Tile(5)) => Err("launch failed".to_owned()),
+            Call::Run(&Tile(t)) => {
+                runs.set(runs.get() + 1);
+                // 1 ms for the best, 30 ms more per step away: far apart beyond timing noise.
+                let us = if t == 4 {
+                    0
+                } else {
+                    1000 + 30_000 * t.abs_diff(3)
+                };
+                std::thread::sleep(Duration::from_micros(us));
+                out.fill(if t == 4 { 1.0 } else { 0.0 });
+                Ok(None)
+            }
+            Call::Output => Ok(Some(out.clone())),
+            Call::Answer => Ok(None),
+        };
+        let p = autotune(&kernel, &space, "dev", 1, &[], Tile(1), &mut run);
+        assert_eq!(p, Tile(3));
+        let stored = read(&tuned_file(&tuned_dir(manifest), "hook_fake")).unwrap();
+        assert_eq!(stored.len(), 1);
+        assert_eq!(stored[0].values(), [Value::Int(3)]);
+        let journal = Journal::open(
+            &Journal::path_for(&tuned_dir(manifest), "hook_fake", 1, &space),
+            Arc::clone(&space),
+            "hook_fake",
+            "dev",
+        )
+        .unwrap();
+        assert_eq!(journal.len(), 6);
+        assert_eq!(journal.lookup(5), Some(&Err("panicked: boom".to_owned())));
+        assert_eq!(journal.lookup(4), Some(&Err("launch failed".to_owned())));
+        let wrong = journal.lookup(3).unwrap().clone().unwrap_err();
+        assert!(
+            wrong.starts_with("wrong output: 4 of 4 elements differ"),
+            "{wrong}"
+        );
+        // Tuned in this process: the next call runs nothing more to decide.
+        let before = runs.get();
+        let p = autotune(&kernel, &space, "dev", 1, &[], Tile(1), &mut run);
+        assert_eq!((p, runs.get()), (Tile(3), before));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

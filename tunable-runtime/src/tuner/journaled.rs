@@ -1,0 +1,149 @@
+//! # The journal in front of an evaluator
+//!
+//! [`Journaled`] wraps any evaluator: what the journal (or this run) already knows is answered
+//! without measuring, the rest goes to the inner evaluator as one batch, and every new result
+//! is appended to the journal. A journal that cannot be written any more is dropped with a
+//! warning: the measurements in hand are worth more than the file.
+
+use super::Evaluation;
+use crate::journal::Journal;
+use std::collections::HashMap;
+use tunable_search::strategy::Evaluator;
+
+/// An evaluator in front of another: what the journal (or this run) already knows is answered
+/// without measuring, the rest goes to the inner evaluator as one batch, and every new result
+/// is appended to the journal. A journal that cannot be written any more is dropped with a
+/// warning: the measurements in hand are worth more than the file.
+#[derive(Debug)]
+pub struct Journaled<E> {
+    journal: Option<Journal>,
+    known: HashMap<usize, Result<f64, String>>,
+    inner: E,
+    measured: usize,
+}
+
+impl<E> Journaled<E> {
+    /// `inner` behind `journal` (with `None`, results are still remembered for this run).
+    pub fn new(journal: Option<Journal>, inner: E) -> Self {
+        Journaled {
+            journal,
+            known: HashMap::new(),
+            inner,
+            measured: 0,
+        }
+    }
+
+    /// How many configurations the inner evaluator measured.
+    pub fn measured(&self) -> usize {
+        self.measured
+    }
+
+    /// The result this run has for the configuration at `position`, if it was evaluated.
+    pub fn result(&self, position: usize) -> Option<&Result<f64, String>> {
+        self.known.get(&position)
+    }
+
+    /// The inner evaluator.
+    pub fn inner(&self) -> &E {
+        &self.inner
+    }
+
+    fn lookup(&self, position: usize) -> Option<Result<f64, String>> {
+        self.known
+            .get(&position)
+            .or_else(|| self.journal.as_ref()?.lookup(position))
+            .cloned()
+    }
+
+    fn remember(&mut self, position: usize, result: &Result<f64, String>) {
+        if let Some(j) = &mut self.journal
+            && let Err(e) = j.record(position, result.as_ref().copied().map_err(String::as_str))
+        {
+            eprintln!("tunable: {e}; tuning on without the journal");
+            self.journal = None;
+        }
+        self.known.insert(position, result.clone());
+    }
+}
+
+impl<E: Evaluator<Report = Evaluation>> Evaluator for Journaled<E> {
+    type Report = Evaluation;
+    type Error = E::Error;
+
+    fn evaluate(&mut self, positions: &[usize]) -> Result<Vec<Evaluation>, E::Error> {
+        let mut out: Vec<Option<Evaluation>> = Vec::with_capacity(positions.len());
+        for &p in positions {
+            let answer = self.lookup(p);
+            if let Some(r) = &answer {
+                self.known.insert(p, r.clone());
+            }
+            out.push(answer.map(Evaluation::recorded));
+        }
+        let todo: Vec<usize> = positions
+            .iter()
+            .zip(&out)
+            .filter(|(_, o)| o.is_none())
+            .map(|(&p, _)| p)
+            .collect();
+        if !todo.is_empty() {
+            let fresh = self.inner.evaluate(&todo)?;
+            self.measured += fresh.len();
+            let mut fresh = todo.iter().zip(fresh);
+            for slot in out.iter_mut().filter(|o| o.is_none()) {
+                let (&p, e) = fresh.next().expect("one report per position");
+                self.remember(p, &e.result);
+                *slot = Some(e);
+            }
+        }
+        Ok(out
+            .into_iter()
+            .map(|o| o.expect("every position answered"))
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tuner::{Objective, Source};
+    use std::sync::Arc;
+    use tunable_search::SpaceBuilder;
+
+    #[test]
+    fn known_results_are_not_measured_again_and_new_ones_are_journaled() {
+        let space = Arc::new(SpaceBuilder::new().param("a", 0..6).build().unwrap());
+        let dir = std::env::temp_dir().join(format!("tunable-journaled-{}", std::process::id()));
+        let path = Journal::path_for(&dir, "k", 0, &space);
+        let mut j = Journal::open(&path, Arc::clone(&space), "k", "cpu").unwrap();
+        j.record(1, Ok(5.0)).unwrap();
+        let mut calls = Vec::new();
+        let mut e = Journaled::new(
+            Some(j),
+            Objective(|p: usize| {
+                calls.push(p);
+                if p == 2 {
+                    Err("bad".into())
+                } else {
+                    Ok(p as f64)
+                }
+            }),
+        );
+        let r = e.evaluate(&[0, 1, 2]).unwrap();
+        assert_eq!(
+            r.iter().map(|e| e.source).collect::<Vec<_>>(),
+            [Source::Measured, Source::Recorded, Source::Measured]
+        );
+        assert_eq!(r[1].result, Ok(5.0));
+        let again = e.evaluate(&[2, 3]).unwrap();
+        assert_eq!(again[0], Evaluation::recorded(Err("bad".into())));
+        assert_eq!(e.measured(), 3);
+        assert_eq!(e.result(1), Some(&Ok(5.0)));
+        assert_eq!(e.result(5), None);
+        drop(e);
+        assert_eq!(calls, [0, 2, 3]);
+        let j = Journal::open(&path, Arc::clone(&space), "k", "cpu").unwrap();
+        assert_eq!(j.len(), 4);
+        assert_eq!(j.lookup(2), Some(&Err("bad".to_owned())));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,333 @@
+//! # Where a call's configuration comes from
+//!
+//! Before anything is tuned, a call of a `#[tunable]` kernel (with the `autotune` feature) looks
+//! its slot (kernel, device, problem-size key) up, and [`Lookup::find`] answers in one of three
+//! states, as CubeCL's autotuner does:
+//!
+//! - [`Lookup::Hit`]: a configuration is known, with its [`Origin`]: tuned earlier in this
+//!   process, baked into the binary, or stored in the tuned file by an earlier run (with
+//!   `TUNABLE_MODE=off`, the baked table or the default, always);
+//! - [`Lookup::Pending`]: another caller is tuning this slot right now, or this thread is in
+//!   the middle of tuning (a tunable kernel called by a variant of another): run the fallback it
+//!   carries (the baked table's nearest entry, or the default), without waiting and without
+//!   disturbing the measurement;
+//! - [`Lookup::Miss`]: nothing is known and the slot is now claimed by this caller, who tunes
+//!   it and [`Claim::settle`]s it; a claim dropped unsettled frees the slot again.
+//!
+//! Tunings of different slots run one at a time in a process ([`Claim::exclusively`]), so that
+//! two never time their variants against each other.
+
+use super::hook::KernelSpec;
+use crate::params::Params;
+use crate::settings::Mode;
+use crate::store::{read, tuned_dir, tuned_file};
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::sync::Mutex;
+use tunable_search::{Space, Value};
+
+/// One baked configuration: an entry of the table generated code carries.
+#[derive(Debug)]
+pub struct Baked<P: 'static> {
+    /// Device it was tuned on.
+    pub device: &'static str,
+    /// Problem-size key.
+    pub key: u64,
+    /// The configuration.
+    pub params: P,
+}
+
+/// Where a configuration comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// Tuned in this process.
+    Tuned,
+    /// The baked table of the binary.
+    Baked,
+    /// The tuned file, stored by an earlier run.
+    Stored,
+    /// The kernel's default configuration.
+    Default,
+}
+
+/// The state of a slot; see the [module docs](self).
+#[derive(Debug)]
+pub enum Lookup<P> {
+    /// A configuration is known.
+    Hit(P, Origin),
+    /// Being tuned by another caller (or this thread is tuning): run this fallback.
+    Pending(P),
+    /// Claimed by this caller, to tune.
+    Miss(Claim),
+}
+
+type Slot = (&'static str, String, u64);
+
+#[derive(Debug)]
+enum State {
+    Pending,
+    Settled(Vec<Value>, Origin),
+}
+
+static SLOTS: Mutex<Option<HashMap<Slot, State>>> = Mutex::new(None);
+static TUNING: Mutex<()> = Mutex::new(());
+
+thread_local! {
+    /// Whether this thread is running a tuning.
+    static TUNING_HERE: Cell<bool> = const { Cell::new(false) };
+}
+
+fn with_slots<R>(f: impl FnOnce(&mut HashMap<Slot, State>) -> R) -> R {
+    let mut slots = SLOTS.lock().unwrap_or_else(|e| e.into_inner());
+    f(slots.get_or_insert_with(HashMap::new))
+}
+
+impl<P: Params> Lookup<P> {
+    /// The state of the slot (`kernel`, `device`, `key`) under `mode`; `table` is the baked
+    /// table and `default` the kernel's default configuration. Never fails: a damaged tuned file
+    /// is reported on stderr and treated as holding nothing.
+    pub fn find(
+        kernel: &KernelSpec,
+        space: &Space,
+        device: &str,
+        key: u64,
+        table: &'static [Baked<P>],
+        default: P,
+        mode: Mode,
+    ) -> Self {
+        let fallback = || match pick(table, key, || device) {
+            Some(b) => (b.params, Origin::Baked),
+            None => (default, Origin::Default),
+        };
+        if mode == Mode::Off {
+            let (p, origin) = fallback();
+            return Lookup::Hit(p, origin);
+        }
+        if TUNING_HERE.get() {
+            return Lookup::Pending(fallback().0);
+        }
+        let slot: Slot = (kernel.name, device.to_owned(), key);
+        let known = with_slots(|slots| match slots.get(&slot) {
+            Some(State::Settled(values, origin)) => Some(Some((values.clone(), *origin))),
+            Some(State::Pending) => Some(None),
+            None => {
+                slots.insert(slot.clone(), State::Pending);
+                None
+            }
+        });
+        match known {
+            Some(Some((values, origin))) => {
+                return match P::from_values(&values) {
+                    Some(p) => Lookup::Hit(p, origin),
+                    None => Lookup::Hit(default, Origin::Default),
+                };
+            }
+            Some(None) => return Lookup::Pending(fallback().0),
+            None => {}
+        }
+        let claim = Claim {
+            slot,
+            settled: false,
+        };
+        if mode == Mode::Tune {
+            let found = match table.iter().find(|b| b.device == device && b.key == key) {
+                Some(b) => Some((b.params, Origin::Baked)),
+                None => stored(kernel, space, device, key).map(|p| (p, Origin::Stored)),
+            };
+            if let Some((p, origin)) = found {
+                claim.settle(&p, origin);
+                return Lookup::Hit(p, origin);
+            }
+        }
+        Lookup::Miss(claim)
+    }
+}
+
+/// The configuration the tuned file holds for the slot in this space, if any.
+fn stored<P: Params>(kernel: &KernelSpec, space: &Space, device: &str, key: u64) -> Option<P> {
+    let path = tuned_file(&tuned_dir(kernel.manifest_dir), kernel.name);
+    match read(&path) {
+        Ok(entries) => entries
+            .iter()
+            .find(|e| {
+                e.kernel == kernel.name
+                    && e.device == device
+                    && e.key == key
+                    && e.space_hash == space.fingerprint()
+            })
+            .and_then(|e| P::from_values(&e.values())),
+        Err(e) => {
+            eprintln!("tunable: {e}; tuning {} again", kernel.name);
+            None
+        }
+    }
+}
+
+/// A slot claimed for tuning by one caller; see the [module docs](self).
+#[derive(Debug)]
+pub struct Claim {
+    slot: Slot,
+    settled: bool,
+}
+
+impl Claim {
+    /// Records the slot's configuration for the rest of the process.
+    pub fn settle<P: Params>(mut self, params: &P, origin: Origin) {
+        let values = params.to_values();
+        with_slots(|slots| slots.insert(self.slot.clone(), State::Settled(values, origin)));
+        self.settled = true;
+    }
+
+    /// Runs `f` (the tuning) as the only tuning of the process: another waits for it to end,
+    /// and a tunable call on this thread meanwhile finds its slot [`Lookup::Pending`].
+    pub fn exclusively<R>(&self, f: impl FnOnce() -> R) -> R {
+        struct Here;
+        impl Drop for Here {
+            fn drop(&mut self) {
+                TUNING_HERE.set(false);
+            }
+        }
+        let _one = TUNING.lock().unwrap_or_else(|e| e.into_inner());
+        TUNING_HERE.set(true);
+        let _here = Here;
+        f()
+    }
+}
+
+impl Drop for Claim {
+    fn drop(&mut self) {
+        if !self.settled {
+            with_slots(|slots| slots.remove(&self.slot));
+        }
+    }
+}
+
+/// The baked entry for `key`: the entry of this device (any device if none is for this one)
+/// with the same key, else the one with the nearest key (by ratio). `device` is asked only if
+/// the table holds several devices.
+fn pick<P, D: AsRef<str>>(
+    table: &'static [Baked<P>],
+    key: u64,
+    device: impl FnOnce() -> D,
+) -> Option<&'static Baked<P>> {
+    match table {
+        [] => None,
+        [only] => Some(only),
+        _ => {
+            let multi = table.iter().any(|b| b.device != table[0].device);
+            let asked = multi.then(device);
+            let dev = asked.as_ref().map_or(table[0].device, AsRef::as_ref);
+            let mine = table.iter().any(|b| b.device == dev);
+            let dist = |k: u64| (k.max(1) as f64 / key.max(1) as f64).ln().abs();
+            table
+                .iter()
+                .filter(|b| !mine || b.device == dev)
+                .min_by(|a, b| dist(a.key).total_cmp(&dist(b.key)))
+        }
+    }
+}
+
+/// The baked configuration for `key`, without tuning and without I/O unless the table holds
+/// several devices (only then is `device` asked): the entry of this device (any device if none
+/// is for this one) with the same key, else the one with the nearest key (by ratio), else
+/// `default`. What a shipped binary runs.
+#[inline]
+pub fn baked<P: Copy, D: AsRef<str>>(
+    table: &'static [Baked<P>],
+    key: u64,
+    default: P,
+    device: impl FnOnce() -> D,
+) -> P {
+    pick(table, key, device).map_or(default, |b| b.params)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tuner::testing::Tile;
+
+    static TABLE: [Baked<u32>; 3] = [
+        Baked {
+            device: "a",
+            key: 64,
+            params: 1,
+        },
+        Baked {
+            device: "a",
+            key: 1024,
+            params: 2,
+        },
+        Baked {
+            device: "b",
+            key: 64,
+            params: 3,
+        },
+    ];
+
+    #[test]
+    fn baked_prefers_this_device_then_the_nearest_key() {
+        assert_eq!(baked(&TABLE, 100, 0, || "a"), 1);
+        assert_eq!(baked(&TABLE, 900, 0, || "a"), 2);
+        assert_eq!(baked(&TABLE, 900, 0, || "b"), 3);
+        assert_eq!(baked(&TABLE, 900, 0, || "c"), 2);
+        assert_eq!(baked(&TABLE[..1], 1, 0, || -> &str { unreachable!() }), 1);
+        assert_eq!(baked(&[], 1, 7, || "a"), 7);
+    }
+
+    static TILES: [Baked<Tile>; 1] = [Baked {
+        device: "dev",
+        key: 8,
+        params: Tile(4),
+    }];
+
+    fn kernel(name: &'static str) -> KernelSpec {
+        KernelSpec {
+            name,
+            manifest_dir: "/nonexistent/tunable-lookup-test",
+            budget: 4,
+            strategy: "random",
+            repeats: 1,
+            warmup: 0,
+            verify: crate::tuner::Verify::Off,
+        }
+    }
+
+    #[test]
+    fn a_slot_is_missed_once_pending_meanwhile_and_settled_after() {
+        let k = kernel("lookup_states");
+        let space = tunable_search::SpaceBuilder::new()
+            .param("tile", [1, 2, 4])
+            .build()
+            .unwrap();
+        let find = |key, mode| Lookup::find(&k, &space, "dev", key, &TILES, Tile(1), mode);
+        // Off: the baked table (nearest key), never a claim.
+        assert!(matches!(
+            find(100, Mode::Off),
+            Lookup::Hit(Tile(4), Origin::Baked)
+        ));
+        // Tune: the exact baked entry is a hit, and settled for the process.
+        assert!(matches!(
+            find(8, Mode::Tune),
+            Lookup::Hit(Tile(4), Origin::Baked)
+        ));
+        // Nothing for key 16: claimed; a second caller meanwhile gets the fallback.
+        let Lookup::Miss(claim) = find(16, Mode::Tune) else {
+            panic!("expected a miss")
+        };
+        assert!(matches!(find(16, Mode::Tune), Lookup::Pending(Tile(4))));
+        // While this thread tunes, any tunable call on it runs its fallback.
+        claim.exclusively(|| {
+            assert!(matches!(find(32, Mode::Retune), Lookup::Pending(Tile(4))));
+        });
+        // A claim dropped unsettled frees the slot; a settled one answers from then on.
+        drop(claim);
+        let Lookup::Miss(claim) = find(16, Mode::Retune) else {
+            panic!("the slot was not freed")
+        };
+        claim.settle(&Tile(2), Origin::Tuned);
+        assert!(matches!(
+            find(16, Mode::Tune),
+            Lookup::Hit(Tile(2), Origin::Tuned)
+        ));
+    }
+}

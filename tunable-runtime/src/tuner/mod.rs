@@ -1,0 +1,253 @@
+//! # The tuner
+//!
+//! Owns the tuning of a kernel, from the call that finds no configuration to the stored winner.
+//!
+//! ```text
+//!  call <kernel>(args) ──> hook::autotune        (the first-run hook, what generated code calls)
+//!        │  lookup: Hit (tuned in this process / baked / stored) -> run it
+//!        │          Pending (being tuned by another caller)     -> run the baked fallback
+//!        │          Miss (claimed by this caller)               -> tune:
+//!        v
+//!  tune ── Driver (tunable_search::strategy::drive): the default first, then
+//!   │        ask(batch) -> Evaluator -> tell, until the budget is spent
+//!   │        Journaled: answers what the journal holds, records what is measured
+//!   │          Variants: per variant, on the call's arguments: verify the output once,
+//!   │                    then time it through a Measurement; a panic is a failure
+//!   │        observers: Bar (progress on a terminal), Log (TUNABLE_LOG, panics)
+//!   v
+//!  best -> store (tuned/<kernel>.bin) -> summary on stderr -> settle the lookup
+//! ```
+//!
+//! The tuner drives a strategy with batch asks and hands each batch to an [`Evaluator`]; it
+//! does not care who runs the evaluations. [`Variants`] runs them one after the other on the
+//! caller's thread; an evaluator that compiles a batch in parallel before timing it, re-times
+//! the best few to confirm them, or hands the batch to remote workers plugs in at the same
+//! place, under the same [`Journaled`] layer and the same observers.
+//!
+//! A variant that panics, returns an error, computes a wrong output or takes a non-finite time
+//! is a failed configuration with its reason, recorded and told to the strategy like any result:
+//! tuning never aborts because one variant failed.
+//!
+//! - [`tune`]: a strategy over a space, with any evaluator and observers;
+//! - [`hook`]: the first-run hook, [`hook::autotune`], and the kernel's static description;
+//! - [`lookup`]: where a call's configuration comes from ([`Lookup`]), and the baked table;
+//! - [`Variants`] and [`Call`]: measuring the variants of a `#[tunable]` kernel;
+//! - [`Objective`]: measuring with a closure of the position;
+//! - [`Journaled`]: the journal in front of any evaluator;
+//! - [`Bar`], [`Log`]: the observers of a tuning; [`Summary`]: the line it ends with.
+
+pub mod hook;
+mod journaled;
+pub mod lookup;
+mod objective;
+mod observer;
+mod panic;
+mod report;
+mod summary;
+#[cfg(test)]
+mod testing;
+mod variants;
+
+pub use journaled::Journaled;
+pub use lookup::{Lookup, Origin};
+pub use objective::Objective;
+pub use observer::{Bar, Log};
+pub use panic::{capture, panic_message};
+pub use report::{Evaluation, Source};
+pub use summary::Summary;
+pub use tunable_search::strategy::{Evaluator, Observer, Progress, Stopped};
+pub use variants::{Call, Expected, Run, Variants, Verify};
+
+use crate::RuntimeError;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tunable_search::Space;
+use tunable_search::strategy::{self, Driver, StrategySpec, Trial};
+
+/// What to spend and how to search.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TuneOptions {
+    /// Unique evaluations at most (default 100).
+    pub budget: usize,
+    /// Configurations asked of the strategy at a time (default 1).
+    pub batch: usize,
+    /// Wall-time limit in seconds, checked between batches (default none).
+    pub max_seconds: Option<f64>,
+    /// The strategy spec, e.g. `genetic` or `random` (default `auto`, the strategy
+    /// `tunable_search::strategy::AUTO` names).
+    pub strategy: String,
+    /// Seed of the strategy (default 1).
+    pub seed: u64,
+    /// Positions evaluated before the strategy asks for anything, within the budget (default
+    /// none): the first-run hook puts the kernel's default configuration here, as the
+    /// baseline of its summary and of the measurement's cutoff.
+    pub first: Vec<usize>,
+}
+
+impl Default for TuneOptions {
+    fn default() -> Self {
+        TuneOptions {
+            budget: tunable_search::defaults::BUDGET,
+            batch: 1,
+            max_seconds: None,
+            strategy: tunable_search::defaults::STRATEGY.to_owned(),
+            seed: 1,
+            first: Vec::new(),
+        }
+    }
+}
+
+/// What a tuning run found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TuneReport {
+    /// The best configuration's position and time in milliseconds (`None` if all failed).
+    pub best: Option<(usize, f64)>,
+    /// Unique evaluations spent, including those answered by the journal.
+    pub evaluations: usize,
+    /// Of those, how many were measured in this run.
+    pub measured: usize,
+    /// Failed configurations with their reasons.
+    pub failures: Vec<(usize, String)>,
+    /// Wall time of the run in seconds.
+    pub seconds: f64,
+    /// Why the run stopped.
+    pub stopped: Stopped,
+}
+
+/// Tunes: drives the strategy `opts` names over `space`, asking `opts.batch` configurations at a
+/// time and evaluating each batch with `evaluator`, every evaluation shown to `observers`.
+/// Errors are the tuner's own (a bad strategy spec, the evaluator's failure), never a failed
+/// configuration's.
+///
+/// ```
+/// use std::sync::Arc;
+/// use tunable_runtime::tuner::{Objective, TuneOptions, tune};
+/// use tunable_search::SpaceBuilder;
+///
+/// let space = Arc::new(SpaceBuilder::new().param("x", 0..20).build().unwrap());
+/// let opts = TuneOptions { budget: 20, batch: 4, strategy: "random".into(), ..TuneOptions::default() };
+/// let mut measure = Objective(|p: usize| match p {
+///     3 => Err("wrong output".to_owned()),
+///     p => Ok(100.0 - p as f64),
+/// });
+/// let report = tune(&space, &opts, &mut measure, &mut []).unwrap();
+/// assert_eq!(report.best, Some((19, 81.0)));
+/// assert_eq!(report.failures, [(3, "wrong output".to_owned())]);
+/// ```
+pub fn tune<E>(
+    space: &Arc<Space>,
+    opts: &TuneOptions,
+    evaluator: &mut E,
+    observers: &mut [&mut dyn Observer<Evaluation>],
+) -> Result<TuneReport, RuntimeError>
+where
+    E: Evaluator<Report = Evaluation> + ?Sized,
+    RuntimeError: From<E::Error>,
+{
+    // (The errors are converted by name: `E::Error` converts into `RuntimeError` too, which
+    // leaves `?` alone ambiguous.)
+    let spec: StrategySpec = opts.strategy.parse().map_err(RuntimeError::Strategy)?;
+    let mut strategy =
+        strategy::build(&spec, Arc::clone(space), opts.seed).map_err(RuntimeError::Strategy)?;
+    let start = Instant::now();
+    let (mut measured, mut failures) = (0, Vec::new());
+    let mut count = |_: &Progress, t: &Trial, e: &Evaluation| {
+        measured += usize::from(e.source == Source::Measured);
+        if let Err(reason) = &e.result {
+            failures.push((t.position, reason.clone()));
+        }
+    };
+    let mut driver = Driver::new(strategy.as_mut(), opts.budget)
+        .batch(opts.batch)
+        .first(&opts.first)
+        .observe(&mut count);
+    if let Some(s) = opts.max_seconds {
+        driver = driver.max_time(Duration::from_secs_f64(s.max(0.0)));
+    }
+    for o in observers.iter_mut() {
+        driver = driver.observe(&mut **o);
+    }
+    let run = driver.run(evaluator).map_err(RuntimeError::from)?;
+    let best = run
+        .trials
+        .iter()
+        .filter_map(|t| Some((t.position, t.outcome.value()?)))
+        .min_by(|a, b| a.1.total_cmp(&b.1));
+    Ok(TuneReport {
+        best,
+        evaluations: run.trials.len(),
+        measured,
+        failures,
+        seconds: start.elapsed().as_secs_f64(),
+        stopped: run.stopped,
+    })
+}
+
+/// A configuration by name, as logs and summaries show it: `block=64, unroll=4`.
+pub fn describe(space: &Space, position: usize) -> String {
+    space
+        .params()
+        .iter()
+        .zip(space.values(position))
+        .map(|(p, v)| format!("{}={v}", p.name()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tunable_search::SpaceBuilder;
+
+    #[test]
+    fn failures_are_data_panics_included_and_the_best_wins() {
+        let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+        let space = Arc::new(SpaceBuilder::new().param("a", 0..20).build().unwrap());
+        let opts = TuneOptions {
+            budget: 20,
+            batch: 3,
+            strategy: "random".into(),
+            first: vec![7],
+            ..TuneOptions::default()
+        };
+        let mut eval = Objective(|p: usize| match p {
+            3 => panic!("boom"),
+            4 => Err("wrong output".into()),
+            5 => Ok(f64::NAN),
+            p => Ok(100.0 - p as f64),
+        });
+        let mut panics = Vec::new();
+        let mut seen = |_: &Progress, t: &Trial, e: &Evaluation| {
+            if e.panicked {
+                panics.push(t.position);
+            }
+        };
+        let r = tune(&space, &opts, &mut eval, &mut [&mut seen]).unwrap();
+        assert_eq!(r.evaluations, 20);
+        assert_eq!(r.measured, 20);
+        assert_eq!(r.best, Some((19, 81.0)));
+        assert_eq!(r.stopped, Stopped::Budget);
+        assert_eq!(panics, [3]);
+        let mut failures = r.failures.clone();
+        failures.sort();
+        assert_eq!(
+            failures,
+            [
+                (3, "panicked: boom".to_owned()),
+                (4, "wrong output".to_owned()),
+                (5, "non-finite time NaN".to_owned())
+            ]
+        );
+    }
+
+    #[test]
+    fn a_bad_strategy_is_the_tuners_error() {
+        let space = Arc::new(SpaceBuilder::new().param("a", 0..4).build().unwrap());
+        let opts = TuneOptions {
+            strategy: "nonsense".into(),
+            ..TuneOptions::default()
+        };
+        let e = tune(&space, &opts, &mut Objective(|_| Ok(1.0)), &mut []).unwrap_err();
+        assert!(matches!(e, RuntimeError::Strategy(_)), "{e}");
+    }
+}

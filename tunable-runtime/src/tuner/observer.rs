@@ -1,0 +1,138 @@
+//! # Watching a tuning
+//!
+//! The observers the first-run hook attaches to every tuning:
+//! - [`Bar`]: a progress bar with the best time so far, drawn only on a terminal and cleared at
+//!   the end (the [`Summary`](super::Summary) line stays);
+//! - [`Log`]: one line per evaluation with `TUNABLE_LOG=1`, and always one line per variant
+//!   that panicked, in place of Rust's panic message.
+
+use super::{Evaluation, Observer, Progress, Stopped, describe};
+use indicatif::{ProgressBar, ProgressStyle};
+use tunable_search::Space;
+use tunable_search::strategy::Trial;
+
+/// The progress bar of a tuning, with the best time so far: drawn only on a terminal, and
+/// cleared when the tuning ends (the [`Summary`](super::Summary) line stays). Clones draw the
+/// same bar.
+#[derive(Clone, Debug)]
+pub struct Bar {
+    bar: ProgressBar,
+}
+
+impl Bar {
+    /// A bar for `budget` evaluations, labelled `label` (the kernel and key, say).
+    pub fn new(label: &str, budget: usize) -> Self {
+        let bar = ProgressBar::new(budget as u64).with_style(
+            ProgressStyle::with_template("tuning {msg} [{bar:30}] {pos}/{len} best {prefix}")
+                .expect("valid template"),
+        );
+        bar.set_message(label.to_owned());
+        Bar { bar }
+    }
+
+    /// Runs `f` (which prints) with the bar out of the way.
+    pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        self.bar.suspend(f)
+    }
+}
+
+impl<R> Observer<R> for Bar {
+    fn observe(&mut self, progress: &Progress, _: &Trial, _: &R) {
+        self.bar.set_position(progress.evaluations as u64);
+        if let Some((_, t)) = progress.best {
+            self.bar.set_prefix(format!("{t:.4} ms"));
+        }
+    }
+
+    fn finish(&mut self, _: &Progress, _: Stopped) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// Log lines of a tuning on stderr: one per evaluation with `TUNABLE_LOG=1`, and always one
+/// per variant that panicked, in place of Rust's panic message:
+/// `tunable: <kernel> (key <key>): variant <params> panicked: <message> (recorded as failed)`.
+pub struct Log<'a> {
+    space: &'a Space,
+    label: String,
+    every: bool,
+    bar: Option<Bar>,
+}
+
+impl<'a> Log<'a> {
+    /// Lines about `space`'s configurations, prefixed with `label`; every evaluation if
+    /// `every`, else only panics; printed around `bar` (a clone of the tuning's) if given.
+    pub fn new(space: &'a Space, label: &str, every: bool, bar: Option<Bar>) -> Self {
+        Log {
+            space,
+            label: label.to_owned(),
+            every,
+            bar,
+        }
+    }
+
+    /// Whether `TUNABLE_LOG` asks for every evaluation (set, and neither empty nor `0`).
+    pub fn every_from_env() -> bool {
+        std::env::var_os("TUNABLE_LOG").is_some_and(|v| v != "0" && !v.is_empty())
+    }
+
+    fn line(&self, position: usize, e: &Evaluation) -> Option<String> {
+        let config = describe(self.space, position);
+        match &e.result {
+            Err(reason) if e.panicked => Some(format!(
+                "tunable: {}: variant {config} {reason} (recorded as failed)",
+                self.label
+            )),
+            _ if !self.every => None,
+            Ok(t) => Some(format!("tunable: {} [{config}] {t:.4} ms", self.label)),
+            Err(reason) => Some(format!(
+                "tunable: {} [{config}] failed: {reason}",
+                self.label
+            )),
+        }
+    }
+}
+
+impl Observer<Evaluation> for Log<'_> {
+    fn observe(&mut self, _: &Progress, trial: &Trial, e: &Evaluation) {
+        if let Some(line) = self.line(trial.position, e) {
+            match &self.bar {
+                Some(bar) => bar.suspend(|| eprintln!("{line}")),
+                None => eprintln!("{line}"),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tunable_search::SpaceBuilder;
+
+    #[test]
+    fn panics_always_and_the_rest_on_request() {
+        let space = SpaceBuilder::new()
+            .param("block", [32, 64])
+            .param("mode", ["a", "b"])
+            .build()
+            .unwrap();
+        let quiet = Log::new(&space, "k (key 8)", false, None);
+        let panic = Evaluation::panicked("boom");
+        assert_eq!(
+            quiet.line(3, &panic).unwrap(),
+            "tunable: k (key 8): variant block=64, mode=b panicked: boom (recorded as failed)"
+        );
+        assert_eq!(quiet.line(0, &Evaluation::measured(Ok(1.0))), None);
+        let every = Log::new(&space, "k", true, None);
+        assert_eq!(
+            every.line(1, &Evaluation::measured(Ok(1.5))).unwrap(),
+            "tunable: k [block=32, mode=b] 1.5000 ms"
+        );
+        assert_eq!(
+            every
+                .line(2, &Evaluation::recorded(Err("wrong output".into())))
+                .unwrap(),
+            "tunable: k [block=64, mode=a] failed: wrong output"
+        );
+    }
+}

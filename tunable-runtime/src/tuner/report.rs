@@ -1,0 +1,71 @@
+//! # Evaluations
+//!
+//! What the tuner's evaluators report for one configuration: the [`Evaluated`] report the
+//! driver tells the strategy, with what the tuner's journal, logs and summary need beside the
+//! outcome.
+
+use tunable_search::strategy::{Evaluated, Outcome};
+
+/// Where an evaluation's result comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// Measured now, in this run.
+    Measured,
+    /// Answered by the journal of an earlier run, or by an earlier evaluation of this run.
+    Recorded,
+}
+
+/// The result of evaluating one configuration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evaluation {
+    /// Its time in milliseconds, or why it failed.
+    pub result: Result<f64, String>,
+    /// Whether it failed by panicking (while measured in this run).
+    pub panicked: bool,
+    /// Where the result comes from.
+    pub source: Source,
+}
+
+impl Evaluation {
+    /// A result measured now; a time that is not finite is a failure.
+    pub fn measured(result: Result<f64, String>) -> Self {
+        Evaluation {
+            result: result.and_then(|t| {
+                if t.is_finite() {
+                    Ok(t)
+                } else {
+                    Err(format!("non-finite time {t}"))
+                }
+            }),
+            panicked: false,
+            source: Source::Measured,
+        }
+    }
+
+    /// A variant that panicked now, with the panic's message.
+    pub fn panicked(message: &str) -> Self {
+        Evaluation {
+            result: Err(format!("panicked: {message}")),
+            panicked: true,
+            source: Source::Measured,
+        }
+    }
+
+    /// A result answered from a record.
+    pub fn recorded(result: Result<f64, String>) -> Self {
+        Evaluation {
+            result,
+            panicked: false,
+            source: Source::Recorded,
+        }
+    }
+}
+
+impl Evaluated for Evaluation {
+    fn outcome(&self) -> Outcome {
+        match self.result {
+            Ok(t) => Outcome::Value(t),
+            Err(_) => Outcome::Failed,
+        }
+    }
+}

@@ -1,0 +1,154 @@
+//! # Measuring the variants of a kernel
+//!
+//! Generated code hands the tuner one closure ([`Run`]) that runs any variant of the kernel on
+//! the arguments of the call being tuned, and reads its output ([`Call`]). [`Variants`] is the
+//! evaluator built on it: per configuration, the output of its first run is checked (with
+//! `verify`), then it is timed through a [`Measurement`]; an error, a wrong output or a panic
+//! makes it a failed configuration with its reason.
+
+use super::{Evaluation, capture};
+use crate::measure::Measurement;
+use crate::params::Params;
+use crate::verify;
+use std::convert::Infallible;
+use tunable_search::Space;
+use tunable_search::strategy::Evaluator;
+
+/// What the tuning closure generated for a kernel is asked to do.
+#[derive(Debug)]
+pub enum Call<'a, P> {
+    /// Run this variant on the call's arguments (after `restore`); answers `None`.
+    Run(&'a P),
+    /// Read the output named by `verify` (`None` without `verify`).
+    Output,
+    /// Read the `answer` expression (`None` without `answer`).
+    Answer,
+}
+
+/// The tuning closure generated for a kernel: does what the [`Call`] asks, answering the values
+/// read for `Output` and `Answer`, or the reason it failed.
+pub type Run<'r, P> = dyn FnMut(Call<'_, P>) -> Result<Option<Vec<f64>>, String> + 'r;
+
+/// The `verify` option of a kernel.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Verify {
+    /// Outputs are not checked.
+    Off,
+    /// Against the output of the default configuration, run once before tuning.
+    Reference {
+        /// See [`verify::compare`].
+        tolerance: f64,
+    },
+    /// Against the `answer` expression.
+    Answer {
+        /// See [`verify::compare`].
+        tolerance: f64,
+    },
+}
+
+/// What every variant's output must match.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expected {
+    /// The output.
+    pub output: Vec<f64>,
+    /// See [`verify::compare`].
+    pub tolerance: f64,
+}
+
+impl Verify {
+    /// The output every variant is checked against: `None` without `verify`, the `answer`, or
+    /// the output of the `default` configuration (the reference variant) run once now. A panic
+    /// is an error with its message.
+    pub fn expected<P: Params>(
+        self,
+        default: P,
+        run: &mut Run<'_, P>,
+    ) -> Result<Option<Expected>, String> {
+        let read = |what: Result<Option<Vec<f64>>, String>, none: &str, tolerance| {
+            what?
+                .map(|output| Some(Expected { output, tolerance }))
+                .ok_or_else(|| none.to_owned())
+        };
+        capture(|| match self {
+            Verify::Off => Ok(None),
+            Verify::Answer { tolerance } => {
+                read(run(Call::Answer), "`answer` read no values", tolerance)
+            }
+            Verify::Reference { tolerance } => {
+                run(Call::Run(&default)).map_err(|e| format!("{}: {e}", default.describe()))?;
+                read(run(Call::Output), "`verify` read no output", tolerance)
+            }
+        })
+        .unwrap_or_else(|message| Err(format!("panicked: {message}")))
+    }
+}
+
+/// The evaluator of a kernel's variants on the call's own arguments: per configuration, the
+/// output of its first run is checked (with an expected output), then it is timed through a
+/// [`Measurement`]; an error, a wrong output or a panic makes it a failed configuration with
+/// its reason.
+///
+/// With an expected output, each variant's first run is the checked one, untimed: give the
+/// measurement one warm-up run less.
+pub struct Variants<'a, 'r, P, M> {
+    space: &'a Space,
+    run: &'a mut Run<'r, P>,
+    expected: Option<Expected>,
+    measurement: M,
+    best: f64,
+}
+
+impl<'a, 'r, P: Params, M: Measurement> Variants<'a, 'r, P, M> {
+    /// Variants of the configurations of `space`, run through `run`, checked against
+    /// `expected` if given, timed by `measurement`.
+    pub fn new(
+        space: &'a Space,
+        run: &'a mut Run<'r, P>,
+        expected: Option<Expected>,
+        measurement: M,
+    ) -> Self {
+        Variants {
+            space,
+            run,
+            expected,
+            measurement,
+            best: f64::INFINITY,
+        }
+    }
+
+    fn one(&mut self, position: usize) -> Evaluation {
+        let Some(p) = P::from_values(&self.space.values(position)) else {
+            return Evaluation::measured(Err(
+                "configuration does not fit the parameter struct".to_owned()
+            ));
+        };
+        let (run, expected, measurement) = (&mut *self.run, &self.expected, &mut self.measurement);
+        let best = self.best;
+        let result = capture(|| {
+            if let Some(e) = expected {
+                run(Call::Run(&p))?;
+                let out = run(Call::Output)?.ok_or("`verify` read no output")?;
+                verify::compare(&out, &e.output, e.tolerance)?;
+            }
+            measurement.measure(&mut || run(Call::Run(&p)).map(drop), best)
+        });
+        match result {
+            Ok(r) => {
+                if let Ok(t) = r {
+                    self.best = self.best.min(t);
+                }
+                Evaluation::measured(r)
+            }
+            Err(message) => Evaluation::panicked(&message),
+        }
+    }
+}
+
+impl<P: Params, M: Measurement> Evaluator for Variants<'_, '_, P, M> {
+    type Report = Evaluation;
+    type Error = Infallible;
+
+    fn evaluate(&mut self, positions: &[usize]) -> Result<Vec<Evaluation>, Infallible> {
+        Ok(positions.iter().map(|&p| self.one(p)).collect())
+    }
+}

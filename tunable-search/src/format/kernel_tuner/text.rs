@@ -1,0 +1,133 @@
+//! # Cache text
+//!
+//! From a file to JSON: gzip, Python's non-finite tokens, and caches left unclosed.
+
+use super::{CacheError, format_err};
+use serde_json::Value as Json;
+use std::borrow::Cow;
+use std::io::Read;
+use std::path::Path;
+
+/// Reads a file as text, decompressing gzip; a gzip stream cut short keeps what it decoded.
+pub(super) fn read_text(path: &Path) -> Result<String, CacheError> {
+    let io_err = |source| CacheError::Io {
+        path: path.into(),
+        source,
+    };
+    let mut bytes = std::fs::read(path).map_err(io_err)?;
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut out = Vec::new();
+        match flate2::read::GzDecoder::new(&bytes[..]).read_to_end(&mut out) {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof && !out.is_empty() => {}
+            Err(e) => return Err(io_err(e)),
+        }
+        bytes = out;
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(text),
+        // Cut inside a multi-byte character: keep the complete prefix.
+        Err(e) if e.utf8_error().error_len().is_none() => {
+            let valid = e.utf8_error().valid_up_to();
+            let mut bytes = e.into_bytes();
+            bytes.truncate(valid);
+            String::from_utf8(bytes).map_err(|_| format_err(path, "the file is not UTF-8"))
+        }
+        Err(_) => Err(format_err(path, "the file is not UTF-8")),
+    }
+}
+
+/// Parses JSON, accepting Python's `NaN`/`Infinity` and repairing an unclosed cache. Returns the
+/// document and whether it had to be repaired.
+pub(super) fn parse_json(text: &str, path: &Path) -> Result<(Json, bool), CacheError> {
+    let first = match serde_json::from_str(text) {
+        Ok(json) => return Ok((json, false)),
+        Err(e) => e,
+    };
+    let text = replace_non_finite(text);
+    if let Cow::Owned(fixed) = &text
+        && let Ok(json) = serde_json::from_str(fixed)
+    {
+        return Ok((json, false));
+    }
+    repair_unclosed(&text)
+        .map(|json| (json, true))
+        .ok_or(CacheError::Json {
+            path: path.into(),
+            source: first,
+        })
+}
+
+/// Replaces the bare tokens `NaN`, `Infinity` and `-Infinity` (outside strings) by `null`.
+fn replace_non_finite(text: &str) -> Cow<'_, str> {
+    const TOKENS: [&str; 3] = ["-Infinity", "Infinity", "NaN"];
+    let (mut out, mut copied) = (String::new(), 0);
+    let (mut in_string, mut escaped) = (false, false);
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_string {
+            (in_string, escaped) = match (escaped, b) {
+                (true, _) => (true, false),
+                (false, b'\\') => (true, true),
+                (false, b'"') => (false, false),
+                _ => (true, false),
+            };
+        } else if b == b'"' {
+            in_string = true;
+        } else if let Some(tok) = TOKENS.iter().find(|t| text[i..].starts_with(**t)) {
+            out.push_str(&text[copied..i]);
+            out.push_str("null");
+            i += tok.len();
+            copied = i;
+            continue;
+        }
+        i += 1;
+    }
+    if copied == 0 {
+        return Cow::Borrowed(text);
+    }
+    out.push_str(&text[copied..]);
+    Cow::Owned(out)
+}
+
+/// Closes a cache that Kernel Tuner left open: tries the text as it is, then cut back to each
+/// earlier brace, dropping a trailing comma and adding the missing `}` `}`. Two closing braces
+/// complete the document only where the cut is between records (after a record's `}` or the
+/// `{` opening the cache), so a partial record is never taken; a document without a `cache`
+/// object does not count as repaired.
+fn repair_unclosed(text: &str) -> Option<Json> {
+    const TRIES: usize = 64;
+    let mut head = text;
+    for _ in 0..TRIES {
+        let body = head.trim_end().trim_end_matches(',').trim_end();
+        for tail in ["}}", "}"] {
+            if let Ok(json) = serde_json::from_str::<Json>(&format!("{body}{tail}"))
+                && json.get("cache").is_some_and(Json::is_object)
+            {
+                return Some(json);
+            }
+        }
+        let (last, _) = head.char_indices().next_back()?;
+        let cut = head[..last].rfind(['}', '{'])?;
+        head = &text[..=cut];
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn non_finite_tokens_outside_strings_only() {
+        let s = r#"{"a": NaN, "b": "NaN Infinity", "c": [-Infinity, Infinity], "d": "\"NaN"}"#;
+        let fixed = replace_non_finite(s);
+        assert_eq!(
+            fixed,
+            r#"{"a": null, "b": "NaN Infinity", "c": [null, null], "d": "\"NaN"}"#
+        );
+        assert!(matches!(replace_non_finite("{\"a\": 1}"), Cow::Borrowed(_)));
+    }
+}

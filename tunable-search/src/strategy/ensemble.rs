@@ -24,78 +24,74 @@
 //! asks every configuration at most once and spends any budget.
 //!
 //! ## Options
-//! - `members` (default `annealing+mls`): the member strategies separated by `+`. Each member
-//!   is a full spec, and a member with options goes in brackets, e.g.
-//!   `ensemble:members=[annealing+genetic:popsize=20]`. The default pair was chosen by
-//!   leave-one-kernel-out cross-validation over every pair of strategies on the shared caches; see
-//!   the README's ensemble section.
-//! - `weights` (default 1 each): slots per round for each member, separated by `+`.
+//! The options, their keys and defaults are listed on [`EnsembleOptions`]. Each member is a full
+//! spec, and a member with options goes in brackets, e.g.
+//! `ensemble:members=[annealing+genetic:popsize=20]`. The default pair was chosen by
+//! leave-one-kernel-out cross-validation over every pair of strategies on the shared caches; see
+//! the README's ensemble section.
 //!
 //! Member `i` of a run with seed `s` is seeded with a mix of `s` and `i`, so members that are the
 //! same strategy still search differently.
 
-use super::options::{Configure, StrategyError, StrategySpec, split_top_level};
+use super::options::declare_options;
+use super::spec::split_top_level;
 use super::{Memo, Strategy, Trial, build};
+use super::{StrategyError, StrategySpec};
 use crate::Space;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
 
-/// Options of [`Ensemble`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct EnsembleOptions {
-    /// The members' specs.
-    pub members: Vec<StrategySpec>,
-    /// Slots per round for each member (empty: one each).
-    pub weights: Vec<usize>,
-}
-
-impl Default for EnsembleOptions {
-    fn default() -> Self {
-        EnsembleOptions {
-            members: ["annealing", "mls"]
-                .iter()
-                .map(|s| s.parse().expect("valid default member"))
-                .collect(),
-            weights: Vec::new(),
-        }
+declare_options! {
+    /// Options of [`Ensemble`]; see the [module docs](self).
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct EnsembleOptions {
+        /// The members' specs, separated by `+`; a member with options goes in brackets.
+        members: Vec<StrategySpec> = specs(&["annealing", "mls"]), "members" => members;
+        /// Slots per round for each member, separated by `+` (empty: one each).
+        weights: Vec<usize> = Vec::new(), "weights" => weights;
     }
 }
 
-impl Configure for EnsembleOptions {
-    const KEYS: &'static [&'static str] = &["members", "weights"];
+/// The specs of `names` (the default members).
+fn specs(names: &[&str]) -> Vec<StrategySpec> {
+    names
+        .iter()
+        .map(|s| s.parse().expect("valid default member"))
+        .collect()
+}
 
-    fn set(&mut self, key: &str, value: &str) -> Result<(), Option<String>> {
-        let inner = value
-            .strip_prefix('[')
-            .and_then(|v| v.strip_suffix(']'))
-            .unwrap_or(value);
-        match key {
-            "members" => {
-                let members = split_top_level(inner, '+')
-                    .into_iter()
-                    .map(|m| m.parse::<StrategySpec>().map_err(|e| Some(e.to_string())))
-                    .collect::<Result<Vec<_>, _>>()?;
-                if members.is_empty() {
-                    return Err(Some("expected at least one member".into()));
-                }
-                self.members = members;
-            }
-            "weights" => {
-                self.weights = inner
-                    .split('+')
-                    .map(|w| match w.trim().parse::<usize>() {
-                        Ok(w) if (1..=1000).contains(&w) => Ok(w),
-                        _ => Err(Some(format!(
-                            "expected weights 1..=1000 separated by '+', got '{w}'"
-                        ))),
-                    })
-                    .collect::<Result<_, _>>()?;
-            }
-            _ => return Err(None),
-        }
-        Ok(())
+/// The value inside brackets, if bracketed.
+fn unbracket(value: &str) -> &str {
+    value
+        .strip_prefix('[')
+        .and_then(|v| v.strip_suffix(']'))
+        .unwrap_or(value)
+}
+
+/// `members`: specs separated by `+` at the top level.
+fn members(_: &EnsembleOptions, value: &str) -> Result<Vec<StrategySpec>, String> {
+    let members = split_top_level(unbracket(value), '+')
+        .into_iter()
+        .map(|m| m.parse::<StrategySpec>().map_err(|e| e.to_string()))
+        .collect::<Result<Vec<_>, _>>()?;
+    if members.is_empty() {
+        return Err("expected at least one member".into());
     }
+    Ok(members)
+}
+
+/// `weights`: integers 1..=1000 separated by `+`.
+fn weights(_: &EnsembleOptions, value: &str) -> Result<Vec<usize>, String> {
+    unbracket(value)
+        .split('+')
+        .map(|w| match w.trim().parse::<usize>() {
+            Ok(w) if (1..=1000).contains(&w) => Ok(w),
+            _ => Err(format!(
+                "expected weights 1..=1000 separated by '+', got '{w}'"
+            )),
+        })
+        .collect()
 }
 
 /// Strategies that share one budget and every observation.

@@ -75,7 +75,7 @@
 use super::config::Config;
 use super::moves::{Move, Neighbour, moves};
 use super::options::{at_least, boolean, checked, choice, declare_options};
-use super::starts::{Start, Starts};
+use super::starts::{Starts, Walk};
 use super::{Algorithm, Iterative, Memo, PENALTY, Search, Stall, Step};
 use rand::RngExt;
 
@@ -160,24 +160,20 @@ impl Algorithm for AnnealingAlgorithm {
             adjacent: Vec::new(),
             proposals: Vec::new(),
             cycle_start: 0,
-            starts: Starts::new(opts.sample),
+            starts: Starts::new(opts.sample, opts.constraint_aware),
             opts,
         }
     }
 
     /// One step of the chain: each proposal, and each start, ends an iteration.
     fn step(&mut self, search: &mut Search) -> Step {
-        let Some(cur) = &self.cur else {
-            return match self.starts.next(search, self.opts.constraint_aware) {
-                Start::Ready(c) => {
-                    self.stand(c, search);
-                    Step::Iteration
-                }
-                Start::Wait | Start::Exhausted => Step::Wait,
-            };
-        };
-        let Some(c) = cur.cost(search.memo()) else {
-            return Step::Wait;
+        let c = match self.starts.walk(self.cur.as_ref(), search) {
+            Walk::Here(c) => c,
+            Walk::Start(start) => {
+                self.stand(start, search);
+                return Step::Iteration;
+            }
+            Walk::Wait => return Step::Wait,
         };
         // Told proposals, in order: the first accepted one becomes current.
         let proposals = std::mem::take(&mut self.proposals);
@@ -255,11 +251,9 @@ impl Algorithm for AnnealingAlgorithm {
         self.cur = None;
     }
 
-    /// A batch filler becomes a start candidate (constraint-aware).
+    /// A batch filler becomes a start candidate.
     fn adopt(&mut self, position: usize) {
-        if self.opts.constraint_aware {
-            self.starts.add(position);
-        }
+        self.starts.add(position);
     }
 }
 
@@ -312,27 +306,9 @@ impl AnnealingAlgorithm {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::strategy::options::Configure;
-    use crate::strategy::{Outcome, Strategy, Trial, drive};
-    use crate::{Space, SpaceBuilder};
+    use crate::strategy::fixtures::{bowl, space};
+    use crate::strategy::{Strategy, Trial};
     use std::sync::Arc;
-
-    fn space() -> Arc<Space> {
-        Arc::new(
-            SpaceBuilder::new()
-                .param("x", 0..16)
-                .param("y", 0..16)
-                .constraint("x + y <= 24")
-                .build()
-                .unwrap(),
-        )
-    }
-
-    fn bowl(space: &Space, p: usize) -> Outcome {
-        let i = space.indices(p);
-        let d = |a: u16, b: i32| f64::from((i32::from(a) - b).pow(2));
-        Outcome::Value(1.0 + d(i[0], 11) + d(i[1], 4))
-    }
 
     #[test]
     fn temperature_falls_geometrically_then_reheats() {
@@ -384,71 +360,5 @@ mod tests {
         }
         let n = (0..1000).filter(|_| a.accept(&mut s, 1.0, 1.005)).count();
         assert!((450..750).contains(&n), "exp(-0.5) = 0.61: {n}");
-    }
-
-    #[test]
-    fn every_form_finds_the_optimum() {
-        let s = space();
-        let opt = (0..s.len())
-            .min_by(|&a, &b| bowl(&s, a).cost().total_cmp(&bowl(&s, b).cost()))
-            .unwrap();
-        for opts in [
-            AnnealingOptions::default(),
-            AnnealingOptions {
-                restart: Restart::Random,
-                hamming: 1.0,
-                ..AnnealingOptions::default()
-            },
-            AnnealingOptions {
-                hamming: 0.0,
-                sample: 1,
-                ..AnnealingOptions::default()
-            },
-            AnnealingOptions {
-                constraint_aware: false,
-                ..AnnealingOptions::default()
-            },
-        ] {
-            for seed in 0..5 {
-                let mut a = Annealing::new(Arc::clone(&s), opts.clone(), seed);
-                let run = drive(&mut a, 80, 1, |p| bowl(&s, p));
-                assert!(
-                    run.trials.iter().any(|t| t.position == opt),
-                    "{opts:?} seed {seed}"
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn options_are_validated() {
-        let mut o = AnnealingOptions::default();
-        assert!(o.set("t_start", "2").is_ok());
-        assert!(o.set("t_min", "0.5").is_ok());
-        assert_eq!((o.t_start, o.t_min), (2.0, 0.5));
-        assert!(
-            o.set("t_min", "3")
-                .unwrap_err()
-                .unwrap()
-                .contains("below t_start")
-        );
-        assert!(
-            o.set("t_start", "0.1")
-                .unwrap_err()
-                .unwrap()
-                .contains("above t_min")
-        );
-        for (k, v) in [
-            ("t_start", "-1"),
-            ("t_min", "0"),
-            ("cycle", "0"),
-            ("hamming", "2"),
-            ("restart", "never"),
-            ("stuck", "0"),
-            ("sample", "x"),
-        ] {
-            assert!(matches!(o.set(k, v), Err(Some(_))), "{k}={v}");
-        }
-        assert_eq!(o.set("alpha", "0.9"), Err(None));
     }
 }

@@ -230,30 +230,9 @@ impl Strategy for Ensemble {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::SpaceBuilder;
-    use crate::strategy::{Outcome, drive};
+    use crate::strategy::drive;
+    use crate::strategy::fixtures::{bowl, space};
     use std::sync::Mutex;
-
-    fn space() -> Arc<Space> {
-        Arc::new(
-            SpaceBuilder::new()
-                .param("a", 0..12)
-                .param("b", 0..12)
-                .param("c", 0..4)
-                .constraint("a + b <= 14 and (a + c) % 3 != 1")
-                .build()
-                .unwrap(),
-        )
-    }
-
-    fn bowl(space: &Space, p: usize) -> Outcome {
-        let i = space.indices(p);
-        if (i[0] * 7 + i[1]) % 11 == 3 {
-            return Outcome::Failed;
-        }
-        let d = |a: u16, b: i32| f64::from((i32::from(a) - b).pow(2));
-        Outcome::Value(1.0 + d(i[0], 4) + d(i[1], 7) + d(i[2], 2))
-    }
 
     /// A member that records every result it is told, asking like random search.
     struct Spy {
@@ -344,20 +323,5 @@ mod tests {
         assert!(Ensemble::new(space(), opts, 1).is_err());
         let zero: StrategySpec = "ensemble:weights=0+1".parse().unwrap();
         assert!(zero.apply(EnsembleOptions::default()).is_err());
-    }
-
-    #[test]
-    fn finds_the_optimum_of_a_bowl() {
-        let s = space();
-        let opt = (0..s.len())
-            .min_by(|&a, &b| bowl(&s, a).cost().total_cmp(&bowl(&s, b).cost()))
-            .unwrap();
-        let mut hits = 0;
-        for seed in 0..10 {
-            let mut e = Ensemble::new(Arc::clone(&s), EnsembleOptions::default(), seed).unwrap();
-            let run = drive(&mut e, 60, 1, |p| bowl(&s, p));
-            hits += usize::from(run.trials.iter().any(|t| t.position == opt));
-        }
-        assert!(hits >= 8, "found the optimum in {hits} of 10 runs");
     }
 }

@@ -13,8 +13,8 @@
 //!   configurations remain.
 //! - **Stall detection and diversification.** The algorithm says where its iterations end
 //!   ([`Step::Iteration`]: a generation, a sweep over the population, a particle's move, a
-//!   proposal). An iteration is *barren* when nothing was asked since the previous one ended and
-//!   no result is outstanding (an outstanding result may still bring news). After
+//!   proposal). An iteration is *barren* when nothing was asked since the previous one ended.
+//!   After
 //!   [`Stall::patience`] barren iterations in a row, and every [`Stall::period`] iterations, the
 //!   driver calls [`Algorithm::diversify`].
 //! - **The random fallback.** After [`FALLBACK`] barren iterations in a row (counted across
@@ -130,7 +130,7 @@ impl<A: Algorithm> Iterative<A> {
     /// Judges the iteration that just ended, and diversifies or falls back if it is due.
     fn end_iteration(&mut self) {
         let s = &mut self.stalls;
-        let fresh = self.search.asks() > s.mark || self.search.memo().pending_count() > 0;
+        let fresh = self.search.asks() > s.mark;
         s.mark = self.search.asks();
         s.iterations += 1;
         (s.stalled, s.barren) = if fresh {

@@ -134,19 +134,13 @@ impl Landing {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::SpaceBuilder;
+    use crate::strategy::fixtures::space;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 
     #[test]
     fn landing_is_continuous_evaluate_at() {
-        let s = SpaceBuilder::new()
-            .param("a", 0..12)
-            .param("b", 0..12)
-            .param("c", 0..4)
-            .constraint("a + b <= 14 and (a + c) % 3 != 1")
-            .build()
-            .unwrap();
+        let s = space();
         let mut rng = ChaCha8Rng::seed_from_u64(9);
         for aware in [true, false] {
             let mut l = Landing::new(&s, aware);

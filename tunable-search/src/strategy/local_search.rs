@@ -83,7 +83,7 @@
 use super::config::Config;
 use super::moves::{Move, Neighbour, adjacent_first, moves};
 use super::options::{at_least, boolean, checked, choice, declare_options};
-use super::starts::{Start, Starts};
+use super::starts::{Starts, Walk};
 use super::{Algorithm, Iterative, Search, Step};
 use rand::RngExt;
 use rand::seq::SliceRandom;
@@ -168,7 +168,7 @@ impl Algorithm for LocalSearchAlgorithm {
         LocalSearchAlgorithm {
             cur: None,
             nbrs: Vec::new(),
-            starts: Starts::new(opts.sample),
+            starts: Starts::new(opts.sample, opts.constraint_aware),
             home: None,
             stale: 0,
             opts,
@@ -177,19 +177,16 @@ impl Algorithm for LocalSearchAlgorithm {
 
     /// One step of the climb; a local optimum ends an iteration.
     fn step(&mut self, search: &mut Search) -> Step {
-        let Some(cur) = &self.cur else {
-            return match self.starts.next(search, self.opts.constraint_aware) {
-                Start::Ready(c) => {
-                    self.stand(c, search);
-                    Step::Continue
-                }
-                Start::Wait | Start::Exhausted => Step::Wait,
-            };
+        let c = match self.starts.walk(self.cur.as_ref(), search) {
+            Walk::Here(c) => c,
+            Walk::Start(start) => {
+                self.stand(start, search);
+                return Step::Continue;
+            }
+            Walk::Wait => return Step::Wait,
         };
+        let cur = self.cur.as_ref().expect("standing");
         let memo = search.memo();
-        let Some(c) = cur.cost(memo) else {
-            return Step::Wait;
-        };
         // Drop neighbours known to be no better; find the best known better one.
         self.nbrs
             .retain(|m| memo.rank(m.position).is_none_or(|x| x < c));
@@ -230,11 +227,9 @@ impl Algorithm for LocalSearchAlgorithm {
         }
     }
 
-    /// A batch filler becomes a start candidate (constraint-aware).
+    /// A batch filler becomes a start candidate.
     fn adopt(&mut self, position: usize) {
-        if self.opts.constraint_aware {
-            self.starts.add(position);
-        }
+        self.starts.add(position);
     }
 }
 
@@ -312,57 +307,9 @@ impl LocalSearchAlgorithm {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::strategy::options::Configure;
-    use crate::strategy::{Outcome, Strategy, StrategySpec, Trial, build, drive};
-    use crate::{Space, SpaceBuilder};
+    use crate::strategy::fixtures::{bowl, space};
+    use crate::strategy::{Strategy, Trial};
     use std::sync::Arc;
-
-    fn space() -> Arc<Space> {
-        Arc::new(
-            SpaceBuilder::new()
-                .param("x", 0..12)
-                .param("y", [1, 2, 4, 8, 16])
-                .param("z", [0, 1, 2])
-                .constraint("x * y <= 64 and (z == 0 or x % 2 == 0)")
-                .build()
-                .unwrap(),
-        )
-    }
-
-    /// A smooth objective with its optimum at x = 5, y = 8 (index 3), z = 0.
-    fn bowl(space: &Space, p: usize) -> Outcome {
-        let i = space.indices(p);
-        let d = |a: u16, b: i32| f64::from((i32::from(a) - b).pow(2));
-        Outcome::Value(1.0 + d(i[0], 5) + d(i[1], 3) + d(i[2], 0))
-    }
-
-    #[test]
-    fn every_form_climbs_to_the_optimum() {
-        let s = space();
-        let opt = (0..s.len())
-            .min_by(|&a, &b| bowl(&s, a).cost().total_cmp(&bowl(&s, b).cost()))
-            .unwrap();
-        for spec in [
-            "mls",
-            "ils",
-            "mls:improvement=best",
-            "ils:neighbour=hamming:sample=1",
-            "mls:neighbour=adjacent",
-            "mls:constraint_aware=false",
-            "ils:constraint_aware=false",
-        ] {
-            for seed in 0..5 {
-                let mut st =
-                    build(&spec.parse::<StrategySpec>().unwrap(), Arc::clone(&s), seed).unwrap();
-                let run = drive(st.as_mut(), 40, 1, |p| bowl(&s, p));
-                assert!(
-                    run.trials.iter().any(|t| t.position == opt),
-                    "{spec} seed {seed} missed the optimum in 40 of {} evaluations",
-                    s.len()
-                );
-            }
-        }
-    }
 
     #[test]
     fn batches_hold_distinct_neighbours() {
@@ -386,26 +333,5 @@ mod tests {
             let differ = g.iter().zip(&start).filter(|(a, b)| a != b).count();
             assert_eq!(differ, 1, "a neighbour of the start");
         }
-    }
-
-    #[test]
-    fn options_are_validated() {
-        let mut o = LocalSearchOptions::iterated();
-        assert!(o.set("perturbation", "3").is_ok());
-        assert_eq!(o.perturbation, 3);
-        assert!(o.set("neighbour", "adjacent").is_ok());
-        assert_eq!(o.neighbour, Neighbour::Adjacent);
-        for (k, v) in [
-            ("perturbation", "0"),
-            ("sample", "0"),
-            ("accept_worse", "1.5"),
-            ("neighbour", "diagonal"),
-            ("improvement", "some"),
-            ("constraint_aware", "maybe"),
-        ] {
-            assert!(matches!(o.set(k, v), Err(Some(_))), "{k}={v}");
-        }
-        assert_eq!(o.set("popsize", "3"), Err(None));
-        assert!(o.iterated && !LocalSearchOptions::multi_start().iterated);
     }
 }

@@ -20,7 +20,6 @@ enum Cell {
 pub struct Memo {
     cells: Vec<Cell>,
     asked: usize,
-    pending: usize,
     best: Option<(usize, f64)>,
 }
 
@@ -30,7 +29,6 @@ impl Memo {
         Memo {
             cells: vec![Cell::Unasked; len],
             asked: 0,
-            pending: 0,
             best: None,
         }
     }
@@ -81,16 +79,13 @@ impl Memo {
         }
         self.cells[pos] = Cell::Pending;
         self.asked += 1;
-        self.pending += 1;
         true
     }
 
     /// Records a told result.
     pub fn record(&mut self, t: &Trial) {
-        match self.cells[t.position] {
-            Cell::Unasked => self.asked += 1,
-            Cell::Pending => self.pending -= 1,
-            Cell::Done(_) => {}
+        if self.cells[t.position] == Cell::Unasked {
+            self.asked += 1;
         }
         self.cells[t.position] = Cell::Done(t.outcome);
         if let Some(v) = t.outcome.value().filter(|v| v.is_finite())
@@ -103,11 +98,6 @@ impl Memo {
     /// How many positions were asked.
     pub fn asked_count(&self) -> usize {
         self.asked
-    }
-
-    /// How many asked positions still wait for their result.
-    pub fn pending_count(&self) -> usize {
-        self.pending
     }
 
     /// Whether every position was asked.
@@ -162,7 +152,6 @@ mod tests {
             outcome: Outcome::Failed,
         });
         assert_eq!(m.asked_count(), 2);
-        assert_eq!(m.pending_count(), 0);
         assert_eq!(m.best(), Some((3, 2.0)));
         assert_eq!(m.cost(1), Some(PENALTY));
         assert_eq!(
@@ -171,12 +160,12 @@ mod tests {
             "failed and invalid rank alike"
         );
         assert!(m.mark_asked(0));
-        assert_eq!((m.pending_count(), m.rank(Some(0))), (1, None));
+        assert_eq!(m.rank(Some(0)), None, "pending");
         m.record(&Trial {
             position: 0,
             outcome: Outcome::Value(3.0),
         });
-        assert_eq!(m.pending_count(), 0);
+        assert_eq!(m.rank(Some(0)), Some(3.0));
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
         let mut seen = std::collections::BTreeSet::new();
         while let Some(p) = m.random_unasked(&mut rng) {

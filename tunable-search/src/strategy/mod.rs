@@ -90,6 +90,8 @@ mod drive;
 mod ensemble;
 mod exhaustive;
 mod firefly;
+#[cfg(test)]
+mod fixtures;
 mod genetic;
 mod iterative;
 mod landing;

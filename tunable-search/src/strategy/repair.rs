@@ -112,20 +112,14 @@ fn nearest_valid<R: Rng + ?Sized>(space: &Space, indices: &[u16], rng: &mut R) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::SpaceBuilder;
     use crate::strategy::config::Config;
+    use crate::strategy::fixtures::space;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 
     #[test]
     fn nearest_repair_agrees_with_index_distance() {
-        let s = SpaceBuilder::new()
-            .param("a", 0..12)
-            .param("b", 0..12)
-            .param("c", 0..4)
-            .constraint("a + b <= 14 and (a + c) % 3 != 1")
-            .build()
-            .unwrap();
+        let s = space();
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         for _ in 0..200 {
             let g = Config::random(&s, &mut rng).indices;

@@ -40,14 +40,15 @@ pub(super) fn fresh(
     out
 }
 
-/// What [`Starts::next`] gives.
-pub(super) enum Start {
-    /// Start here.
-    Ready(Config),
-    /// Results of the sample are still needed (or the batch is full).
+/// Where a single walker (local search, simulated annealing) stands, from [`Starts::walk`].
+pub(super) enum Walk {
+    /// It stands on a configuration of this cost.
+    Here(f64),
+    /// It stands nowhere: stand on this start.
+    Start(Config),
+    /// It must wait for results (of where it stands, or of the coming start's sample), or
+    /// nothing is left to start from.
     Wait,
-    /// Nothing left to start from: every configuration was asked.
-    Exhausted,
 }
 
 /// Starts of a local search: each is the best of `sample` random configurations, plus any random
@@ -55,6 +56,7 @@ pub(super) enum Start {
 #[derive(Clone, Debug)]
 pub(super) struct Starts {
     sample: usize,
+    constraint_aware: bool,
     /// Configurations still to draw for the coming start.
     to_draw: usize,
     /// Asked candidates not used as a start yet.
@@ -64,27 +66,41 @@ pub(super) struct Starts {
 }
 
 impl Starts {
-    pub(super) fn new(sample: usize) -> Self {
+    pub(super) fn new(sample: usize, constraint_aware: bool) -> Self {
         Starts {
             sample,
+            constraint_aware,
             to_draw: sample,
             pool: Vec::new(),
             fallback: None,
         }
     }
 
-    /// Adds a configuration asked as a filler.
+    /// Adds a configuration asked as a filler (constraint-aware only: the non-constraint-aware
+    /// form starts from the Cartesian product alone).
     pub(super) fn add(&mut self, position: usize) {
-        self.pool.push(position);
+        if self.constraint_aware {
+            self.pool.push(position);
+        }
+    }
+
+    /// Where a walker standing on `here` (if anywhere) is: the cost there once known, else the
+    /// next start once it is ready ([`next`](Self::next)).
+    pub(super) fn walk(&mut self, here: Option<&Config>, search: &mut Search) -> Walk {
+        match here {
+            Some(c) => c.cost(search.memo()).map_or(Walk::Wait, Walk::Here),
+            None => self.next(search).map_or(Walk::Wait, Walk::Start),
+        }
     }
 
     /// Draws the coming start's sample (asking new configurations while the batch has room) and,
-    /// once its results are known, gives the best candidate. Constraint-aware, draws are unasked
-    /// valid configurations; otherwise random Cartesian ones (an invalid draw costs no
-    /// evaluation and is only a start if no draw was valid).
-    pub(super) fn next(&mut self, search: &mut Search, constraint_aware: bool) -> Start {
+    /// once its results are known, gives the best candidate (`None` until then, or when nothing
+    /// is left to start from). Constraint-aware, draws are unasked valid configurations;
+    /// otherwise random Cartesian ones (an invalid draw costs no evaluation and is only a start
+    /// if no draw was valid).
+    fn next(&mut self, search: &mut Search) -> Option<Config> {
         while self.to_draw > 0 && search.room() > 0 {
-            let Some(c) = random_config(search, constraint_aware) else {
+            let Some(c) = random_config(search, self.constraint_aware) else {
                 self.to_draw = 0;
                 break;
             };
@@ -101,7 +117,7 @@ impl Starts {
         }
         let memo = search.memo();
         if self.to_draw > 0 || self.pool.iter().any(|&p| memo.get(p).is_none()) {
-            return Start::Wait;
+            return None;
         }
         self.to_draw = self.sample;
         let best = self
@@ -111,9 +127,8 @@ impl Starts {
             .map(|(i, &p)| (i, memo.cost(p).expect("told")))
             .min_by(|a, b| a.1.total_cmp(&b.1));
         match (best, self.fallback.take()) {
-            (Some((i, _)), _) => Start::Ready(Config::at(search.space(), self.pool.swap_remove(i))),
-            (None, Some(c)) => Start::Ready(c),
-            (None, None) => Start::Exhausted,
+            (Some((i, _)), _) => Some(Config::at(search.space(), self.pool.swap_remove(i))),
+            (None, fallback) => fallback,
         }
     }
 }

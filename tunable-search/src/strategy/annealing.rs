@@ -4,7 +4,7 @@
 //! (Section IV-A). Each step proposes a random neighbour of the current configuration that
 //! changes one parameter: with probability `hamming` a Hamming move (any other value), otherwise
 //! an adjacent move (the nearest previous or next value that gives a valid configuration), see
-//! [`Neighbour`](super::Neighbour). A better proposal is always accepted; a worse
+//! [`Neighbour`]. A better proposal is always accepted; a worse
 //! one with probability `exp(-((new - old) / |old|) / T)`: the change is relative to the current
 //! value, as in Kernel Tuner, so the temperature does not depend on the objective's unit (at the
 //! default `t_start = 0.01`, a move 1% worse is accepted with probability 1/e). A failed
@@ -74,8 +74,8 @@
 
 use super::config::Config;
 use super::moves::{Move, Neighbour, moves};
-use super::options::{at_least, boolean, checked, choice, declare_options};
-use super::starts::{Starts, Walk};
+use super::options::{at_least, boolean, checked, choice, declare_options, probability};
+use super::starts::{Starts, Walker, walk};
 use super::{Algorithm, Iterative, Memo, PENALTY, Search, Stall, Step};
 use rand::RngExt;
 
@@ -116,7 +116,7 @@ declare_options! {
         /// Evaluations per cooling cycle.
         cycle: usize = 100, "cycle" => at_least(1);
         /// Probability that a proposal is a Hamming move rather than an adjacent one.
-        hamming: f64 = 0.35, "hamming" => checked("a probability in [0, 1]", |p: &f64| (0.0..=1.0).contains(p));
+        hamming: f64 = 0.35, "hamming" => probability();
         /// Where a new cycle starts: `best` or `random`.
         restart: Restart = Restart::Best, "restart" => choice(&[
             ("best", Restart::Best),
@@ -167,13 +167,9 @@ impl Algorithm for AnnealingAlgorithm {
 
     /// One step of the chain: each proposal, and each start, ends an iteration.
     fn step(&mut self, search: &mut Search) -> Step {
-        let c = match self.starts.walk(self.cur.as_ref(), search) {
-            Walk::Here(c) => c,
-            Walk::Start(start) => {
-                self.stand(start, search);
-                return Step::Iteration;
-            }
-            Walk::Wait => return Step::Wait,
+        let c = match walk(self, search, Step::Iteration) {
+            Ok(c) => c,
+            Err(step) => return step,
         };
         // Told proposals, in order: the first accepted one becomes current.
         let proposals = std::mem::take(&mut self.proposals);
@@ -257,26 +253,9 @@ impl Algorithm for AnnealingAlgorithm {
     }
 }
 
-impl AnnealingAlgorithm {
-    /// The temperature after the evaluations of the current cycle.
-    fn temperature(&self, memo: &Memo) -> f64 {
-        let e = memo.asked_count() - self.cycle_start;
-        let f = (e as f64 / self.opts.cycle as f64).min(1.0);
-        self.opts.t_start * (self.opts.t_min / self.opts.t_start).powf(f)
-    }
-
-    /// Whether to move from cost `old` to cost `new` (a failure or an invalid configuration
-    /// costs [`PENALTY`]: never moved to, and left for anything).
-    fn accept(&self, search: &mut Search, old: f64, new: f64) -> bool {
-        if old == PENALTY || new < old {
-            return true;
-        }
-        if new == PENALTY {
-            return false;
-        }
-        let rel = (new - old) / old.abs().max(f64::MIN_POSITIVE);
-        let p = (-rel / self.temperature(search.memo())).exp();
-        search.rng().random::<f64>() < p
+impl Walker for AnnealingAlgorithm {
+    fn whereabouts(&mut self) -> (Option<&Config>, &mut Starts) {
+        (self.cur.as_ref(), &mut self.starts)
     }
 
     /// Makes `c` current (asking for it if new) and lists its moves.
@@ -300,6 +279,29 @@ impl AnnealingAlgorithm {
         }
         self.proposals.clear();
         self.cur = Some(c);
+    }
+}
+
+impl AnnealingAlgorithm {
+    /// The temperature after the evaluations of the current cycle.
+    fn temperature(&self, memo: &Memo) -> f64 {
+        let e = memo.asked_count() - self.cycle_start;
+        let f = (e as f64 / self.opts.cycle as f64).min(1.0);
+        self.opts.t_start * (self.opts.t_min / self.opts.t_start).powf(f)
+    }
+
+    /// Whether to move from cost `old` to cost `new` (a failure or an invalid configuration
+    /// costs [`PENALTY`]: never moved to, and left for anything).
+    fn accept(&self, search: &mut Search, old: f64, new: f64) -> bool {
+        if old == PENALTY || new < old {
+            return true;
+        }
+        if new == PENALTY {
+            return false;
+        }
+        let rel = (new - old) / old.abs().max(f64::MIN_POSITIVE);
+        let p = (-rel / self.temperature(search.memo())).exp();
+        search.rng().random::<f64>() < p
     }
 }
 

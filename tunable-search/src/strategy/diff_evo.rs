@@ -252,10 +252,7 @@ impl Algorithm for DiffEvoAlgorithm {
     }
 
     fn stall(&self) -> Stall {
-        Stall {
-            patience: Some(self.opts.stall),
-            period: Some(self.opts.maxiter),
-        }
+        Stall::new(self.opts.stall, self.opts.maxiter)
     }
 
     /// Keeps the best configuration so far and replaces every other member by a fresh one.

@@ -1,6 +1,6 @@
 //! # Firefly algorithm
 //!
-//! The firefly algorithm (FA) in the epsilon-scaled continuous space of [`Continuous`], a variant
+//! The firefly algorithm (FA) in the epsilon-scaled continuous space of [`Continuous`](super::Continuous), a variant
 //! of PSO with the same constraint-aware starting positions and repaired evaluation (paper 001,
 //! Section IV-C). A firefly's brightness is its cost (lower is brighter). In each iteration every
 //! firefly `i`, for every brighter firefly `j` in turn, moves towards it and is evaluated at its
@@ -72,7 +72,7 @@
 //!   Foundations and Applications (SAGA), 2009.
 
 use super::landing::{Eval, Landed, Landing};
-use super::options::{at_least, boolean, checked, declare_options};
+use super::options::{at_least, boolean, checked, declare_options, non_negative};
 use super::{Algorithm, Iterative, PENALTY, Search, Stall, Step};
 use rand::RngExt;
 
@@ -87,10 +87,10 @@ declare_options! {
         /// Attractiveness at distance 0, in `[0, 1]`.
         b0: f64 = 1.0, "B0" | "b0" => checked("a number in [0, 1]", |x: &f64| (0.0..=1.0).contains(x));
         /// Light absorption: attractiveness falls as `exp(-gamma r^2)`, at least 0.
-        gamma: f64 = 0.1, "gamma" => checked("a finite number >= 0", |x: &f64| x.is_finite() && *x >= 0.0);
+        gamma: f64 = 0.1, "gamma" => non_negative();
         /// Size of the random step, in continuous coordinates (the parameter with the most values
         /// spans `[0, 1]`), at least 0.
-        alpha: f64 = 0.3, "alpha" => checked("a finite number >= 0", |x: &f64| x.is_finite() && *x >= 0.0);
+        alpha: f64 = 0.3, "alpha" => non_negative();
         /// Iterations without a new configuration before restarting.
         stall: usize = 2, "stall" => at_least(1);
         /// Valid starting positions and repaired evaluation; `false` is the penalty form.
@@ -172,10 +172,7 @@ impl Algorithm for FireflyAlgorithm {
     }
 
     fn stall(&self) -> Stall {
-        Stall {
-            patience: Some(self.opts.stall),
-            period: Some(self.opts.maxiter),
-        }
+        Stall::new(self.opts.stall, self.opts.maxiter)
     }
 
     /// Every fly but the brightest (the first after sorting) restarts.

@@ -121,10 +121,7 @@ impl Algorithm for GeneticAlgorithm {
     }
 
     fn stall(&self) -> Stall {
-        Stall {
-            patience: Some(self.opts.stall),
-            period: Some(self.opts.maxiter),
-        }
+        Stall::new(self.opts.stall, self.opts.maxiter)
     }
 
     fn diversify(&mut self, search: &mut Search) {

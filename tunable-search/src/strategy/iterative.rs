@@ -51,6 +51,16 @@ pub struct Stall {
     pub period: Option<usize>,
 }
 
+impl Stall {
+    /// Diversify after `patience` barren iterations in a row, and every `period` iterations.
+    pub fn new(patience: usize, period: usize) -> Self {
+        Stall {
+            patience: Some(patience),
+            period: Some(period),
+        }
+    }
+}
+
 /// The algorithm of an iterative strategy (argmin's `Solver`): its own state and how it steps.
 /// [`Iterative`] makes it a [`Strategy`].
 pub trait Algorithm: Send {

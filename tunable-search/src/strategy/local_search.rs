@@ -13,7 +13,7 @@
 //! the current configuration in that order and moves to the first one that is better
 //! (`improvement=first`), or looks at all of them and moves to the best (`improvement=best`).
 //! Neighbours that are already known cost nothing: their results come from the strategy's
-//! [`Memo`], so a known better neighbour is moved to at once. When no neighbour is better, the
+//! [`Memo`](super::Memo), so a known better neighbour is moved to at once. When no neighbour is better, the
 //! climber stands on a *local optimum*:
 //!
 //! - **multi-start local search** (`mls`) restarts from a new start;
@@ -82,8 +82,8 @@
 
 use super::config::Config;
 use super::moves::{Move, Neighbour, adjacent_first, moves};
-use super::options::{at_least, boolean, checked, choice, declare_options};
-use super::starts::{Starts, Walk};
+use super::options::{at_least, boolean, choice, declare_options, probability};
+use super::starts::{Starts, Walker, walk};
 use super::{Algorithm, Iterative, Search, Step};
 use rand::RngExt;
 use rand::seq::SliceRandom;
@@ -122,7 +122,7 @@ declare_options! {
         /// `ils` only: iterations without improving the accepted optimum before a restart.
         no_improvement: usize = 5, "no_improvement" => at_least(1);
         /// `ils` only: probability of accepting a local optimum that is not better.
-        accept_worse: f64 = 0.05, "accept_worse" => checked("a probability in [0, 1]", |p: &f64| (0.0..=1.0).contains(p));
+        accept_worse: f64 = 0.05, "accept_worse" => probability();
         /// Valid-only moves and starts; `false` is the penalty form.
         constraint_aware: bool = true, "constraint_aware" => boolean();
     }
@@ -177,13 +177,9 @@ impl Algorithm for LocalSearchAlgorithm {
 
     /// One step of the climb; a local optimum ends an iteration.
     fn step(&mut self, search: &mut Search) -> Step {
-        let c = match self.starts.walk(self.cur.as_ref(), search) {
-            Walk::Here(c) => c,
-            Walk::Start(start) => {
-                self.stand(start, search);
-                return Step::Continue;
-            }
-            Walk::Wait => return Step::Wait,
+        let c = match walk(self, search, Step::Continue) {
+            Ok(c) => c,
+            Err(step) => return step,
         };
         let cur = self.cur.as_ref().expect("standing");
         let memo = search.memo();
@@ -233,7 +229,11 @@ impl Algorithm for LocalSearchAlgorithm {
     }
 }
 
-impl LocalSearchAlgorithm {
+impl Walker for LocalSearchAlgorithm {
+    fn whereabouts(&mut self) -> (Option<&Config>, &mut Starts) {
+        (self.cur.as_ref(), &mut self.starts)
+    }
+
     /// Stands on `c` (asking for it if new): its neighbours, shuffled, become the moves to try.
     fn stand(&mut self, c: Config, search: &mut Search) {
         if let Some(p) = c.position {
@@ -254,7 +254,9 @@ impl LocalSearchAlgorithm {
         self.nbrs = nbrs;
         self.cur = Some(c);
     }
+}
 
+impl LocalSearchAlgorithm {
     /// At a local optimum: restart (mls) or perturb (ils).
     fn local_optimum(&mut self, search: &mut Search) {
         let c = self.cur.take().expect("standing somewhere");

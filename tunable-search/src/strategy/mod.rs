@@ -29,7 +29,7 @@
 //! steps over a [`Search`] (the state: space, memo, random source, the batch being asked), and
 //! [`Iterative`] (the executor) drives it as a [`Strategy`]. The driver fills batches while the
 //! algorithm waits for results, detects stalls, asks the algorithm to diversify and falls back to
-//! random configurations; see the [`iterative`](Iterative) docs. What several algorithms share
+//! random configurations; see the [`iterative`] module. What several algorithms share
 //! lives once beside them: the configuration type (`config.rs`), the one-parameter moves
 //! (`moves.rs`), random and sampled starts (`starts.rs`), landing in the continuous space
 //! (`landing.rs`, [`Continuous`]) and repair ([`Repair`]). A strategy file holds its algorithm
@@ -82,25 +82,25 @@
 //! assert!(run.trials.iter().any(|t| space.indices(t.position) == [7, 12]));
 //! ```
 
-mod annealing;
+pub mod annealing;
 mod config;
 mod continuous;
-mod diff_evo;
+pub mod diff_evo;
 mod drive;
-mod ensemble;
+pub mod ensemble;
 mod exhaustive;
-mod firefly;
+pub mod firefly;
 #[cfg(test)]
 mod fixtures;
-mod genetic;
-mod iterative;
+pub mod genetic;
+pub mod iterative;
 mod landing;
-mod local_search;
+pub mod local_search;
 mod memo;
 mod moves;
 pub(crate) mod options;
-mod pso;
-mod random;
+pub mod pso;
+pub mod random;
 mod repair;
 mod search;
 mod spec;

@@ -8,7 +8,8 @@
 //!
 //! A parser is any `Fn(&Options, &str) -> Result<T, String>`: it sees the options set so far (for
 //! checks across options, e.g. `t_start` above `t_min`) and says what it expected when the value
-//! is wrong. [`at_least`], [`checked`], [`boolean`] and [`choice`] cover the common cases.
+//! is wrong. [`at_least`], [`checked`], [`non_negative`], [`probability`], [`boolean`] and
+//! [`choice`] cover the common cases.
 
 use std::fmt::Display;
 use std::str::FromStr;
@@ -41,6 +42,16 @@ pub(crate) fn checked<O, T: FromStr>(
         Ok(x) if ok(&x) => Ok(x),
         _ => Err(format!("expected {what}")),
     }
+}
+
+/// A finite number >= 0.
+pub(crate) fn non_negative<O>() -> impl Fn(&O, &str) -> Result<f64, String> {
+    checked("a finite number >= 0", |x: &f64| x.is_finite() && *x >= 0.0)
+}
+
+/// A probability, in `[0, 1]`.
+pub(crate) fn probability<O>() -> impl Fn(&O, &str) -> Result<f64, String> {
+    checked("a probability in [0, 1]", |p: &f64| (0.0..=1.0).contains(p))
 }
 
 /// `true` / `false` (also `1` / `0`, `yes` / `no`).

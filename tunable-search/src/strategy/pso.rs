@@ -1,7 +1,7 @@
 //! # Particle swarm optimization
 //!
 //! Particle swarm optimization (PSO) in the epsilon-scaled continuous space of
-//! [`Continuous`], constraint-aware as in paper 001 (Section IV-C, Algorithm 2). Each particle
+//! [`Continuous`](super::Continuous), constraint-aware as in paper 001 (Section IV-C, Algorithm 2). Each particle
 //! has a position `x`, a velocity `v` and the best position it has seen; after its position is
 //! evaluated it moves:
 //!
@@ -65,7 +65,7 @@
 //!   R. Eberhart, "A modified particle swarm optimizer", Proc. IEEE CEC 1998 (inertia weight).
 
 use super::landing::{Eval, Landed, Landing};
-use super::options::{at_least, boolean, checked, declare_options};
+use super::options::{at_least, boolean, checked, declare_options, non_negative};
 use super::{Algorithm, Iterative, PENALTY, Search, Stall, Step};
 use rand::RngExt;
 
@@ -80,9 +80,9 @@ declare_options! {
         /// Inertia weight, in `[0, 2]`.
         w: f64 = 0.5, "w" => checked("a number in [0, 2]", |x: &f64| (0.0..=2.0).contains(x));
         /// Cognitive coefficient (towards the particle's own best), at least 0.
-        c1: f64 = 2.0, "c1" => checked("a finite number >= 0", |x: &f64| x.is_finite() && *x >= 0.0);
+        c1: f64 = 2.0, "c1" => non_negative();
         /// Social coefficient (towards the swarm's best), at least 0.
-        c2: f64 = 1.5, "c2" => checked("a finite number >= 0", |x: &f64| x.is_finite() && *x >= 0.0);
+        c2: f64 = 1.5, "c2" => non_negative();
         /// Iterations without a new configuration before restarting.
         stall: usize = 3, "stall" => at_least(1);
         /// Valid starting positions and repaired evaluation; `false` is the penalty form.
@@ -170,10 +170,7 @@ impl Algorithm for PsoAlgorithm {
 
     fn stall(&self) -> Stall {
         let n = self.swarm.len();
-        Stall {
-            patience: Some(self.opts.stall * n),
-            period: Some(self.opts.maxiter * n),
-        }
+        Stall::new(self.opts.stall * n, self.opts.maxiter * n)
     }
 
     /// Every particle but the one holding the swarm's best restarts at a random point.

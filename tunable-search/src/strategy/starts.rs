@@ -5,8 +5,8 @@
 //! invalid ([`random_config`]). Populations draw several distinct ones at once ([`fresh`]), and
 //! the local strategies start from the best of a small sample ([`Starts`]).
 
-use super::Search;
 use super::config::Config;
+use super::{Search, Step};
 use std::sync::Arc;
 
 /// A random configuration: constraint-aware, one never asked; otherwise a random Cartesian
@@ -40,15 +40,29 @@ pub(super) fn fresh(
     out
 }
 
-/// Where a single walker (local search, simulated annealing) stands, from [`Starts::walk`].
-pub(super) enum Walk {
-    /// It stands on a configuration of this cost.
-    Here(f64),
-    /// It stands nowhere: stand on this start.
-    Start(Config),
-    /// It must wait for results (of where it stands, or of the coming start's sample), or
-    /// nothing is left to start from.
-    Wait,
+/// A search that stands on one configuration at a time and begins again from [`Starts`] (local
+/// search, simulated annealing).
+pub(super) trait Walker {
+    /// Where it stands (`None`: a start is due) and its starts.
+    fn whereabouts(&mut self) -> (Option<&Config>, &mut Starts);
+    /// Stands on `c` (asking for it if new).
+    fn stand(&mut self, c: Config, search: &mut Search);
+}
+
+/// The cost where `walker` stands; otherwise the step to return: `started` after standing on a
+/// new start, [`Step::Wait`] while results are needed (of where it stands, or of the coming
+/// start's sample) or when nothing is left to start from.
+pub(super) fn walk(
+    walker: &mut impl Walker,
+    search: &mut Search,
+    started: Step,
+) -> Result<f64, Step> {
+    let start = match walker.whereabouts() {
+        (Some(c), _) => return c.cost(search.memo()).ok_or(Step::Wait),
+        (None, starts) => starts.next(search).ok_or(Step::Wait)?,
+    };
+    walker.stand(start, search);
+    Err(started)
 }
 
 /// Starts of a local search: each is the best of `sample` random configurations, plus any random
@@ -81,15 +95,6 @@ impl Starts {
     pub(super) fn add(&mut self, position: usize) {
         if self.constraint_aware {
             self.pool.push(position);
-        }
-    }
-
-    /// Where a walker standing on `here` (if anywhere) is: the cost there once known, else the
-    /// next start once it is ready ([`next`](Self::next)).
-    pub(super) fn walk(&mut self, here: Option<&Config>, search: &mut Search) -> Walk {
-        match here {
-            Some(c) => c.cost(search.memo()).map_or(Walk::Wait, Walk::Here),
-            None => self.next(search).map_or(Walk::Wait, Walk::Start),
         }
     }
 

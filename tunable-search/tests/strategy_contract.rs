@@ -106,11 +106,14 @@ fn bad_specs_are_clear_errors() {
     assert!(err("random:x=1").contains("has no option 'x'"));
 }
 
+/// An objective over a space's positions.
+type Objective = Box<dyn Fn(&Space, usize) -> Outcome>;
+
 /// A smooth bowl on a constrained space, `(space, objective)`, by name: `climb` (local search's,
 /// optimum at x = 5, y = 8, z = 0), `chain` (annealing's, optimum at x = 11, y = 4), `abc` (the
 /// population strategies', optimum at a = 5, b = 8, c = 0) and `abc_failing` (the same space,
 /// another bowl, with hidden failures).
-fn bowl(name: &str) -> (Arc<Space>, Box<dyn Fn(&Space, usize) -> Outcome>) {
+fn bowl(name: &str) -> (Arc<Space>, Objective) {
     let d = |a: u16, b: i32| f64::from((i32::from(a) - b).pow(2));
     let abc = || {
         SpaceBuilder::new()
@@ -119,7 +122,7 @@ fn bowl(name: &str) -> (Arc<Space>, Box<dyn Fn(&Space, usize) -> Outcome>) {
             .param("c", 0..4)
             .constraint("a + b <= 14 and (a + c) % 3 != 1")
     };
-    let (builder, f): (SpaceBuilder, Box<dyn Fn(&Space, usize) -> Outcome>) = match name {
+    let (builder, f): (SpaceBuilder, Objective) = match name {
         "climb" => (
             SpaceBuilder::new()
                 .param("x", 0..12)
@@ -167,7 +170,15 @@ fn bowl(name: &str) -> (Arc<Space>, Box<dyn Fn(&Space, usize) -> Outcome>) {
 #[test]
 fn every_strategy_finds_the_optimum_of_a_bowl() {
     // (spec, bowl, budget, batch, seeds, runs that must find the optimum)
-    let mut cases: Vec<(String, &str, usize, usize, std::ops::Range<u64>, usize)> = Vec::new();
+    type Case = (
+        String,
+        &'static str,
+        usize,
+        usize,
+        std::ops::Range<u64>,
+        usize,
+    );
+    let mut cases: Vec<Case> = Vec::new();
     for spec in [
         "mls",
         "ils",

@@ -14,9 +14,8 @@
 //! - **Stall detection and diversification.** The algorithm says where its iterations end
 //!   ([`Step::Iteration`]: a generation, a sweep over the population, a particle's move, a
 //!   proposal). An iteration is *barren* when nothing was asked since the previous one ended.
-//!   After
-//!   [`Stall::patience`] barren iterations in a row, and every [`Stall::period`] iterations, the
-//!   driver calls [`Algorithm::diversify`].
+//!   After [`Stall::patience`] barren iterations in a row, and every [`Stall::period`]
+//!   iterations, the driver calls [`Algorithm::diversify`].
 //! - **The random fallback.** After [`FALLBACK`] barren iterations in a row (counted across
 //!   diversifications), the driver asks a random unasked configuration itself, so no algorithm
 //!   can spin without spending the budget.

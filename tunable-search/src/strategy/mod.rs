@@ -74,11 +74,11 @@
 //!
 //! let space = Arc::new(SpaceBuilder::new().param("a", 0..20).param("b", 0..20).build().unwrap());
 //! let mut greedy = Iterative::<Greedy>::new(Arc::clone(&space), (), 1);
-//! let run = drive(&mut greedy, 60, 4, |p| {
+//! let run = drive(&mut greedy, 100, 4, |p| {
 //!     let i = space.indices(p);
 //!     Outcome::Value(f64::from((i[0] as i32 - 7).pow(2) + (i[1] as i32 - 12).pow(2)))
 //! });
-//! assert_eq!(run.trials.len(), 60);
+//! assert_eq!(run.trials.len(), 100);
 //! assert!(run.trials.iter().any(|t| space.indices(t.position) == [7, 12]));
 //! ```
 

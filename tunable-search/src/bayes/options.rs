@@ -67,7 +67,8 @@ declare_options! {
     pub struct BayesOptions {
         /// The acquisition function or portfolio: `ei`, `pi` (or `poi`), `lcb`, `multi` or
         /// `advanced_multi`.
-        acquisition: AcquisitionChoice = AcquisitionChoice::Single(Acquisition::Ei), "acq" => choice(&[
+        acquisition: AcquisitionChoice = AcquisitionChoice::Single(Acquisition::Ei),
+            "acq" => choice(&[
             ("ei", AcquisitionChoice::Single(Acquisition::Ei)),
             ("pi", AcquisitionChoice::Single(Acquisition::Pi)),
             ("poi", AcquisitionChoice::Single(Acquisition::Pi)),
@@ -82,13 +83,15 @@ declare_options! {
         /// The covariance function's lengthscale (in normalized coordinates).
         lengthscale: f64 = 1.0, "lengthscale" => positive;
         /// The noise variance relative to the standardized signal variance, in `[1e-12, 10]`.
-        noise: f64 = 1e-6, "noise" => checked("a number in [1e-12, 10]", |x: &f64| (1e-12..=10.0).contains(x));
+        noise: f64 = 1e-6,
+            "noise" => checked("a number in [1e-12, 10]", |x: &f64| (1e-12..=10.0).contains(x));
         /// Re-estimate lengthscale and noise by marginal likelihood after the initial sample and
         /// whenever the number of valid observations has doubled.
         fit: bool = false, "fit" => boolean();
         /// The exploration factor of the acquisition functions: `cv` (contextual variance),
         /// `cv*SCALE`, or a constant.
-        exploration: Exploration = Exploration::ContextualVariance(0.5), "explore" => |o: &BayesOptions, v: &str| {
+        exploration: Exploration = Exploration::ContextualVariance(0.5),
+            "explore" => |o: &BayesOptions, v: &str| {
             if v == "cv" {
                 Ok(Exploration::ContextualVariance(1.0))
             } else if let Some(scale) = v.strip_prefix("cv*") {
@@ -104,7 +107,8 @@ declare_options! {
         feasibility: bool = true, "feasibility" => boolean();
         /// Candidates less likely than this to be valid are only considered when no other
         /// unvisited candidate is left (0 only weighs the acquisition); in `[0, 1)`.
-        min_feasibility: f64 = 0.5, "feas_min" => checked("a number in [0, 1)", |x: &f64| (0.0..1.0).contains(x));
+        min_feasibility: f64 = 0.5,
+            "feas_min" => checked("a number in [0, 1)", |x: &f64| (0.0..1.0).contains(x));
         /// The portfolios' skip threshold.
         skip_threshold: usize = 5, "skip" => at_least(1);
         /// The portfolios' discount factor, in `(0, 1]` (`None`: Table I's for the portfolio,
@@ -113,7 +117,8 @@ declare_options! {
             checked("a number in (0, 1]", |x: &f64| *x > 0.0 && *x <= 1.0)(o, v).map(Some)
         };
         /// Advanced multi's required improvement factor, in `[0, 1)`.
-        improvement: f64 = 0.1, "improvement" => checked("a number in [0, 1)", |x: &f64| (0.0..1.0).contains(x));
+        improvement: f64 = 0.1,
+            "improvement" => checked("a number in [0, 1)", |x: &f64| (0.0..1.0).contains(x));
         /// How a batch is filled: `kb` (kriging believer) or `cl` (constant liar).
         batch: BatchFill = BatchFill::KrigingBeliever, "batch" => choice(&[
             ("kb", BatchFill::KrigingBeliever),
@@ -140,7 +145,8 @@ declare_options! {
         /// The model: `gp`, or `cgp`, the clustered GP of paper 004, whose settings are the keys
         /// `clusters`, `xi`, `min_cluster`, `knn` and `boundary` (setting any of them selects
         /// `cgp`).
-        surrogate: SurrogateChoice = SurrogateChoice::Gp, "surrogate" => |o: &BayesOptions, v: &str| match v {
+        surrogate: SurrogateChoice = SurrogateChoice::Gp,
+            "surrogate" => |o: &BayesOptions, v: &str| match v {
             "gp" => Ok(SurrogateChoice::Gp),
             "cgp" => Ok(SurrogateChoice::Clustered(o.cluster_options())),
             _ => Err("expected gp or cgp".to_owned()),
@@ -159,7 +165,8 @@ declare_options! {
             o.clustered().count = if v == "auto" {
                 ClusterCount::Auto(3)
             } else {
-                ClusterCount::Fixed(checked("auto or an integer >= 1", |&n: &usize| n >= 1)(&*o, v)?)
+                let n = checked("auto or an integer >= 1", |&n: &usize| n >= 1)(&*o, v)?;
+                ClusterCount::Fixed(n)
             };
             Ok(())
         };

@@ -38,7 +38,7 @@
 //! With `constraint_aware=false` (the ablation of paper 001) proposals range over the Cartesian
 //! product (a Hamming move to any value, an adjacent move to the previous or next value) and
 //! starts are drawn from it. An invalid proposal is never asked (it costs no evaluation) but gets
-//! a static penalty, `f64::MAX`, so it is always rejected: a wasted move, which counts towards
+//! a static penalty, [`PENALTY`], so it is always rejected: a wasted move, which counts towards
 //! `stuck`.
 //!
 //! ## Options

@@ -12,7 +12,7 @@
 //!
 //! The non-constraint-aware form (`constraint_aware=false`, the paper's ablation) starts from
 //! random configurations of the Cartesian product and does not repair: an invalid trial gets a
-//! static penalty (`f64::MAX`) without being evaluated.
+//! static penalty ([`PENALTY`](super::PENALTY)) without being evaluated.
 //!
 //! As an ask/tell state machine the evolution is *steady-state*: members are visited in turn, a
 //! trial is selected as soon as its result is known, and while a trial is being evaluated the
@@ -112,7 +112,8 @@ declare_options! {
         /// Differential weight `F`, in `[0, 2]`.
         f: f64 = 1.3, "F" | "f" => checked("a number in [0, 2]", |x: &f64| (0.0..=2.0).contains(x));
         /// Crossover rate `CR`, in `[0, 1]`.
-        cr: f64 = 0.3, "CR" | "cr" => checked("a number in [0, 1]", |x: &f64| (0.0..=1.0).contains(x));
+        cr: f64 = 0.3,
+            "CR" | "cr" => checked("a number in [0, 1]", |x: &f64| (0.0..=1.0).contains(x));
         /// The mutation of `method`.
         mutation: Mutation = Mutation::RandToBest1;
         /// The crossover of `method`.

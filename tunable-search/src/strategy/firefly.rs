@@ -1,10 +1,10 @@
 //! # Firefly algorithm
 //!
-//! The firefly algorithm (FA) in the epsilon-scaled continuous space of [`Continuous`](super::Continuous), a variant
-//! of PSO with the same constraint-aware starting positions and repaired evaluation (paper 001,
-//! Section IV-C). A firefly's brightness is its cost (lower is brighter). In each iteration every
-//! firefly `i`, for every brighter firefly `j` in turn, moves towards it and is evaluated at its
-//! new position:
+//! The firefly algorithm (FA) in the epsilon-scaled continuous space of
+//! [`Continuous`](super::Continuous), a variant of PSO with the same constraint-aware starting
+//! positions and repaired evaluation (paper 001, Section IV-C). A firefly's brightness is its cost
+//! (lower is brighter). In each iteration every firefly `i`, for every brighter firefly `j` in
+//! turn, moves towards it and is evaluated at its new position:
 //!
 //! `x_i <- x_i + B0 exp(-gamma |x_j - x_i|^2) (x_j - x_i) + alpha u`, `u` uniform in
 //! `[-1/2, 1/2)` per dimension,
@@ -14,7 +14,7 @@
 //! evaluates the closest of its strictly-adjacent, else adjacent, else Hamming neighbours
 //! without moving the firefly. The swarm starts at random valid configurations. The
 //! non-constraint-aware form (`constraint_aware=false`) starts at random points of the Cartesian
-//! box and gives an invalid position a static penalty (`f64::MAX`) without evaluating anything.
+//! box and gives an invalid position a static penalty ([`PENALTY`]) without evaluating anything.
 //!
 //! As an ask/tell state machine each firefly keeps its own place in the iteration: with batches
 //! of one the fireflies move in the sequential order of the algorithm; with larger batches the
@@ -85,7 +85,8 @@ declare_options! {
         /// Iterations between forced restarts.
         maxiter: usize = 100, "maxiter" => at_least(1);
         /// Attractiveness at distance 0, in `[0, 1]`.
-        b0: f64 = 1.0, "B0" | "b0" => checked("a number in [0, 1]", |x: &f64| (0.0..=1.0).contains(x));
+        b0: f64 = 1.0,
+            "B0" | "b0" => checked("a number in [0, 1]", |x: &f64| (0.0..=1.0).contains(x));
         /// Light absorption: attractiveness falls as `exp(-gamma r^2)`, at least 0.
         gamma: f64 = 0.1, "gamma" => non_negative();
         /// Size of the random step, in continuous coordinates (the parameter with the most values

@@ -26,9 +26,9 @@
 //! is no better than random search on these spaces; Kernel Tuner's 2.5 scores 0.22.
 //!
 //! ## References
-//! - F.-J. Willemsen, R. Schoonhoven, J. Filipovič, J. Tørring, R. van Nieuwpoort, B. van Werkhoven,
-//!   "A Methodology for Comparing Optimization Algorithms for Auto-Tuning" and the constraint-aware
-//!   optimization algorithms of Kernel Tuner (paper 001 of this project).
+//! - F.-J. Willemsen, R. Schoonhoven, J. Filipovič, J. Tørring, R. van Nieuwpoort, B. van
+//!   Werkhoven, "A Methodology for Comparing Optimization Algorithms for Auto-Tuning" and the
+//!   constraint-aware optimization algorithms of Kernel Tuner (paper 001 of this project).
 
 use super::config::Config;
 use super::options::{at_least, boolean, checked, choice, declare_options};
@@ -71,7 +71,8 @@ declare_options! {
         /// Generations in a row without a new configuration before diversifying.
         stall: usize = 3, "stall" => at_least(1);
         /// Selection pressure: parents are ranks drawn from `Beta(1, pressure)`, at least 1.
-        pressure: f64 = 16.0, "pressure" => checked("a number >= 1", |p: &f64| *p >= 1.0 && p.is_finite());
+        pressure: f64 = 16.0,
+            "pressure" => checked("a number >= 1", |p: &f64| *p >= 1.0 && p.is_finite());
         /// Repair and valid-only operators; `false` is the penalty form.
         constraint_aware: bool = true, "constraint_aware" => boolean();
     }

@@ -13,8 +13,8 @@
 //! the current configuration in that order and moves to the first one that is better
 //! (`improvement=first`), or looks at all of them and moves to the best (`improvement=best`).
 //! Neighbours that are already known cost nothing: their results come from the strategy's
-//! [`Memo`](super::Memo), so a known better neighbour is moved to at once. When no neighbour is better, the
-//! climber stands on a *local optimum*:
+//! [`Memo`](super::Memo), so a known better neighbour is moved to at once. When no neighbour is
+//! better, the climber stands on a *local optimum*:
 //!
 //! - **multi-start local search** (`mls`) restarts from a new start;
 //! - **iterated local search** (`ils`) perturbs the accepted local optimum by `perturbation`
@@ -42,12 +42,12 @@
 //! configuration has been asked.
 //!
 //! ## Non-constraint-aware form
-//! With `constraint_aware=false` (the ablation of paper 001) moves range over the Cartesian
-//! product of the parameters' values (any value change, or the previous or next value) and starts
-//! are drawn from it. An invalid configuration is never asked, so it costs no evaluation, but it
-//! gets a static penalty, `f64::MAX`, like a failed one: the climber wastes its moves and start
-//! draws on it (a sample with no valid draw starts from an invalid configuration, from which any
-//! valid neighbour is an improvement).
+//! With `constraint_aware=false` (the ablation of paper 001) moves range over the Cartesian product
+//! of the parameters' values (any value change, or the previous or next value) and starts are drawn
+//! from it. An invalid configuration is never asked, so it costs no evaluation, but it gets a
+//! static penalty, [`PENALTY`](super::PENALTY), like a failed one: the climber wastes its moves and
+//! start draws on it (a sample with no valid draw starts from an invalid configuration, from which
+//! any valid neighbour is an improvement).
 //!
 //! ## Options
 //! The options, their keys and defaults are listed on [`LocalSearchOptions`].

@@ -206,8 +206,8 @@ mod tests {
             kind: Kind = Kind::A, "kind" => choice(&[("a", Kind::A), ("b", Kind::B)]);
             /// A rate below `cap`.
             rate: f64 = 0.5, "rate" => |o: &TestOptions, v: &str| {
-                checked("a number", |x: &f64| x.is_finite())(o, v)
-                    .and_then(|r| if r < o.cap { Ok(r) } else { Err(format!("must be below cap = {}", o.cap)) })
+                let r = checked("a number", |x: &f64| x.is_finite())(o, v)?;
+                if r < o.cap { Ok(r) } else { Err(format!("must be below cap = {}", o.cap)) }
             };
             /// A cap, set with `rate_and_cap` only.
             cap: f64 = 1.0;

@@ -254,15 +254,12 @@ impl Algorithm for AnnealingAlgorithm {
 }
 
 impl Walker for AnnealingAlgorithm {
-    fn whereabouts(&mut self) -> (Option<&Config>, &mut Starts) {
-        (self.cur.as_ref(), &mut self.starts)
+    fn whereabouts(&mut self) -> (&mut Option<Config>, &mut Starts) {
+        (&mut self.cur, &mut self.starts)
     }
 
-    /// Makes `c` current (asking for it if new) and lists its moves.
-    fn stand(&mut self, c: Config, search: &mut Search) {
-        if let Some(p) = c.position {
-            search.ask(p);
-        }
+    /// Lists the moves from `c`.
+    fn arrive(&mut self, c: &Config, search: &mut Search) {
         let ca = self.opts.constraint_aware;
         let space = search.space();
         if self.opts.hamming > 0.0 {
@@ -278,7 +275,6 @@ impl Walker for AnnealingAlgorithm {
             );
         }
         self.proposals.clear();
-        self.cur = Some(c);
     }
 }
 

@@ -230,15 +230,12 @@ impl Algorithm for LocalSearchAlgorithm {
 }
 
 impl Walker for LocalSearchAlgorithm {
-    fn whereabouts(&mut self) -> (Option<&Config>, &mut Starts) {
-        (self.cur.as_ref(), &mut self.starts)
+    fn whereabouts(&mut self) -> (&mut Option<Config>, &mut Starts) {
+        (&mut self.cur, &mut self.starts)
     }
 
-    /// Stands on `c` (asking for it if new): its neighbours, shuffled, become the moves to try.
-    fn stand(&mut self, c: Config, search: &mut Search) {
-        if let Some(p) = c.position {
-            search.ask(p);
-        }
+    /// The neighbours of `c`, shuffled, become the moves to try.
+    fn arrive(&mut self, c: &Config, search: &mut Search) {
         let mut nbrs = std::mem::take(&mut self.nbrs);
         moves(
             search.space(),
@@ -252,7 +249,6 @@ impl Walker for LocalSearchAlgorithm {
             adjacent_first(&c.indices, &mut nbrs);
         }
         self.nbrs = nbrs;
-        self.cur = Some(c);
     }
 }
 

@@ -44,9 +44,19 @@ pub(super) fn fresh(
 /// search, simulated annealing).
 pub(super) trait Walker {
     /// Where it stands (`None`: a start is due) and its starts.
-    fn whereabouts(&mut self) -> (Option<&Config>, &mut Starts);
-    /// Stands on `c` (asking for it if new).
-    fn stand(&mut self, c: Config, search: &mut Search);
+    fn whereabouts(&mut self) -> (&mut Option<Config>, &mut Starts);
+
+    /// Gets ready to stand on `c`, e.g. lists its moves.
+    fn arrive(&mut self, c: &Config, search: &mut Search);
+
+    /// Stands on `c`: asks for it if new, and arrives there.
+    fn stand(&mut self, c: Config, search: &mut Search) {
+        if let Some(p) = c.position {
+            search.ask(p);
+        }
+        self.arrive(&c, search);
+        *self.whereabouts().0 = Some(c);
+    }
 }
 
 /// The cost where `walker` stands; otherwise the step to return: `started` after standing on a

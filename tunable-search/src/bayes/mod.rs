@@ -76,22 +76,8 @@
 //! (`bayes:acq=advanced_multi:explore=cv:lengthscale=1.5:transform=none:init=20:polish=0:feas_min=0`).
 //!
 //! ## Options
-//! `bayes[:key=value]...` ([`BayesOptions`]):
-//! - `acq` (`ei`): `ei`, `pi`, `lcb`, `multi` or `advanced_multi`;
-//! - `kernel` (`matern32`): `matern32`, `matern52` or `rbf`; `lengthscale` (1);
-//!   `noise` (1e-6, relative to the standardized signal variance); `fit` (false);
-//! - `explore` (`cv*0.5`): `cv` (contextual variance), `cv*SCALE`, or a constant;
-//! - `init` (5); `polish` (5; 0 turns polishing off); `feasibility` (true); `feas_min` (0.5, in
-//!   `[0, 1)`); `transform` (`log`): `none` or `log` (objectives must be positive, as run times
-//!   are; use `none` otherwise);
-//! - `skip` (5), `discount` (Table I: 0.65 for multi, 0.75 for advanced multi), `improvement`
-//!   (0.1);
-//! - `batch` (`kb`): `kb` or `cl`; `pool` (65,536); `local` (3);
-//! - `surrogate` (`gp`): `gp` or `cgp`, the clustered GP of paper 004 ([`ClusteredGp`]) with
-//!   `clusters` (3, or `auto`: 1 to 3 chosen by BIC), `xi` (1), `min_cluster` (3), `knn` (3) and
-//!   `boundary` (0); setting any of these selects `cgp`;
-//! - `tau`: the exploration rate (1 for `gp`, 0.8 for `cgp`): with probability `1 - tau` a round
-//!   takes a random unvisited configuration instead of the acquisition's choice.
+//! `bayes[:key=value]...`: the options, their keys and defaults are listed on [`BayesOptions`]
+//! (each declared once, with its parser).
 //!
 //! ```
 //! use std::sync::Arc;

@@ -1,13 +1,13 @@
 //! # Options of the `bayes` strategy
 //!
-//! Parsed from `bayes[:key=value]...` through [`Configure`]; every value is checked here, so an
-//! invalid setting never reaches the model (the defaults and how they were chosen are in the
-//! [module docs](super)).
+//! Parsed from `bayes[:key=value]...`; every value is checked here, so an invalid setting never
+//! reaches the model. Each option is declared once (field, default, doc, key and parser; see
+//! `strategy/options.rs`); how the defaults were chosen is in the [module docs](super).
 
 use super::{
     Acquisition, ClusterCount, ClusterOptions, CovarianceKind, PortfolioKind, PortfolioOptions,
 };
-use crate::strategy::options::{Configure, parse_bool, parse_checked};
+use crate::strategy::options::{at_least, boolean, checked, choice, declare_options};
 
 /// What picks the next configuration: one acquisition function or a portfolio.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,82 +60,147 @@ pub enum SurrogateChoice {
     Clustered(ClusterOptions),
 }
 
-/// Options of [`Bayes`](super::Bayes); `Default` gives the defaults of the module docs.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BayesOptions {
-    /// `acq`: the acquisition function or portfolio.
-    pub acquisition: AcquisitionChoice,
-    /// `kernel`: the covariance function.
-    pub kernel: CovarianceKind,
-    /// `lengthscale`: the covariance function's lengthscale (in normalized coordinates).
-    pub lengthscale: f64,
-    /// `noise`: the noise variance relative to the standardized signal variance.
-    pub noise: f64,
-    /// `fit`: re-estimate lengthscale and noise by marginal likelihood after the initial sample
-    /// and whenever the number of valid observations has doubled.
-    pub fit: bool,
-    /// `explore`: `cv`, `cv*SCALE` or a constant.
-    pub exploration: Exploration,
-    /// `init`: size of the initial maximin Latin-hypercube sample.
-    pub init: usize,
-    /// `feasibility`: weigh the acquisition by a learnt probability of validity.
-    pub feasibility: bool,
-    /// `feas_min`: candidates less likely than this to be valid are only considered when no
-    /// other unvisited candidate is left (default 0.5; 0 only weighs the acquisition).
-    pub min_feasibility: f64,
-    /// `skip`: the portfolios' skip threshold.
-    pub skip_threshold: usize,
-    /// `discount`: the portfolios' discount factor (`None`: Table I's for the portfolio).
-    pub discount: Option<f64>,
-    /// `improvement`: advanced multi's required improvement factor.
-    pub improvement: f64,
-    /// `batch`: `kb` (kriging believer) or `cl` (constant liar).
-    pub batch: BatchFill,
-    /// `pool`: the most candidates whose predictions are kept up to date; larger spaces score a
-    /// random pool of this size plus the neighbours of the best configurations found.
-    pub pool: usize,
-    /// `local`: in pool mode, how many of the best configurations found add their neighbours to
-    /// the candidates.
-    pub local: usize,
-    /// `polish`: if `K > 0`, every `K`-th acquisition round only considers the unvisited Hamming
-    /// neighbours (one parameter changed) of the best configuration found (of the next best when
-    /// those are all visited), so the end of a run refines the incumbent as a local search
-    /// would; 0 turns it off.
-    pub polish: usize,
-    /// `transform`: `none` or `log`.
-    pub transform: Transform,
-    /// `surrogate`: `gp` or `cgp`; the clustered GP's settings are `clusters` (3, or `auto`: 1 to
-    /// 3 by BIC), `xi` (1), `min_cluster` (3), `knn` (3) and `boundary` (0).
-    pub surrogate: SurrogateChoice,
-    /// `tau`: the exploration rate, the probability of following the acquisition rather than
-    /// taking a random unvisited configuration (`None`: 1 for `gp`, paper 004's 0.8 for `cgp`).
-    pub tau: Option<f64>,
+declare_options! {
+    /// Options of [`Bayes`](super::Bayes); `Default` gives the defaults of the
+    /// [module docs](super).
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct BayesOptions {
+        /// The acquisition function or portfolio: `ei`, `pi` (or `poi`), `lcb`, `multi` or
+        /// `advanced_multi`.
+        acquisition: AcquisitionChoice = AcquisitionChoice::Single(Acquisition::Ei),
+            "acq" => choice(&[
+            ("ei", AcquisitionChoice::Single(Acquisition::Ei)),
+            ("pi", AcquisitionChoice::Single(Acquisition::Pi)),
+            ("poi", AcquisitionChoice::Single(Acquisition::Pi)),
+            ("lcb", AcquisitionChoice::Single(Acquisition::Lcb)),
+            ("multi", AcquisitionChoice::Portfolio(PortfolioKind::Multi)),
+            ("advanced_multi", AcquisitionChoice::Portfolio(PortfolioKind::AdvancedMulti)),
+        ]);
+        /// The covariance function: `matern32`, `matern52` or `rbf`.
+        kernel: CovarianceKind = CovarianceKind::Matern32, "kernel" => |_: &BayesOptions, v: &str| {
+            CovarianceKind::parse(v).ok_or_else(|| "expected matern32, matern52 or rbf".to_owned())
+        };
+        /// The covariance function's lengthscale (in normalized coordinates).
+        lengthscale: f64 = 1.0, "lengthscale" => positive;
+        /// The noise variance relative to the standardized signal variance, in `[1e-12, 10]`.
+        noise: f64 = 1e-6,
+            "noise" => checked("a number in [1e-12, 10]", |x: &f64| (1e-12..=10.0).contains(x));
+        /// Re-estimate lengthscale and noise by marginal likelihood after the initial sample and
+        /// whenever the number of valid observations has doubled.
+        fit: bool = false, "fit" => boolean();
+        /// The exploration factor of the acquisition functions: `cv` (contextual variance),
+        /// `cv*SCALE`, or a constant.
+        exploration: Exploration = Exploration::ContextualVariance(0.5),
+            "explore" => |o: &BayesOptions, v: &str| {
+            if v == "cv" {
+                Ok(Exploration::ContextualVariance(1.0))
+            } else if let Some(scale) = v.strip_prefix("cv*") {
+                positive(o, scale).map(Exploration::ContextualVariance)
+            } else {
+                checked("cv, cv*SCALE or a number >= 0", |x: &f64| *x >= 0.0 && x.is_finite())(o, v)
+                    .map(Exploration::Constant)
+            }
+        };
+        /// Size of the initial maximin Latin-hypercube sample.
+        init: usize = 5, "init" => at_least(1);
+        /// Weigh the acquisition by a learnt probability of validity.
+        feasibility: bool = true, "feasibility" => boolean();
+        /// Candidates less likely than this to be valid are only considered when no other
+        /// unvisited candidate is left (0 only weighs the acquisition); in `[0, 1)`.
+        min_feasibility: f64 = 0.5,
+            "feas_min" => checked("a number in [0, 1)", |x: &f64| (0.0..1.0).contains(x));
+        /// The portfolios' skip threshold.
+        skip_threshold: usize = 5, "skip" => at_least(1);
+        /// The portfolios' discount factor, in `(0, 1]` (`None`: Table I's for the portfolio,
+        /// 0.65 for multi and 0.75 for advanced multi).
+        discount: Option<f64> = None, "discount" => |o: &BayesOptions, v: &str| {
+            checked("a number in (0, 1]", |x: &f64| *x > 0.0 && *x <= 1.0)(o, v).map(Some)
+        };
+        /// Advanced multi's required improvement factor, in `[0, 1)`.
+        improvement: f64 = 0.1,
+            "improvement" => checked("a number in [0, 1)", |x: &f64| (0.0..1.0).contains(x));
+        /// How a batch is filled: `kb` (kriging believer) or `cl` (constant liar).
+        batch: BatchFill = BatchFill::KrigingBeliever, "batch" => choice(&[
+            ("kb", BatchFill::KrigingBeliever),
+            ("cl", BatchFill::ConstantLiar),
+        ]);
+        /// The most candidates whose predictions are kept up to date, at least 100; larger
+        /// spaces score a random pool of this size plus the neighbours of the best
+        /// configurations found.
+        pool: usize = 65_536, "pool" => at_least(100);
+        /// In pool mode, how many of the best configurations found add their neighbours to the
+        /// candidates.
+        local: usize = 3, "local" => at_least(0);
+        /// If `K > 0`, every `K`-th acquisition round only considers the unvisited Hamming
+        /// neighbours (one parameter changed) of the best configuration found (of the next best
+        /// when those are all visited), so the end of a run refines the incumbent as a local
+        /// search would; 0 turns it off.
+        polish: usize = 5, "polish" => at_least(0);
+        /// How targets are transformed: `none` or `log` (objectives must be positive, as run
+        /// times are; use `none` otherwise).
+        transform: Transform = Transform::Log, "transform" => choice(&[
+            ("none", Transform::None),
+            ("log", Transform::Log),
+        ]);
+        /// The model: `gp`, or `cgp`, the clustered GP of paper 004, whose settings are the keys
+        /// `clusters`, `xi`, `min_cluster`, `knn` and `boundary` (setting any of them selects
+        /// `cgp`).
+        surrogate: SurrogateChoice = SurrogateChoice::Gp,
+            "surrogate" => |o: &BayesOptions, v: &str| match v {
+            "gp" => Ok(SurrogateChoice::Gp),
+            "cgp" => Ok(SurrogateChoice::Clustered(o.cluster_options())),
+            _ => Err("expected gp or cgp".to_owned()),
+        };
+        /// The exploration rate, in `(0, 1]`: with probability `1 - tau` a round takes a random
+        /// unvisited configuration instead of the acquisition's choice (`None`: 1 for `gp`,
+        /// paper 004's 0.8 for `cgp`).
+        tau: Option<f64> = None, "tau" => |o: &BayesOptions, v: &str| {
+            checked("a number in (0, 1]", |x: &f64| *x > 0.0 && *x <= 1.0)(o, v).map(Some)
+        };
+    }
+    more keys {
+        /// the clustered GP's number of clusters: an integer >= 1, or `auto` (1 to 3 by BIC);
+        /// default 3.
+        "clusters" => |o: &mut BayesOptions, v: &str| -> Result<(), String> {
+            o.clustered().count = if v == "auto" {
+                ClusterCount::Auto(3)
+            } else {
+                let n = checked("auto or an integer >= 1", |&n: &usize| n >= 1)(&*o, v)?;
+                ClusterCount::Fixed(n)
+            };
+            Ok(())
+        };
+        /// the clustered GP's weight `ξ` of the target in clustering, >= 0; default 1.
+        "xi" => |o: &mut BayesOptions, v: &str| -> Result<(), String> {
+            o.clustered().xi = non_negative(&*o, v)?;
+            Ok(())
+        };
+        /// the clustered GP's smallest cluster, an integer >= 1; default 3.
+        "min_cluster" => |o: &mut BayesOptions, v: &str| -> Result<(), String> {
+            o.clustered().min_size = at_least(1)(&*o, v)?;
+            Ok(())
+        };
+        /// the clustered GP's neighbours in the k-NN classification, an integer >= 1; default 3.
+        "knn" => |o: &mut BayesOptions, v: &str| -> Result<(), String> {
+            o.clustered().neighbours = at_least(1)(&*o, v)?;
+            Ok(())
+        };
+        /// the clustered GP's boundary penalty `β`, >= 0; default 0.
+        "boundary" => |o: &mut BayesOptions, v: &str| -> Result<(), String> {
+            o.clustered().boundary = non_negative(&*o, v)?;
+            Ok(())
+        };
+    }
 }
 
-impl Default for BayesOptions {
-    fn default() -> Self {
-        BayesOptions {
-            acquisition: AcquisitionChoice::Single(Acquisition::Ei),
-            kernel: CovarianceKind::Matern32,
-            lengthscale: 1.0,
-            noise: 1e-6,
-            fit: false,
-            exploration: Exploration::ContextualVariance(0.5),
-            init: 5,
-            feasibility: true,
-            min_feasibility: 0.5,
-            skip_threshold: 5,
-            discount: None,
-            improvement: 0.1,
-            batch: BatchFill::KrigingBeliever,
-            pool: 65_536,
-            local: 3,
-            polish: 5,
-            transform: Transform::Log,
-            surrogate: SurrogateChoice::Gp,
-            tau: None,
-        }
-    }
+/// A positive finite number.
+fn positive(o: &BayesOptions, v: &str) -> Result<f64, String> {
+    checked("a positive number", |x: &f64| *x > 0.0 && x.is_finite())(o, v)
+}
+
+/// A finite number >= 0.
+fn non_negative(o: &BayesOptions, v: &str) -> Result<f64, String> {
+    checked("a number >= 0", |x: &f64| *x >= 0.0 && x.is_finite())(o, v)
 }
 
 impl BayesOptions {
@@ -157,6 +222,14 @@ impl BayesOptions {
         })
     }
 
+    /// The clustered GP's settings: the current ones with `cgp`, else the defaults.
+    fn cluster_options(&self) -> ClusterOptions {
+        match self.surrogate {
+            SurrogateChoice::Clustered(c) => c,
+            SurrogateChoice::Gp => ClusterOptions::default(),
+        }
+    }
+
     /// The clustered GP's settings, switching the surrogate to `cgp` if it was not.
     fn clustered(&mut self) -> &mut ClusterOptions {
         if self.surrogate == SurrogateChoice::Gp {
@@ -166,144 +239,6 @@ impl BayesOptions {
             SurrogateChoice::Clustered(c) => c,
             SurrogateChoice::Gp => unreachable!("set above"),
         }
-    }
-}
-
-impl Configure for BayesOptions {
-    const KEYS: &'static [&'static str] = &[
-        "acq",
-        "kernel",
-        "lengthscale",
-        "noise",
-        "fit",
-        "explore",
-        "init",
-        "feasibility",
-        "feas_min",
-        "skip",
-        "discount",
-        "improvement",
-        "batch",
-        "pool",
-        "local",
-        "polish",
-        "transform",
-        "surrogate",
-        "clusters",
-        "xi",
-        "min_cluster",
-        "knn",
-        "boundary",
-        "tau",
-    ];
-
-    fn set(&mut self, key: &str, v: &str) -> Result<(), Option<String>> {
-        let positive =
-            |v: &str| parse_checked(v, "a positive number", |x: &f64| *x > 0.0 && x.is_finite());
-        match key {
-            "acq" => {
-                self.acquisition = match v {
-                    "ei" => AcquisitionChoice::Single(Acquisition::Ei),
-                    "pi" | "poi" => AcquisitionChoice::Single(Acquisition::Pi),
-                    "lcb" => AcquisitionChoice::Single(Acquisition::Lcb),
-                    "multi" => AcquisitionChoice::Portfolio(PortfolioKind::Multi),
-                    "advanced_multi" => AcquisitionChoice::Portfolio(PortfolioKind::AdvancedMulti),
-                    _ => return Err(Some("expected ei, pi, lcb, multi or advanced_multi".into())),
-                }
-            }
-            "kernel" => {
-                self.kernel = CovarianceKind::parse(v)
-                    .ok_or_else(|| Some("expected matern32, matern52 or rbf".to_owned()))?
-            }
-            "lengthscale" => self.lengthscale = positive(v)?,
-            "noise" => {
-                self.noise = parse_checked(v, "a number in [1e-12, 10]", |x: &f64| {
-                    (1e-12..=10.0).contains(x)
-                })?
-            }
-            "fit" => self.fit = parse_bool(v)?,
-            "explore" => {
-                self.exploration = if v == "cv" {
-                    Exploration::ContextualVariance(1.0)
-                } else if let Some(scale) = v.strip_prefix("cv*") {
-                    Exploration::ContextualVariance(positive(scale)?)
-                } else {
-                    Exploration::Constant(parse_checked(
-                        v,
-                        "cv, cv*SCALE or a number >= 0",
-                        |x: &f64| *x >= 0.0 && x.is_finite(),
-                    )?)
-                }
-            }
-            "init" => self.init = parse_checked(v, "an integer >= 1", |&n| n >= 1)?,
-            "feasibility" => self.feasibility = parse_bool(v)?,
-            "feas_min" => {
-                self.min_feasibility =
-                    parse_checked(v, "a number in [0, 1)", |x: &f64| (0.0..1.0).contains(x))?
-            }
-            "skip" => self.skip_threshold = parse_checked(v, "an integer >= 1", |&n| n >= 1)?,
-            "discount" => {
-                self.discount = Some(parse_checked(v, "a number in (0, 1]", |x: &f64| {
-                    *x > 0.0 && *x <= 1.0
-                })?)
-            }
-            "improvement" => {
-                self.improvement =
-                    parse_checked(v, "a number in [0, 1)", |x: &f64| (0.0..1.0).contains(x))?
-            }
-            "batch" => {
-                self.batch = match v {
-                    "kb" => BatchFill::KrigingBeliever,
-                    "cl" => BatchFill::ConstantLiar,
-                    _ => return Err(Some("expected kb or cl".into())),
-                }
-            }
-            "pool" => self.pool = parse_checked(v, "an integer >= 100", |&n| n >= 100)?,
-            "local" => self.local = parse_checked(v, "an integer >= 0", |_: &usize| true)?,
-            "polish" => self.polish = parse_checked(v, "an integer >= 0", |_: &usize| true)?,
-            "transform" => {
-                self.transform = match v {
-                    "none" => Transform::None,
-                    "log" => Transform::Log,
-                    _ => return Err(Some("expected none or log".into())),
-                }
-            }
-            "surrogate" => match v {
-                "gp" => self.surrogate = SurrogateChoice::Gp,
-                "cgp" => {
-                    self.clustered();
-                }
-                _ => return Err(Some("expected gp or cgp".into())),
-            },
-            "clusters" => {
-                self.clustered().count = if v == "auto" {
-                    ClusterCount::Auto(3)
-                } else {
-                    ClusterCount::Fixed(parse_checked(v, "auto or an integer >= 1", |&n| n >= 1)?)
-                }
-            }
-            "xi" => {
-                self.clustered().xi =
-                    parse_checked(v, "a number >= 0", |x: &f64| *x >= 0.0 && x.is_finite())?
-            }
-            "min_cluster" => {
-                self.clustered().min_size = parse_checked(v, "an integer >= 1", |&n| n >= 1)?
-            }
-            "knn" => {
-                self.clustered().neighbours = parse_checked(v, "an integer >= 1", |&n| n >= 1)?
-            }
-            "boundary" => {
-                self.clustered().boundary =
-                    parse_checked(v, "a number >= 0", |x: &f64| *x >= 0.0 && x.is_finite())?
-            }
-            "tau" => {
-                self.tau = Some(parse_checked(v, "a number in (0, 1]", |x: &f64| {
-                    *x > 0.0 && *x <= 1.0
-                })?)
-            }
-            _ => return Err(None),
-        }
-        Ok(())
     }
 }
 

@@ -69,12 +69,20 @@ impl Continuous {
         if !repair {
             return None;
         }
+        self.closest(space, x, &repair_candidates(space, &idx))
+    }
+
+    /// The candidate position closest to `x` (the first of equally close ones).
+    pub(super) fn closest(&self, space: &Space, x: &[f64], candidates: &[usize]) -> Option<usize> {
         let mut buf = vec![0u16; space.dims()];
-        repair_candidates(space, &idx).into_iter().min_by(|&a, &b| {
-            space.write_indices(a, &mut buf);
-            let da = self.dist2(x, &buf);
-            space.write_indices(b, &mut buf);
-            da.total_cmp(&self.dist2(x, &buf))
-        })
+        let mut best: Option<(f64, usize)> = None;
+        for &c in candidates {
+            space.write_indices(c, &mut buf);
+            let d = self.dist2(x, &buf);
+            if best.is_none_or(|(b, _)| d < b) {
+                best = Some((d, c));
+            }
+        }
+        best.map(|(_, c)| c)
     }
 }

@@ -351,7 +351,7 @@ mod tests {
     #[test]
     fn batches_reach_the_evaluator_whole_and_the_budget_holds() {
         let s = space(20);
-        let mut strat = RandomSearch::new(Arc::clone(&s), 3);
+        let mut strat = RandomSearch::new(Arc::clone(&s), (), 3);
         let mut sizes = Vec::new();
         let mut eval = |b: &[usize]| {
             sizes.push(b.len());

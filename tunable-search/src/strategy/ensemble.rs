@@ -24,78 +24,74 @@
 //! asks every configuration at most once and spends any budget.
 //!
 //! ## Options
-//! - `members` (default `annealing+mls`): the member strategies separated by `+`. Each member
-//!   is a full spec, and a member with options goes in brackets, e.g.
-//!   `ensemble:members=[annealing+genetic:popsize=20]`. The default pair was chosen by
-//!   leave-one-kernel-out cross-validation over every pair of strategies on the shared caches; see
-//!   the README's ensemble section.
-//! - `weights` (default 1 each): slots per round for each member, separated by `+`.
+//! The options, their keys and defaults are listed on [`EnsembleOptions`]. Each member is a full
+//! spec, and a member with options goes in brackets, e.g.
+//! `ensemble:members=[annealing+genetic:popsize=20]`. The default pair was chosen by
+//! leave-one-kernel-out cross-validation over every pair of strategies on the shared caches; see
+//! the README's ensemble section.
 //!
 //! Member `i` of a run with seed `s` is seeded with a mix of `s` and `i`, so members that are the
 //! same strategy still search differently.
 
-use super::options::{Configure, StrategyError, StrategySpec, split_top_level};
+use super::options::declare_options;
+use super::spec::split_top_level;
 use super::{Memo, Strategy, Trial, build};
+use super::{StrategyError, StrategySpec};
 use crate::Space;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
 
-/// Options of [`Ensemble`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct EnsembleOptions {
-    /// The members' specs.
-    pub members: Vec<StrategySpec>,
-    /// Slots per round for each member (empty: one each).
-    pub weights: Vec<usize>,
-}
-
-impl Default for EnsembleOptions {
-    fn default() -> Self {
-        EnsembleOptions {
-            members: ["annealing", "mls"]
-                .iter()
-                .map(|s| s.parse().expect("valid default member"))
-                .collect(),
-            weights: Vec::new(),
-        }
+declare_options! {
+    /// Options of [`Ensemble`]; see the [module docs](self).
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct EnsembleOptions {
+        /// The members' specs, separated by `+`; a member with options goes in brackets.
+        members: Vec<StrategySpec> = specs(&["annealing", "mls"]), "members" => members;
+        /// Slots per round for each member, separated by `+` (empty: one each).
+        weights: Vec<usize> = Vec::new(), "weights" => weights;
     }
 }
 
-impl Configure for EnsembleOptions {
-    const KEYS: &'static [&'static str] = &["members", "weights"];
+/// The specs of `names` (the default members).
+fn specs(names: &[&str]) -> Vec<StrategySpec> {
+    names
+        .iter()
+        .map(|s| s.parse().expect("valid default member"))
+        .collect()
+}
 
-    fn set(&mut self, key: &str, value: &str) -> Result<(), Option<String>> {
-        let inner = value
-            .strip_prefix('[')
-            .and_then(|v| v.strip_suffix(']'))
-            .unwrap_or(value);
-        match key {
-            "members" => {
-                let members = split_top_level(inner, '+')
-                    .into_iter()
-                    .map(|m| m.parse::<StrategySpec>().map_err(|e| Some(e.to_string())))
-                    .collect::<Result<Vec<_>, _>>()?;
-                if members.is_empty() {
-                    return Err(Some("expected at least one member".into()));
-                }
-                self.members = members;
-            }
-            "weights" => {
-                self.weights = inner
-                    .split('+')
-                    .map(|w| match w.trim().parse::<usize>() {
-                        Ok(w) if (1..=1000).contains(&w) => Ok(w),
-                        _ => Err(Some(format!(
-                            "expected weights 1..=1000 separated by '+', got '{w}'"
-                        ))),
-                    })
-                    .collect::<Result<_, _>>()?;
-            }
-            _ => return Err(None),
-        }
-        Ok(())
+/// The value inside brackets, if bracketed.
+fn unbracket(value: &str) -> &str {
+    value
+        .strip_prefix('[')
+        .and_then(|v| v.strip_suffix(']'))
+        .unwrap_or(value)
+}
+
+/// `members`: specs separated by `+` at the top level.
+fn members(_: &EnsembleOptions, value: &str) -> Result<Vec<StrategySpec>, String> {
+    let members = split_top_level(unbracket(value), '+')
+        .into_iter()
+        .map(|m| m.parse::<StrategySpec>().map_err(|e| e.to_string()))
+        .collect::<Result<Vec<_>, _>>()?;
+    if members.is_empty() {
+        return Err("expected at least one member".into());
     }
+    Ok(members)
+}
+
+/// `weights`: integers 1..=1000 separated by `+`.
+fn weights(_: &EnsembleOptions, value: &str) -> Result<Vec<usize>, String> {
+    unbracket(value)
+        .split('+')
+        .map(|w| match w.trim().parse::<usize>() {
+            Ok(w) if (1..=1000).contains(&w) => Ok(w),
+            _ => Err(format!(
+                "expected weights 1..=1000 separated by '+', got '{w}'"
+            )),
+        })
+        .collect()
 }
 
 /// Strategies that share one budget and every observation.
@@ -234,30 +230,9 @@ impl Strategy for Ensemble {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::SpaceBuilder;
-    use crate::strategy::{Outcome, drive};
+    use crate::strategy::drive;
+    use crate::strategy::fixtures::{bowl, space};
     use std::sync::Mutex;
-
-    fn space() -> Arc<Space> {
-        Arc::new(
-            SpaceBuilder::new()
-                .param("a", 0..12)
-                .param("b", 0..12)
-                .param("c", 0..4)
-                .constraint("a + b <= 14 and (a + c) % 3 != 1")
-                .build()
-                .unwrap(),
-        )
-    }
-
-    fn bowl(space: &Space, p: usize) -> Outcome {
-        let i = space.indices(p);
-        if (i[0] * 7 + i[1]) % 11 == 3 {
-            return Outcome::Failed;
-        }
-        let d = |a: u16, b: i32| f64::from((i32::from(a) - b).pow(2));
-        Outcome::Value(1.0 + d(i[0], 4) + d(i[1], 7) + d(i[2], 2))
-    }
 
     /// A member that records every result it is told, asking like random search.
     struct Spy {
@@ -348,20 +323,5 @@ mod tests {
         assert!(Ensemble::new(space(), opts, 1).is_err());
         let zero: StrategySpec = "ensemble:weights=0+1".parse().unwrap();
         assert!(zero.apply(EnsembleOptions::default()).is_err());
-    }
-
-    #[test]
-    fn finds_the_optimum_of_a_bowl() {
-        let s = space();
-        let opt = (0..s.len())
-            .min_by(|&a, &b| bowl(&s, a).cost().total_cmp(&bowl(&s, b).cost()))
-            .unwrap();
-        let mut hits = 0;
-        for seed in 0..10 {
-            let mut e = Ensemble::new(Arc::clone(&s), EnsembleOptions::default(), seed).unwrap();
-            let run = drive(&mut e, 60, 1, |p| bowl(&s, p));
-            hits += usize::from(run.trials.iter().any(|t| t.position == opt));
-        }
-        assert!(hits >= 8, "found the optimum in {hits} of 10 runs");
     }
 }

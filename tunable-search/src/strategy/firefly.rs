@@ -1,10 +1,10 @@
 //! # Firefly algorithm
 //!
-//! The firefly algorithm (FA) in the epsilon-scaled continuous space of [`Continuous`], a variant
-//! of PSO with the same constraint-aware starting positions and repaired evaluation (paper 001,
-//! Section IV-C). A firefly's brightness is its cost (lower is brighter). In each iteration every
-//! firefly `i`, for every brighter firefly `j` in turn, moves towards it and is evaluated at its
-//! new position:
+//! The firefly algorithm (FA) in the epsilon-scaled continuous space of
+//! [`Continuous`](super::Continuous), a variant of PSO with the same constraint-aware starting
+//! positions and repaired evaluation (paper 001, Section IV-C). A firefly's brightness is its cost
+//! (lower is brighter). In each iteration every firefly `i`, for every brighter firefly `j` in
+//! turn, moves towards it and is evaluated at its new position:
 //!
 //! `x_i <- x_i + B0 exp(-gamma |x_j - x_i|^2) (x_j - x_i) + alpha u`, `u` uniform in
 //! `[-1/2, 1/2)` per dimension,
@@ -14,7 +14,7 @@
 //! evaluates the closest of its strictly-adjacent, else adjacent, else Hamming neighbours
 //! without moving the firefly. The swarm starts at random valid configurations. The
 //! non-constraint-aware form (`constraint_aware=false`) starts at random points of the Cartesian
-//! box and gives an invalid position a static penalty (`f64::MAX`) without evaluating anything.
+//! box and gives an invalid position a static penalty ([`PENALTY`]) without evaluating anything.
 //!
 //! As an ask/tell state machine each firefly keeps its own place in the iteration: with batches
 //! of one the fireflies move in the sequential order of the algorithm; with larger batches the
@@ -22,19 +22,12 @@
 //! brightness of the others). Positions whose configuration is already known cost nothing.
 //!
 //! Kernel Tuner's firefly algorithm stops after `maxiter` iterations; this one spends any budget:
-//! when `stall` iterations in a row bring no new configuration, or every `maxiter` iterations,
-//! every firefly except the brightest restarts at a random never-evaluated configuration.
+//! when `stall` iterations in a row bring no new configuration, or every `maxiter` iterations
+//! (counted by the [driver](super::Iterative)), every firefly except the brightest restarts at a
+//! random never-evaluated configuration.
 //!
 //! ## Options
-//! - `popsize` (6): number of fireflies, at least 2.
-//! - `maxiter` (100): iterations between forced restarts.
-//! - `B0` (1.0): attractiveness at distance 0, in `[0, 1]`.
-//! - `gamma` (0.1): light absorption; attractiveness falls as `exp(-gamma r^2)`, at least 0.
-//! - `alpha` (0.3): size of the random step, in continuous coordinates (the parameter with the
-//!   most values spans `[0, 1]`), at least 0.
-//! - `stall` (2): iterations without a new configuration before restarting.
-//! - `constraint_aware` (true): valid starting positions and repaired evaluation, or the penalty
-//!   form.
+//! The options, their keys and defaults are listed on [`FireflyOptions`].
 //!
 //! Paper 001's Table IV settings are `popsize=20:maxiter=100:B0=1:gamma=1`; it gives no `alpha`,
 //! for which Kernel Tuner's default is 0.2. `alpha` sets how far a firefly explores around the
@@ -78,149 +71,130 @@
 //! - X.-S. Yang, "Firefly algorithms for multimodal optimization", Stochastic Algorithms:
 //!   Foundations and Applications (SAGA), 2009.
 
-use super::options::{Configure, parse_bool, parse_checked};
-use super::pso::{Eval, Landing, Step, land};
-use super::{Memo, Strategy, Trial};
-use crate::Space;
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
-use std::sync::Arc;
+use super::landing::{Eval, Landed, Landing};
+use super::options::{at_least, boolean, checked, declare_options, non_negative};
+use super::{Algorithm, Iterative, PENALTY, Search, Stall, Step};
+use rand::RngExt;
 
-/// Options of [`Firefly`]; see the [module docs](self).
-#[derive(Clone, Debug, PartialEq)]
-pub struct FireflyOptions {
-    /// Number of fireflies (default 6).
-    pub popsize: usize,
-    /// Iterations between forced restarts (default 100).
-    pub maxiter: usize,
-    /// Attractiveness at distance 0 (default 1.0).
-    pub b0: f64,
-    /// Light absorption coefficient (default 0.1).
-    pub gamma: f64,
-    /// Size of the random step (default 0.3).
-    pub alpha: f64,
-    /// Iterations without a new configuration before restarting (default 2).
-    pub stall: usize,
-    /// Valid starting positions and repaired evaluation (default true).
-    pub constraint_aware: bool,
-}
-
-impl Default for FireflyOptions {
-    fn default() -> Self {
-        FireflyOptions {
-            popsize: 6,
-            maxiter: 100,
-            b0: 1.0,
-            gamma: 0.1,
-            alpha: 0.3,
-            stall: 2,
-            constraint_aware: true,
-        }
+declare_options! {
+    /// Options of [`Firefly`]; see the [module docs](self).
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct FireflyOptions {
+        /// Number of fireflies, at least 2.
+        popsize: usize = 6, "popsize" => at_least(2);
+        /// Iterations between forced restarts.
+        maxiter: usize = 100, "maxiter" => at_least(1);
+        /// Attractiveness at distance 0, in `[0, 1]`.
+        b0: f64 = 1.0,
+            "B0" | "b0" => checked("a number in [0, 1]", |x: &f64| (0.0..=1.0).contains(x));
+        /// Light absorption: attractiveness falls as `exp(-gamma r^2)`, at least 0.
+        gamma: f64 = 0.1, "gamma" => non_negative();
+        /// Size of the random step, in continuous coordinates (the parameter with the most values
+        /// spans `[0, 1]`), at least 0.
+        alpha: f64 = 0.3, "alpha" => non_negative();
+        /// Iterations without a new configuration before restarting.
+        stall: usize = 2, "stall" => at_least(1);
+        /// Valid starting positions and repaired evaluation; `false` is the penalty form.
+        constraint_aware: bool = true, "constraint_aware" => boolean();
     }
 }
 
-impl Configure for FireflyOptions {
-    const KEYS: &'static [&'static str] = &[
-        "popsize",
-        "maxiter",
-        "B0",
-        "gamma",
-        "alpha",
-        "stall",
-        "constraint_aware",
-    ];
-
-    fn set(&mut self, key: &str, v: &str) -> Result<(), Option<String>> {
-        let non_negative = |v: &str| {
-            parse_checked(v, "a finite number >= 0", |x: &f64| {
-                x.is_finite() && *x >= 0.0
-            })
-        };
-        match key {
-            "popsize" => self.popsize = parse_checked(v, "an integer >= 2", |&n| n >= 2)?,
-            "maxiter" => self.maxiter = parse_checked(v, "an integer >= 1", |&n| n >= 1)?,
-            "B0" | "b0" => {
-                self.b0 = parse_checked(v, "a number in [0, 1]", |x: &f64| (0.0..=1.0).contains(x))?
-            }
-            "gamma" => self.gamma = non_negative(v)?,
-            "alpha" => self.alpha = non_negative(v)?,
-            "stall" => self.stall = parse_checked(v, "an integer >= 1", |&n| n >= 1)?,
-            "constraint_aware" => self.constraint_aware = parse_bool(v)?,
-            _ => return Err(None),
-        }
-        Ok(())
-    }
-}
+/// The firefly algorithm; see the [module docs](self).
+pub type Firefly = Iterative<FireflyAlgorithm>;
 
 #[derive(Clone, Debug)]
 struct Fly {
     x: Vec<f64>,
-    /// The last known cost of its position (`+inf` before the first result).
+    /// The last known cost of its position ([`PENALTY`] before the first result).
     cost: f64,
     eval: Eval,
     /// The next firefly to compare with in this iteration (`popsize`: done).
     next: usize,
 }
 
-/// The firefly algorithm; see the [module docs](self).
+/// The fireflies, driven by [`Iterative`] as [`Firefly`].
 #[derive(Debug)]
-pub struct Firefly {
-    space: Arc<Space>,
+pub struct FireflyAlgorithm {
     opts: FireflyOptions,
-    memo: Memo,
-    rng: ChaCha8Rng,
     landing: Landing,
     flies: Vec<Fly>,
-    /// Iterations since the last restart.
-    iteration: usize,
-    /// Whether the current iteration asked for a new configuration.
-    fresh: bool,
-    /// Iterations in a row without a new configuration.
-    stalled: usize,
-    /// Like `stalled`, but not reset by restarts (guards against endless loops).
-    barren: usize,
 }
 
-impl Firefly {
-    /// The firefly algorithm over `space`, seeded.
-    pub fn new(space: Arc<Space>, opts: FireflyOptions, seed: u64) -> Self {
-        let landing = Landing::new(&space, opts.constraint_aware);
-        let mut fa = Firefly {
-            memo: Memo::new(space.len()),
-            rng: ChaCha8Rng::seed_from_u64(seed),
-            landing,
-            flies: Vec::new(),
-            iteration: 0,
-            fresh: false,
-            stalled: 0,
-            barren: 0,
-            space,
-            opts,
-        };
-        // Distinct valid starting configurations (as many as the space has).
-        let mut taken = Memo::new(fa.space.len());
-        while fa.flies.len() < fa.opts.popsize {
-            let Some(x) = fa.landing.random_point(&fa.space, &taken, &mut fa.rng) else {
-                break;
-            };
-            if let Some(p) = fa.space.position(&fa.landing.map().snap(&x)) {
-                taken.mark_asked(p);
-            }
-            fa.flies.push(Fly {
+impl Algorithm for FireflyAlgorithm {
+    type Options = FireflyOptions;
+
+    fn new(opts: FireflyOptions, search: &mut Search) -> Self {
+        let landing = Landing::new(search.space(), opts.constraint_aware);
+        let flies = landing
+            .starting_points(search, opts.popsize)
+            .into_iter()
+            .map(|x| Fly {
                 x,
-                cost: f64::INFINITY,
+                cost: PENALTY,
                 eval: Eval::Fresh,
                 next: usize::MAX, // the first iteration only evaluates the starting positions
-            });
+            })
+            .collect();
+        FireflyAlgorithm {
+            opts,
+            landing,
+            flies,
         }
-        fa
     }
 
+    /// Each fly in order advances until it asks or waits; once every fly has compared with
+    /// every other, the iteration ends: the swarm is sorted by brightness.
+    fn step(&mut self, search: &mut Search) -> Step {
+        let n = self.flies.len();
+        let done = (0..n).all(|i| self.resolve(i, search) && self.flies[i].next >= n)
+            && self.flies.iter().all(|f| f.eval != Eval::Fresh);
+        if done {
+            self.flies.sort_by(|a, b| a.cost.total_cmp(&b.cost));
+            for f in &mut self.flies {
+                f.next = 0;
+            }
+            return Step::Iteration;
+        }
+        let mut moved = false;
+        for i in 0..n {
+            if search.room() == 0 {
+                break;
+            }
+            let f = &self.flies[i];
+            let pending = matches!(f.eval, Eval::Pending(p) if search.memo().cost(p).is_none());
+            let finished = f.next >= n && f.eval != Eval::Fresh;
+            if pending || finished {
+                continue;
+            }
+            self.advance(i, search);
+            moved = true;
+        }
+        if moved { Step::Continue } else { Step::Wait }
+    }
+
+    fn stall(&self) -> Stall {
+        Stall::new(self.opts.stall, self.opts.maxiter)
+    }
+
+    /// Every fly but the brightest (the first after sorting) restarts.
+    fn diversify(&mut self, search: &mut Search) {
+        for i in 1..self.flies.len() {
+            if let Some(x) = self.landing.random_point(search) {
+                let f = &mut self.flies[i];
+                f.x = x;
+                f.eval = Eval::Fresh;
+                f.cost = PENALTY;
+            }
+        }
+    }
+}
+
+impl FireflyAlgorithm {
     /// Takes in the result of fly `i` if it has arrived; false while it is still awaited.
-    fn resolve(&mut self, i: usize) -> bool {
+    fn resolve(&mut self, i: usize, search: &Search) -> bool {
         let f = &mut self.flies[i];
         if let Eval::Pending(p) = f.eval {
-            match self.memo.cost(p) {
+            match search.memo().cost(p) {
                 Some(c) => f.eval = Eval::Known(c),
                 None => return false,
             }
@@ -232,31 +206,24 @@ impl Firefly {
     }
 
     /// Lands fly `i` at its position.
-    fn land(&mut self, i: usize, out: &mut Vec<usize>) -> Step {
+    fn land(&mut self, i: usize, search: &mut Search) -> Landed {
         let f = &mut self.flies[i];
-        let (eval, step) = land(&mut self.landing, &self.space, &mut self.memo, &f.x, out);
+        let (eval, landed) = self.landing.land(search, &f.x);
         f.eval = eval;
-        if step == Step::Asked {
-            self.fresh = true;
-        }
         if let Eval::Known(c) = eval {
             f.cost = c;
         }
-        step
+        landed
     }
 
     /// Advances fly `i` through its comparisons until it asks or waits for a result, or has
-    /// compared with every other fly in this iteration. Returns whether it asked.
-    fn advance(&mut self, i: usize, out: &mut Vec<usize>) -> bool {
-        if !self.resolve(i) {
-            return false;
+    /// compared with every other fly in this iteration.
+    fn advance(&mut self, i: usize, search: &mut Search) {
+        if !self.resolve(i, search) {
+            return;
         }
-        if self.flies[i].eval == Eval::Fresh {
-            match self.land(i, out) {
-                Step::Asked => return true,
-                Step::Waiting => return false,
-                Step::Free => {}
-            }
+        if self.flies[i].eval == Eval::Fresh && self.land(i, search) != Landed::Free {
+            return;
         }
         let n = self.flies.len();
         while self.flies[i].next < n {
@@ -268,178 +235,20 @@ impl Firefly {
             let (xi, xj) = (&self.flies[i].x, &self.flies[j].x);
             let r2: f64 = xi.iter().zip(xj).map(|(a, b)| (a - b).powi(2)).sum();
             let beta = self.opts.b0 * (-self.opts.gamma * r2).exp();
+            let rng = search.rng();
             let moved: Vec<f64> = xi
                 .iter()
                 .zip(xj)
                 .map(|(a, b)| {
-                    let u = self.rng.random::<f64>() - 0.5;
+                    let u = rng.random::<f64>() - 0.5;
                     a + beta * (b - a) + self.opts.alpha * u
                 })
                 .collect();
             self.flies[i].x = moved;
             self.landing.clamp(&mut self.flies[i].x);
-            match self.land(i, out) {
-                Step::Asked => return true,
-                Step::Waiting => return false,
-                Step::Free => {}
+            if self.land(i, search) != Landed::Free {
+                return;
             }
-        }
-        false
-    }
-
-    /// Ends an iteration: sorts by brightness, counts stalls and restarts if due.
-    fn end_iteration(&mut self, out: &mut Vec<usize>) {
-        self.iteration += 1;
-        let fresh = std::mem::take(&mut self.fresh);
-        self.stalled = if fresh { 0 } else { self.stalled + 1 };
-        self.barren = if fresh { 0 } else { self.barren + 1 };
-        self.flies.sort_by(|a, b| a.cost.total_cmp(&b.cost));
-        if self.stalled >= self.opts.stall || self.iteration >= self.opts.maxiter {
-            self.iteration = 0;
-            self.stalled = 0;
-            // Every fly but the brightest (first after sorting) restarts.
-            for i in 1..self.flies.len() {
-                if let Some(x) = self
-                    .landing
-                    .random_point(&self.space, &self.memo, &mut self.rng)
-                {
-                    self.flies[i].x = x;
-                    self.flies[i].eval = Eval::Fresh;
-                    self.flies[i].cost = f64::INFINITY;
-                }
-            }
-        }
-        if self.barren > 1000 {
-            // Pathological (e.g. no valid configuration is reachable without repair).
-            self.barren = 0;
-            if let Some(p) = self.memo.random_unasked(&mut self.rng) {
-                self.memo.mark_asked(p);
-                out.push(p);
-            }
-        }
-        for f in &mut self.flies {
-            f.next = 0;
-        }
-    }
-}
-
-impl Strategy for Firefly {
-    fn ask(&mut self, n: usize) -> Vec<usize> {
-        let mut out = Vec::with_capacity(n);
-        while out.len() < n && !self.memo.exhausted() {
-            let done = (0..self.flies.len())
-                .all(|i| self.resolve(i) && self.flies[i].next >= self.flies.len())
-                && self.flies.iter().all(|f| f.eval != Eval::Fresh);
-            if done {
-                self.end_iteration(&mut out);
-                continue;
-            }
-            // Each fly in order advances until it asks or waits; stop when the batch is full or
-            // every unfinished fly is waiting.
-            let mut moved = false;
-            for i in 0..self.flies.len() {
-                if out.len() >= n {
-                    break;
-                }
-                let pending =
-                    matches!(self.flies[i].eval, Eval::Pending(p) if self.memo.cost(p).is_none());
-                let finished =
-                    self.flies[i].next >= self.flies.len() && self.flies[i].eval != Eval::Fresh;
-                if pending || finished {
-                    continue;
-                }
-                self.advance(i, &mut out);
-                moved = true;
-            }
-            if !moved {
-                break;
-            }
-        }
-        // Waiting for results: never return an empty batch while unasked positions remain.
-        if out.is_empty()
-            && let Some(p) = self.memo.random_unasked(&mut self.rng)
-        {
-            self.memo.mark_asked(p);
-            out.push(p);
-        }
-        out
-    }
-
-    fn tell(&mut self, trials: &[Trial]) {
-        trials.iter().for_each(|t| self.memo.record(t));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::SpaceBuilder;
-    use crate::strategy::{Outcome, StrategySpec, drive};
-
-    fn space() -> Arc<Space> {
-        Arc::new(
-            SpaceBuilder::new()
-                .param("a", 0..12)
-                .param("b", 0..12)
-                .param("c", 0..4)
-                .constraint("a + b <= 14 and (a + c) % 3 != 1")
-                .build()
-                .unwrap(),
-        )
-    }
-
-    #[test]
-    fn options_parse_and_validate() {
-        let spec: StrategySpec = "firefly:popsize=8:B0=0.5:gamma=2:alpha=0.1"
-            .parse()
-            .unwrap();
-        let o = spec.apply(FireflyOptions::default()).unwrap();
-        assert_eq!((o.popsize, o.b0, o.gamma, o.alpha), (8, 0.5, 2.0, 0.1));
-        for bad in [
-            "popsize=1",
-            "B0=1.5",
-            "gamma=-1",
-            "alpha=inf",
-            "stall=0",
-            "maxiter=x",
-        ] {
-            let spec: StrategySpec = format!("firefly:{bad}").parse().unwrap();
-            let e = spec
-                .apply(FireflyOptions::default())
-                .unwrap_err()
-                .to_string();
-            assert!(e.contains(bad), "{e}");
-        }
-    }
-
-    #[test]
-    fn finds_the_optimum_and_is_deterministic() {
-        let s = space();
-        let f = |p: usize| {
-            let i = s.indices(p);
-            Outcome::Value(f64::from(
-                (i[0] as i32 - 5).pow(2) + (i[1] as i32 - 8).pow(2) + i[2] as i32,
-            ))
-        };
-        let opt = (0..s.len())
-            .map(|p| f(p).cost())
-            .fold(f64::INFINITY, f64::min);
-        for aware in [true, false] {
-            let opts = FireflyOptions {
-                constraint_aware: aware,
-                ..FireflyOptions::default()
-            };
-            let run = |seed| {
-                let mut fa = Firefly::new(Arc::clone(&s), opts.clone(), seed);
-                drive(&mut fa, 100, 3, f).trials
-            };
-            let a = run(5);
-            assert_eq!(a, run(5));
-            let best = a
-                .iter()
-                .map(|t| t.outcome.cost())
-                .fold(f64::INFINITY, f64::min);
-            assert_eq!(best, opt, "constraint_aware={aware}");
         }
     }
 }

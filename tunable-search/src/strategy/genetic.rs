@@ -9,15 +9,13 @@
 //! random and gives invalid children a static penalty instead of repairing them.
 //!
 //! Unlike Kernel Tuner's GA, which stops once its population has converged, this one keeps
-//! spending the budget: the best `elitism` members survive each generation, and a generation that
-//! brings nothing new for `stall` generations in a row, or every `maxiter` generations, is
-//! diversified by replacing all but the elite with fresh random valid configurations.
+//! spending the budget: the best `elitism` members survive each generation, and after `stall`
+//! generations in a row that bring nothing new, or every `maxiter` generations, the population is
+//! diversified by replacing all but the elite with fresh random valid configurations (the
+//! [driver](super::Iterative) counts the generations, one iteration each).
 //!
 //! ## Options
-//! `popsize` (14), `mutation_chance` (5: a child mutates with probability 1/5), `method`
-//! (`single_point`, `two_point` or `uniform`), `elitism` (1), `maxiter` (150), `stall` (3),
-//! `pressure` (16: parents are ranks drawn from `Beta(1, pressure)`), `constraint_aware` (true).
-//!
+//! The options, their keys and defaults are listed on [`GeneticOptions`].
 //! `mutation_chance`, `method` and `maxiter` start from paper 001, Table IV. `popsize` and
 //! `pressure` were chosen by leave-one-kernel-out cross-validation on the ten shared caches
 //! (budget 220, 35 runs, seed 1): over a grid of pressure {2.5, 4, 6, 10, 16, 32, 64} x popsize
@@ -28,16 +26,17 @@
 //! is no better than random search on these spaces; Kernel Tuner's 2.5 scores 0.22.
 //!
 //! ## References
-//! - F.-J. Willemsen, R. Schoonhoven, J. Filipovič, J. Tørring, R. van Nieuwpoort, B. van Werkhoven,
-//!   "A Methodology for Comparing Optimization Algorithms for Auto-Tuning" and the constraint-aware
-//!   optimization algorithms of Kernel Tuner (paper 001 of this project).
+//! - F.-J. Willemsen, R. Schoonhoven, J. Filipovič, J. Tørring, R. van Nieuwpoort, B. van
+//!   Werkhoven, "A Methodology for Comparing Optimization Algorithms for Auto-Tuning" and the
+//!   constraint-aware optimization algorithms of Kernel Tuner (paper 001 of this project).
 
-use super::options::{Configure, parse_bool, parse_checked};
-use super::{Memo, Repair, Strategy, Trial};
-use crate::Space;
+use super::config::Config;
+use super::options::{at_least, boolean, checked, choice, declare_options};
+use super::starts::fresh;
+use super::{Algorithm, Iterative, Repair, Search, Stall, Step};
+use crate::space::Neighbourhood;
+use rand::RngExt;
 use rand::seq::SliceRandom;
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
 
 /// Crossover methods.
@@ -51,174 +50,103 @@ pub enum Crossover {
     Uniform,
 }
 
-/// Options of [`Genetic`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct GeneticOptions {
-    /// Population size (default 14).
-    pub popsize: usize,
-    /// A child mutates with probability `1 / mutation_chance` (default 5).
-    pub mutation_chance: u32,
-    /// Crossover method (default single point).
-    pub method: Crossover,
-    /// Best members carried into the next generation unchanged (default 1).
-    pub elitism: usize,
-    /// Generations between forced diversifications (default 150).
-    pub maxiter: usize,
-    /// Generations without a new configuration before diversifying (default 3).
-    pub stall: usize,
-    /// Selection pressure: parents are ranks drawn from `Beta(1, pressure)` (default 16).
-    pub pressure: f64,
-    /// Repair and valid-only operators (default true).
-    pub constraint_aware: bool,
-}
-
-impl Default for GeneticOptions {
-    fn default() -> Self {
-        GeneticOptions {
-            popsize: 14,
-            mutation_chance: 5,
-            method: Crossover::SinglePoint,
-            elitism: 1,
-            maxiter: 150,
-            stall: 3,
-            pressure: 16.0,
-            constraint_aware: true,
-        }
+declare_options! {
+    /// Options of [`Genetic`]; see the [module docs](self).
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct GeneticOptions {
+        /// Population size.
+        popsize: usize = 14, "popsize" => at_least(2);
+        /// A child mutates with probability `1 / mutation_chance`.
+        mutation_chance: u32 = 5, "mutation_chance" => at_least(1);
+        /// Crossover method: `single_point`, `two_point` or `uniform`.
+        method: Crossover = Crossover::SinglePoint, "method" => choice(&[
+            ("single_point", Crossover::SinglePoint),
+            ("two_point", Crossover::TwoPoint),
+            ("uniform", Crossover::Uniform),
+        ]);
+        /// Best members carried into the next generation unchanged.
+        elitism: usize = 1, "elitism" => at_least(0);
+        /// Generations between forced diversifications.
+        maxiter: usize = 150, "maxiter" => at_least(1);
+        /// Generations in a row without a new configuration before diversifying.
+        stall: usize = 3, "stall" => at_least(1);
+        /// Selection pressure: parents are ranks drawn from `Beta(1, pressure)`, at least 1.
+        pressure: f64 = 16.0,
+            "pressure" => checked("a number >= 1", |p: &f64| *p >= 1.0 && p.is_finite());
+        /// Repair and valid-only operators; `false` is the penalty form.
+        constraint_aware: bool = true, "constraint_aware" => boolean();
     }
 }
 
-impl Configure for GeneticOptions {
-    const KEYS: &'static [&'static str] = &[
-        "popsize",
-        "mutation_chance",
-        "method",
-        "elitism",
-        "maxiter",
-        "stall",
-        "constraint_aware",
-    ];
+/// The genetic algorithm; see the [module docs](self).
+pub type Genetic = Iterative<GeneticAlgorithm>;
 
-    fn set(&mut self, key: &str, v: &str) -> Result<(), Option<String>> {
-        match key {
-            "popsize" => self.popsize = parse_checked(v, "an integer >= 2", |&n| n >= 2)?,
-            "mutation_chance" => {
-                self.mutation_chance = parse_checked(v, "an integer >= 1", |&n| n >= 1)?
-            }
-            "method" => {
-                self.method = match v {
-                    "single_point" => Crossover::SinglePoint,
-                    "two_point" => Crossover::TwoPoint,
-                    "uniform" => Crossover::Uniform,
-                    _ => return Err(Some("expected single_point, two_point or uniform".into())),
-                }
-            }
-            "elitism" => {
-                self.elitism = parse_checked(v, "a non-negative integer", |_: &usize| true)?
-            }
-            "maxiter" => self.maxiter = parse_checked(v, "an integer >= 1", |&n| n >= 1)?,
-            "stall" => self.stall = parse_checked(v, "an integer >= 1", |&n| n >= 1)?,
-            "pressure" => {
-                self.pressure =
-                    parse_checked(v, "a number >= 1", |&p: &f64| p >= 1.0 && p.is_finite())?
-            }
-            "constraint_aware" => self.constraint_aware = parse_bool(v)?,
-            _ => return Err(None),
-        }
-        Ok(())
-    }
-}
-
-/// A population member: its genes and its position (`None`: invalid, penalized).
-#[derive(Clone, Debug)]
-struct Member {
-    genes: Vec<u16>,
-    pos: Option<usize>,
-}
-
-/// The genetic algorithm.
+/// The genetic algorithm's population, driven by [`Iterative`] as [`Genetic`].
 #[derive(Debug)]
-pub struct Genetic {
-    space: Arc<Space>,
+pub struct GeneticAlgorithm {
     opts: GeneticOptions,
-    memo: Memo,
-    rng: ChaCha8Rng,
-    pop: Vec<Member>,
-    generation: usize,
-    stalled: usize,
+    pop: Vec<Config>,
+    /// Whether the current generation's end was reported to the driver.
+    ended: bool,
 }
 
-impl Genetic {
-    /// A GA over `space`.
-    pub fn new(space: Arc<Space>, opts: GeneticOptions, seed: u64) -> Self {
-        let mut g = Genetic {
-            memo: Memo::new(space.len()),
-            rng: ChaCha8Rng::seed_from_u64(seed),
-            pop: Vec::new(),
-            generation: 0,
-            stalled: 0,
-            space,
+impl Algorithm for GeneticAlgorithm {
+    type Options = GeneticOptions;
+
+    fn new(opts: GeneticOptions, search: &mut Search) -> Self {
+        let pop = fresh(search, opts.popsize, &[], opts.constraint_aware);
+        GeneticAlgorithm {
             opts,
-        };
-        g.pop = g.fresh_members(g.opts.popsize, &[]);
-        g
+            pop,
+            ended: false,
+        }
     }
 
-    fn member(&self, genes: Vec<u16>) -> Member {
-        let pos = self.space.position(&genes);
-        Member { genes, pos }
-    }
-
-    /// `k` new members: valid unasked configurations (or random Cartesian ones when not
-    /// constraint-aware), distinct from `keep`.
-    fn fresh_members(&mut self, k: usize, keep: &[Member]) -> Vec<Member> {
-        let mut out: Vec<Member> = Vec::with_capacity(k);
-        let mut tries = 0;
-        while out.len() < k && tries < 20 * k.max(1) {
-            tries += 1;
-            let m = if self.opts.constraint_aware {
-                let Some(p) = self.memo.random_unasked(&mut self.rng) else {
-                    break;
-                };
-                self.member(self.space.indices(p))
-            } else {
-                let genes = self
-                    .space
-                    .params()
-                    .iter()
-                    .map(|p| self.rng.random_range(0..p.values().len()) as u16)
-                    .collect();
-                self.member(genes)
-            };
-            let dup = |x: &Member| x.genes == m.genes;
-            if !out.iter().any(dup) && !keep.iter().any(dup) {
-                out.push(m);
+    fn step(&mut self, search: &mut Search) -> Step {
+        for m in &self.pop {
+            if let Some(p) = m.position {
+                search.ask(p);
             }
         }
-        out
-    }
-
-    fn cost(&self, m: &Member) -> Option<f64> {
-        match m.pos {
-            None => Some(f64::MAX), // static penalty for an invalid configuration
-            Some(p) => self.memo.cost(p),
+        if search.room() == 0 {
+            return Step::Continue;
         }
+        if self.pop.iter().any(|m| m.cost(search.memo()).is_none()) {
+            return Step::Wait;
+        }
+        if !std::mem::replace(&mut self.ended, true) {
+            return Step::Iteration;
+        }
+        self.next_generation(search, false);
+        Step::Continue
     }
 
-    fn crossover(&mut self, a: &[u16], b: &[u16]) -> [Vec<u16>; 2] {
+    fn stall(&self) -> Stall {
+        Stall::new(self.opts.stall, self.opts.maxiter)
+    }
+
+    fn diversify(&mut self, search: &mut Search) {
+        self.next_generation(search, true);
+    }
+}
+
+impl GeneticAlgorithm {
+    fn crossover(&self, search: &mut Search, a: &[u16], b: &[u16]) -> [Vec<u16>; 2] {
         let d = a.len();
+        let rng = search.rng();
         let mask: Vec<bool> = match self.opts.method {
             Crossover::SinglePoint => {
-                let cut = self.rng.random_range(0..=d);
+                let cut = rng.random_range(0..=d);
                 (0..d).map(|i| i < cut).collect()
             }
             Crossover::TwoPoint => {
-                let (mut x, mut y) = (self.rng.random_range(0..=d), self.rng.random_range(0..=d));
+                let (mut x, mut y) = (rng.random_range(0..=d), rng.random_range(0..=d));
                 if x > y {
                     std::mem::swap(&mut x, &mut y);
                 }
                 (0..d).map(|i| i < x || i >= y).collect()
             }
-            Crossover::Uniform => (0..d).map(|_| self.rng.random_bool(0.5)).collect(),
+            Crossover::Uniform => (0..d).map(|_| rng.random_bool(0.5)).collect(),
         };
         let pick = |first: &[u16], second: &[u16]| -> Vec<u16> {
             mask.iter()
@@ -230,128 +158,76 @@ impl Genetic {
     }
 
     /// Repairs (constraint-aware) and possibly mutates a child.
-    fn finish_child(&mut self, genes: Vec<u16>) -> Member {
-        let space = Arc::clone(&self.space);
-        let mutate = self.rng.random_range(0..self.opts.mutation_chance) == 0;
+    fn finish_child(&self, search: &mut Search, genes: Vec<u16>) -> Config {
+        let space = Arc::clone(search.space());
+        let rng = search.rng();
+        let mutate = rng.random_range(0..self.opts.mutation_chance) == 0;
         if !self.opts.constraint_aware {
             let mut genes = genes;
             if mutate {
-                let g = self.rng.random_range(0..genes.len());
-                genes[g] = self.rng.random_range(0..space.params()[g].values().len()) as u16;
+                let g = rng.random_range(0..genes.len());
+                genes[g] = rng.random_range(0..space.params()[g].values().len()) as u16;
             }
-            return self.member(genes);
+            return Config::new(&space, genes);
         }
-        let Some(mut pos) = Repair::Random.apply(&space, &genes, &mut self.rng) else {
-            return self.member(genes);
+        let Some(mut pos) = Repair::Random.apply(&space, &genes, rng) else {
+            return Config::new(&space, genes);
         };
         if mutate {
-            let n = space.neighbours(&space.indices(pos), crate::space::Neighbourhood::Hamming);
+            let n = space.neighbours(&space.indices(pos), Neighbourhood::Hamming);
             if !n.is_empty() {
-                pos = n[self.rng.random_range(0..n.len())];
+                pos = n[rng.random_range(0..n.len())];
             }
         }
-        self.member(space.indices(pos))
+        Config::at(&space, pos)
     }
 
     /// Parent choice by rank: `floor(n * x)` with `x ~ Beta(1, pressure)`, drawn by inverting
     /// its distribution function `1 - (1 - x)^pressure`. Pressure 1 is uniform; Kernel Tuner
     /// uses 2.5; the default 16 makes most children descend from the best few members.
-    fn select(&mut self, n: usize) -> usize {
-        let u: f64 = self.rng.random();
+    fn select(&self, search: &mut Search, n: usize) -> usize {
+        let u: f64 = search.rng().random();
         let x = 1.0 - (1.0 - u).powf(1.0 / self.opts.pressure);
         ((x * n as f64) as usize).min(n - 1)
     }
 
-    fn next_generation(&mut self) {
-        self.generation += 1;
+    /// Breeds the next generation from the evaluated one: the elite, then (when diversifying)
+    /// fresh random configurations, then children of rank-selected parents.
+    fn next_generation(&mut self, search: &mut Search, diversify: bool) {
+        self.ended = false;
         let mut ranked = std::mem::take(&mut self.pop);
+        let memo = search.memo();
         ranked.sort_by(|a, b| {
-            self.cost(a)
-                .unwrap_or(f64::MAX)
-                .total_cmp(&self.cost(b).unwrap_or(f64::MAX))
+            let cost = |m: &Config| m.cost(memo).unwrap_or(super::PENALTY);
+            cost(a).total_cmp(&cost(b))
         });
-        let elite: Vec<Member> = ranked.iter().take(self.opts.elitism).cloned().collect();
-        let diversify =
-            self.stalled >= self.opts.stall || self.generation.is_multiple_of(self.opts.maxiter);
-        let mut next = elite.clone();
+        let mut next: Vec<Config> = ranked.iter().take(self.opts.elitism).cloned().collect();
+        let aware = self.opts.constraint_aware;
         if diversify {
-            self.stalled = 0;
             let want = self.opts.popsize.saturating_sub(next.len());
-            let fresh = self.fresh_members(want, &next);
+            let fresh = fresh(search, want, &next, aware);
             next.extend(fresh);
         }
         let mut tries = 0;
         while next.len() < self.opts.popsize && tries < 10 * self.opts.popsize && ranked.len() >= 2
         {
             tries += 1;
-            let (i, j) = (self.select(ranked.len()), self.select(ranked.len()));
-            let children = self.crossover(&ranked[i].genes, &ranked[j].genes);
-            for c in children {
-                let child = self.finish_child(c);
-                if next.len() < self.opts.popsize && !next.iter().any(|m| m.genes == child.genes) {
+            let (i, j) = (
+                self.select(search, ranked.len()),
+                self.select(search, ranked.len()),
+            );
+            for c in self.crossover(search, &ranked[i].indices, &ranked[j].indices) {
+                let child = self.finish_child(search, c);
+                if next.len() < self.opts.popsize && !next.contains(&child) {
                     next.push(child);
                 }
             }
         }
         if next.len() < 2 {
-            let fresh = self.fresh_members(self.opts.popsize - next.len(), &next);
+            let fresh = fresh(search, self.opts.popsize - next.len(), &next, aware);
             next.extend(fresh);
         }
-        next.shuffle(&mut self.rng);
+        next.shuffle(search.rng());
         self.pop = next;
-    }
-}
-
-impl Strategy for Genetic {
-    fn ask(&mut self, n: usize) -> Vec<usize> {
-        let mut out = Vec::with_capacity(n);
-        let mut fruitless = 0;
-        while out.len() < n && !self.memo.exhausted() {
-            let before = out.len();
-            for m in &self.pop {
-                if out.len() < n && m.pos.is_some_and(|p| self.memo.mark_asked(p)) {
-                    out.push(m.pos.expect("checked"));
-                }
-            }
-            if out.len() == n {
-                break;
-            }
-            let all_known = self.pop.iter().all(|m| self.cost(m).is_some());
-            if !all_known {
-                // Waiting for results of this generation: never return an empty batch, fill it
-                // with random samples instead.
-                while out.is_empty() {
-                    let Some(p) = self.memo.random_unasked(&mut self.rng) else {
-                        break;
-                    };
-                    self.memo.mark_asked(p);
-                    out.push(p);
-                }
-                break;
-            }
-            if out.len() == before {
-                self.stalled += 1;
-                fruitless += 1;
-                if fruitless > 1000 {
-                    // Pathological: nothing new after many generations; fall back to random.
-                    if let Some(p) = self.memo.random_unasked(&mut self.rng) {
-                        self.memo.mark_asked(p);
-                        out.push(p);
-                    }
-                    fruitless = 0;
-                }
-            } else {
-                self.stalled = 0;
-            }
-            if !out.is_empty() {
-                break;
-            }
-            self.next_generation();
-        }
-        out
-    }
-
-    fn tell(&mut self, trials: &[Trial]) {
-        trials.iter().for_each(|t| self.memo.record(t));
     }
 }

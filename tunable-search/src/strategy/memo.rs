@@ -2,9 +2,10 @@
 //!
 //! What a strategy knows about every position: never asked, asked and pending, or evaluated
 //! with its outcome. Looking a known configuration up is free; only unasked positions may be
-//! asked for.
+//! asked for. [`Memo::rank`] is the one place that turns what is known into the cost strategies
+//! rank configurations by (see [`PENALTY`]).
 
-use super::{Outcome, Trial};
+use super::{Outcome, PENALTY, Trial};
 use rand::{Rng, RngExt};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -55,9 +56,20 @@ impl Memo {
         }
     }
 
-    /// The cost of `pos` if known (failures are `+inf`).
+    /// The cost of `pos` if known ([`Outcome::cost`]: a failure costs [`PENALTY`]).
     pub fn cost(&self, pos: usize) -> Option<f64> {
         self.get(pos).map(Outcome::cost)
+    }
+
+    /// The cost a strategy ranks a configuration by: its told cost for a position, [`PENALTY`]
+    /// for a configuration outside the space (`None`: it violates the constraints and is never
+    /// evaluated), `None` while its result is unknown. A failed and an invalid configuration
+    /// therefore rank alike, below every valid result.
+    pub fn rank(&self, position: Option<usize>) -> Option<f64> {
+        match position {
+            None => Some(PENALTY),
+            Some(p) => self.cost(p),
+        }
     }
 
     /// Marks `pos` as asked. Returns false (and changes nothing) if it already was.
@@ -76,9 +88,10 @@ impl Memo {
             self.asked += 1;
         }
         self.cells[t.position] = Cell::Done(t.outcome);
-        let c = t.outcome.cost();
-        if c.is_finite() && self.best.is_none_or(|(_, b)| c < b) {
-            self.best = Some((t.position, c));
+        if let Some(v) = t.outcome.value().filter(|v| v.is_finite())
+            && self.best.is_none_or(|(_, b)| v < b)
+        {
+            self.best = Some((t.position, v));
         }
     }
 
@@ -140,14 +153,26 @@ mod tests {
         });
         assert_eq!(m.asked_count(), 2);
         assert_eq!(m.best(), Some((3, 2.0)));
-        assert_eq!(m.cost(1), Some(f64::INFINITY));
+        assert_eq!(m.cost(1), Some(PENALTY));
+        assert_eq!(
+            m.rank(None),
+            m.rank(Some(1)),
+            "failed and invalid rank alike"
+        );
+        assert!(m.mark_asked(0));
+        assert_eq!(m.rank(Some(0)), None, "pending");
+        m.record(&Trial {
+            position: 0,
+            outcome: Outcome::Value(3.0),
+        });
+        assert_eq!(m.rank(Some(0)), Some(3.0));
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
         let mut seen = std::collections::BTreeSet::new();
         while let Some(p) = m.random_unasked(&mut rng) {
             assert!(m.mark_asked(p));
             seen.insert(p);
         }
-        assert_eq!(seen.into_iter().collect::<Vec<_>>(), vec![0, 2, 4]);
+        assert_eq!(seen.into_iter().collect::<Vec<_>>(), vec![2, 4]);
         assert!(m.exhausted());
     }
 }

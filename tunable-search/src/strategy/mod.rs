@@ -11,7 +11,10 @@
 //!   free: strategies look it up in their [`Memo`] instead of asking for it.
 //! - `tell` accepts results in any grouping and order, only for asked positions.
 //! - A failed configuration (compile error, launch failure, wrong result: a hidden constraint) is
-//!   [`Outcome::Failed`], data like any other; strategies rank it below every valid result.
+//!   [`Outcome::Failed`], data like any other. Strategies rank it at [`PENALTY`], below every
+//!   valid result and alike with a configuration that violates the constraints (which the
+//!   non-constraint-aware forms hold but never evaluate); [`Memo::rank`] is where that rule
+//!   lives.
 //!
 //! [`drive`] (and its builder [`Driver`], with batch [`Evaluator`]s, [`Observer`]s and stop
 //! conditions) runs a strategy against an objective under a budget; `cargo tunable bench` and
@@ -19,39 +22,117 @@
 //!
 //! Strategies are named on the command line as `name[:key=value]...`; see [`StrategySpec`] and
 //! [`build`].
+//!
+//! ## How the strategies are built
+//! The iterative strategies (random search, the genetic algorithm, differential evolution, PSO,
+//! the firefly algorithm, simulated annealing, multi-start and iterated local search) split as
+//! argmin does: an [`Algorithm`] (the solver: a population, a swarm, a chain, a climber) takes
+//! steps over a [`Search`] (the state: space, memo, random source, the batch being asked), and
+//! [`Iterative`] (the executor) drives it as a [`Strategy`]. The driver fills batches while the
+//! algorithm waits for results, detects stalls, asks the algorithm to diversify and falls back to
+//! random configurations; see the [`iterative`] module. What several algorithms share
+//! lives once beside them: the configuration type (`config.rs`), the one-parameter moves
+//! (`moves.rs`), random and sampled starts (`starts.rs`), landing in the continuous space
+//! (`landing.rs`, [`Continuous`]) and repair ([`Repair`]). A strategy file holds its algorithm
+//! and its options, declared once (`options.rs`: field, default, doc, key and parser in one
+//! entry). [`Bayes`](crate::bayes::Bayes), [`Ensemble`] and [`Exhaustive`] implement
+//! [`Strategy`] directly.
+//!
+//! ## Adding a strategy
+//! Write its algorithm: the state it keeps between steps and one [`Algorithm::step`], asking
+//! through [`Search::ask`]; return [`Step::Wait`] when it needs results, and [`Step::Iteration`]
+//! where an iteration ends if it wants the driver to diversify it on a stall
+//! ([`Algorithm::stall`], [`Algorithm::diversify`]). [`Iterative`] then makes it a [`Strategy`];
+//! add its name to [`build`] and [`STRATEGY_NAMES`] (the contract tests in
+//! `tests/strategy_contract.rs` then cover it). A greedy search that always asks the unasked
+//! neighbours of the best configuration so far:
+//!
+//! ```
+//! use std::sync::Arc;
+//! use tunable_search::SpaceBuilder;
+//! use tunable_search::space::Neighbourhood;
+//! use tunable_search::strategy::{Algorithm, Iterative, Outcome, Search, Step, drive};
+//!
+//! struct Greedy;
+//!
+//! impl Algorithm for Greedy {
+//!     type Options = ();
+//!     fn new((): (), _search: &mut Search) -> Self {
+//!         Greedy
+//!     }
+//!     fn step(&mut self, search: &mut Search) -> Step {
+//!         // Until something is known, the driver fills the batch with random configurations.
+//!         let Some((best, _)) = search.memo().best() else {
+//!             return Step::Wait;
+//!         };
+//!         let space = Arc::clone(search.space());
+//!         for p in space.neighbours(&space.indices(best), Neighbourhood::Hamming) {
+//!             search.ask(p); // false when asked before or when the batch is full
+//!         }
+//!         Step::Wait // for the results; the rest of the batch is random
+//!     }
+//! }
+//!
+//! let space = Arc::new(SpaceBuilder::new().param("a", 0..20).param("b", 0..20).build().unwrap());
+//! let mut greedy = Iterative::<Greedy>::new(Arc::clone(&space), (), 1);
+//! let run = drive(&mut greedy, 100, 4, |p| {
+//!     let i = space.indices(p);
+//!     Outcome::Value(f64::from((i[0] as i32 - 7).pow(2) + (i[1] as i32 - 12).pow(2)))
+//! });
+//! assert_eq!(run.trials.len(), 100);
+//! assert!(run.trials.iter().any(|t| space.indices(t.position) == [7, 12]));
+//! ```
 
-mod annealing;
+pub mod annealing;
+mod config;
 mod continuous;
-mod diff_evo;
+pub mod diff_evo;
 mod drive;
-mod ensemble;
+pub mod ensemble;
 mod exhaustive;
-mod firefly;
-mod genetic;
-mod local_search;
+pub mod firefly;
+#[cfg(test)]
+mod fixtures;
+pub mod genetic;
+pub mod iterative;
+mod landing;
+pub mod local_search;
 mod memo;
+mod moves;
 pub(crate) mod options;
-mod pso;
-mod random;
+pub mod pso;
+pub mod random;
 mod repair;
+mod search;
+mod spec;
+mod starts;
 
-pub use annealing::{Annealing, AnnealingOptions};
+pub use annealing::{Annealing, AnnealingAlgorithm, AnnealingOptions, Restart};
 pub use continuous::Continuous;
-pub use diff_evo::{DiffEvo, DiffEvoOptions};
+pub use diff_evo::{DeCrossover, DiffEvo, DiffEvoAlgorithm, DiffEvoOptions, Mutation};
 pub use drive::{Driver, Evaluated, Evaluator, Observer, Progress, RunRecord, Stopped, drive};
 pub use ensemble::{Ensemble, EnsembleOptions};
 pub use exhaustive::Exhaustive;
-pub use firefly::{Firefly, FireflyOptions};
-pub use genetic::{Genetic, GeneticOptions};
-pub use local_search::{LocalSearch, LocalSearchOptions};
+pub use firefly::{Firefly, FireflyAlgorithm, FireflyOptions};
+pub use genetic::{Crossover, Genetic, GeneticAlgorithm, GeneticOptions};
+pub use iterative::{Algorithm, FALLBACK, Iterative, Stall, Step};
+pub use local_search::{Improvement, LocalSearch, LocalSearchAlgorithm, LocalSearchOptions};
 pub use memo::Memo;
-pub use options::{StrategyError, StrategySpec};
-pub use pso::{Pso, PsoOptions};
-pub use random::RandomSearch;
+pub use moves::Neighbour;
+pub use pso::{Pso, PsoAlgorithm, PsoOptions};
+pub use random::{RandomAlgorithm, RandomSearch};
 pub use repair::{Repair, repair_candidates};
+pub use search::Search;
+pub use spec::{StrategyError, StrategySpec};
 
 use crate::Space;
 use std::sync::Arc;
+
+/// What a strategy ranks a configuration by when it has no measured value: a failed
+/// configuration ([`Outcome::cost`]) and one that violates the constraints ([`Memo::rank`]) both
+/// cost this, so they rank alike, below every valid result (as in Kernel Tuner, whose cost
+/// function returns the largest float for both).
+pub const PENALTY: f64 = f64::MAX;
 
 /// The result of evaluating one configuration; lower values are better.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -63,11 +144,11 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// The value to minimize: failures rank below (are larger than) every valid value.
+    /// The value to minimize: a failure (or a value that is not finite) costs [`PENALTY`].
     pub fn cost(self) -> f64 {
         match self {
             Outcome::Value(v) if v.is_finite() => v,
-            _ => f64::INFINITY,
+            _ => PENALTY,
         }
     }
 
@@ -148,7 +229,7 @@ pub fn build(
         }
         "random" => {
             spec.expect_no_options()?;
-            Box::new(RandomSearch::new(space, seed))
+            Box::new(RandomSearch::new(space, (), seed))
         }
         "exhaustive" => {
             spec.expect_no_options()?;

@@ -1,131 +1,18 @@
-//! # Strategy specs and options
+//! # Strategy options, declared once
 //!
-//! On the command line a strategy is `name[:key=value]...`, e.g. `genetic`,
-//! `genetic:popsize=30:mutation=0.1`, `diff_evo:constraint_aware=false`. Each strategy's options
-//! struct validates its values; mistakes are [`StrategyError`]s that name the option. A value may
-//! hold whole specs in brackets, e.g. `ensemble:members=[annealing+genetic:popsize=20]`: colons
-//! inside brackets do not separate options.
+//! Every strategy's options struct is written with [`declare_options!`]: one entry per option
+//! gives its field, type, default, documentation, key (and aliases) and parser. The macro
+//! generates the struct with its field docs (each stating its default and key), `Default`, the
+//! list of options in the struct docs, and [`Configure`] (`KEYS` and `set`), so the key list, the
+//! parser, the defaults and the docs cannot disagree.
+//!
+//! A parser is any `Fn(&Options, &str) -> Result<T, String>`: it sees the options set so far (for
+//! checks across options, e.g. `t_start` above `t_min`) and says what it expected when the value
+//! is wrong. [`at_least`], [`checked`], [`non_negative`], [`probability`], [`boolean`] and
+//! [`choice`] cover the common cases.
 
+use std::fmt::Display;
 use std::str::FromStr;
-
-/// Why a strategy could not be built.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum StrategyError {
-    /// The name is not a known strategy.
-    #[error("unknown strategy '{name}' (known: {known})")]
-    UnknownStrategy {
-        /// The name given.
-        name: String,
-        /// The known names.
-        known: String,
-    },
-    /// The strategy has no such option.
-    #[error("strategy '{strategy}' has no option '{key}' (options: {known})")]
-    UnknownOption {
-        /// The strategy.
-        strategy: String,
-        /// The option given.
-        key: String,
-        /// Its options.
-        known: String,
-    },
-    /// An option's value is malformed or out of range.
-    #[error("strategy '{strategy}': option {key}={value}: {reason}")]
-    BadValue {
-        /// The strategy.
-        strategy: String,
-        /// The option.
-        key: String,
-        /// The value given.
-        value: String,
-        /// What is wrong with it.
-        reason: String,
-    },
-    /// The spec itself does not parse.
-    #[error("bad strategy spec '{spec}': {reason}")]
-    BadSpec {
-        /// The spec.
-        spec: String,
-        /// What is wrong.
-        reason: String,
-    },
-}
-
-/// A strategy name with options, as written on the command line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StrategySpec {
-    /// The strategy's name.
-    pub name: String,
-    /// `key=value` options in the order given.
-    pub options: Vec<(String, String)>,
-}
-
-impl FromStr for StrategySpec {
-    type Err = StrategyError;
-
-    fn from_str(s: &str) -> Result<Self, StrategyError> {
-        let bad = |reason: &str| StrategyError::BadSpec {
-            spec: s.to_owned(),
-            reason: reason.to_owned(),
-        };
-        if s.chars().filter(|&c| c == '[').count() != s.chars().filter(|&c| c == ']').count() {
-            return Err(bad("unbalanced brackets"));
-        }
-        let parts = split_top_level(s, ':');
-        let mut parts = parts.into_iter();
-        let name = parts.next().unwrap_or("").trim();
-        if name.is_empty() {
-            return Err(bad("missing strategy name"));
-        }
-        let mut options = Vec::new();
-        for part in parts {
-            let (k, v) = part
-                .split_once('=')
-                .ok_or_else(|| bad(&format!("option '{part}' is not key=value")))?;
-            let (k, v) = (k.trim(), v.trim());
-            if k.is_empty() || v.is_empty() {
-                return Err(bad(&format!("option '{part}' is not key=value")));
-            }
-            if options.iter().any(|(o, _): &(String, String)| o == k) {
-                return Err(bad(&format!("option '{k}' given twice")));
-            }
-            options.push((k.to_owned(), v.to_owned()));
-        }
-        Ok(StrategySpec {
-            name: name.to_owned(),
-            options,
-        })
-    }
-}
-
-impl std::fmt::Display for StrategySpec {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.name)?;
-        for (k, v) in &self.options {
-            write!(f, ":{k}={v}")?;
-        }
-        Ok(())
-    }
-}
-
-/// Splits `s` at every `sep` outside brackets.
-pub(crate) fn split_top_level(s: &str, sep: char) -> Vec<&str> {
-    let (mut out, mut depth, mut start) = (Vec::new(), 0usize, 0);
-    for (i, c) in s.char_indices() {
-        match c {
-            '[' => depth += 1,
-            ']' => depth = depth.saturating_sub(1),
-            c if c == sep && depth == 0 => {
-                out.push(&s[start..i]);
-                start = i + c.len_utf8();
-            }
-            _ => {}
-        }
-    }
-    out.push(&s[start..]);
-    out
-}
 
 /// Options a strategy accepts from a spec.
 pub trait Configure {
@@ -135,87 +22,248 @@ pub trait Configure {
     fn set(&mut self, key: &str, value: &str) -> Result<(), Option<String>>;
 }
 
-impl StrategySpec {
-    /// Applies the spec's options to `opts`.
-    pub fn apply<T: Configure>(&self, mut opts: T) -> Result<T, StrategyError> {
-        for (k, v) in &self.options {
-            opts.set(k, v).map_err(|e| match e {
-                None => StrategyError::UnknownOption {
-                    strategy: self.name.clone(),
-                    key: k.clone(),
-                    known: T::KEYS.join(", "),
-                },
-                Some(reason) => StrategyError::BadValue {
-                    strategy: self.name.clone(),
-                    key: k.clone(),
-                    value: v.clone(),
-                    reason,
-                },
-            })?;
-        }
-        Ok(opts)
-    }
-
-    pub(crate) fn expect_no_options(&self) -> Result<(), StrategyError> {
-        match self.options.first() {
-            None => Ok(()),
-            Some((k, _)) => Err(StrategyError::UnknownOption {
-                strategy: self.name.clone(),
-                key: k.clone(),
-                known: "none".into(),
-            }),
-        }
+/// An integer at least `min` ("expected an integer >= `min`").
+pub(crate) fn at_least<O, T>(min: T) -> impl Fn(&O, &str) -> Result<T, String>
+where
+    T: FromStr + PartialOrd + Display,
+{
+    move |_, v| match v.parse::<T>() {
+        Ok(n) if n >= min => Ok(n),
+        _ => Err(format!("expected an integer >= {min}")),
     }
 }
 
-/// Parses a value for an option, checking `ok` (e.g. a range); `what` says what is expected.
-pub(crate) fn parse_checked<T: FromStr>(
-    value: &str,
-    what: &str,
+/// A value that parses and passes `ok` ("expected `what`").
+pub(crate) fn checked<O, T: FromStr>(
+    what: &'static str,
     ok: impl Fn(&T) -> bool,
-) -> Result<T, Option<String>> {
-    match value.parse::<T>() {
-        Ok(v) if ok(&v) => Ok(v),
-        _ => Err(Some(format!("expected {what}"))),
+) -> impl Fn(&O, &str) -> Result<T, String> {
+    move |_, v| match v.parse::<T>() {
+        Ok(x) if ok(&x) => Ok(x),
+        _ => Err(format!("expected {what}")),
     }
 }
 
-/// Parses `true` / `false`.
-pub(crate) fn parse_bool(value: &str) -> Result<bool, Option<String>> {
-    match value {
+/// A finite number >= 0.
+pub(crate) fn non_negative<O>() -> impl Fn(&O, &str) -> Result<f64, String> {
+    checked("a finite number >= 0", |x: &f64| x.is_finite() && *x >= 0.0)
+}
+
+/// A probability, in `[0, 1]`.
+pub(crate) fn probability<O>() -> impl Fn(&O, &str) -> Result<f64, String> {
+    checked("a probability in [0, 1]", |p: &f64| (0.0..=1.0).contains(p))
+}
+
+/// `true` / `false` (also `1` / `0`, `yes` / `no`).
+pub(crate) fn boolean<O>() -> impl Fn(&O, &str) -> Result<bool, String> {
+    |_, v| match v {
         "true" | "1" | "yes" => Ok(true),
         "false" | "0" | "no" => Ok(false),
-        _ => Err(Some("expected true or false".to_owned())),
+        _ => Err("expected true or false".to_owned()),
     }
 }
+
+/// One of the named values ("expected a, b or c").
+pub(crate) fn choice<O, T: Copy>(
+    names: &'static [(&'static str, T)],
+) -> impl Fn(&O, &str) -> Result<T, String> {
+    move |_, v| {
+        if let Some(&(_, x)) = names.iter().find(|(n, _)| *n == v) {
+            return Ok(x);
+        }
+        let all: Vec<&str> = names.iter().map(|(n, _)| *n).collect();
+        Err(match all.split_last() {
+            Some((last, rest)) if !rest.is_empty() => {
+                format!("expected {} or {last}", rest.join(", "))
+            }
+            _ => format!("expected {}", all.join("")),
+        })
+    }
+}
+
+/// Declares a strategy's options struct; see the [module docs](self).
+///
+/// ```ignore
+/// declare_options! {
+///     /// Options of [`Example`].
+///     #[derive(Clone, Debug, PartialEq)]
+///     pub struct ExampleOptions {
+///         /// Population size.
+///         popsize: usize = 14, "popsize" => at_least(2);
+///         /// Differential weight.
+///         f: f64 = 1.3, "F" | "f" => checked("a number in [0, 2]", |x| (0.0..=2.0).contains(x));
+///         /// Set by `method` (no key of its own).
+///         crossover: Kind = Kind::Bin;
+///     }
+///     more keys {
+///         /// Sets `crossover` and another field at once.
+///         "method" => |o: &mut ExampleOptions, v: &str| -> Result<(), String> { ... };
+///     }
+/// }
+/// ```
+macro_rules! declare_options {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident {
+            $(
+                $(#[doc = $doc:literal])*
+                $field:ident : $ty:ty = $default:expr
+                $(, $key:literal $(| $alias:literal)* => $parse:expr)?
+                ;
+            )*
+        }
+        $(
+            more keys {
+                $(
+                    $(#[doc = $xdoc:literal])*
+                    $xkey:literal => $setter:expr;
+                )*
+            }
+        )?
+    ) => {
+        $(#[$meta])*
+        ///
+        /// # Options
+        ///
+        /// Each `key=value` of a spec sets one of them (`Default` gives the defaults):
+        $(
+            $(
+                #[doc = concat!(
+                    "- `", $key, "`", $(" (or `", $alias, "`)",)*
+                    ": [`", stringify!($field), "`](Self::", stringify!($field),
+                    "), default `", stringify!($default), "`"
+                )]
+            )?
+        )*
+        $(
+            $(
+                #[doc = concat!("- `", $xkey, "`:", $($xdoc),*)]
+            )*
+        )?
+        pub struct $name {
+            $(
+                $(#[doc = $doc])*
+                #[doc = ""]
+                #[doc = concat!(
+                    "Default: `", stringify!($default), "`"
+                    $(, "; option `", $key, "`")?, "."
+                )]
+                pub $field: $ty,
+            )*
+        }
+
+        impl Default for $name {
+            fn default() -> Self {
+                $name {
+                    $($field: $default,)*
+                }
+            }
+        }
+
+        impl $crate::strategy::options::Configure for $name {
+            const KEYS: &'static [&'static str] = &[$($($key,)?)* $($($xkey,)*)?];
+
+            fn set(&mut self, key: &str, value: &str) -> Result<(), Option<String>> {
+                match key {
+                    $(
+                        $(
+                            $key $(| $alias)* => {
+                                self.$field = ($parse)(&*self, value).map_err(Some)?;
+                            }
+                        )?
+                    )*
+                    $(
+                        $(
+                            $xkey => ($setter)(self, value).map_err(Some)?,
+                        )*
+                    )?
+                    _ => return Err(None),
+                }
+                Ok(())
+            }
+        }
+    };
+}
+pub(crate) use declare_options;
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub enum Kind {
+        A,
+        B,
+    }
+
+    declare_options! {
+        /// Options of a test.
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct TestOptions {
+            /// A size.
+            size: usize = 3, "size" | "n" => at_least(2);
+            /// A kind.
+            kind: Kind = Kind::A, "kind" => choice(&[("a", Kind::A), ("b", Kind::B)]);
+            /// A rate below `cap`.
+            rate: f64 = 0.5, "rate" => |o: &TestOptions, v: &str| {
+                let r = checked("a number", |x: &f64| x.is_finite())(o, v)?;
+                if r < o.cap { Ok(r) } else { Err(format!("must be below cap = {}", o.cap)) }
+            };
+            /// A cap, set with `rate_and_cap` only.
+            cap: f64 = 1.0;
+            /// A switch.
+            on: bool = true, "on" => boolean();
+        }
+        more keys {
+            /// Sets the rate and the cap.
+            "rate_and_cap" => |o: &mut TestOptions, v: &str| -> Result<(), String> {
+                let x = checked("a positive number", |x: &f64| *x > 0.0)(&*o, v)?;
+                (o.rate, o.cap) = (x / 2.0, x);
+                Ok(())
+            };
+        }
+    }
+
     #[test]
-    fn specs_parse_and_print() {
-        let s: StrategySpec = "genetic:popsize=30:constraint_aware=false".parse().unwrap();
-        assert_eq!(s.name, "genetic");
-        assert_eq!(s.options.len(), 2);
-        assert_eq!(s.to_string(), "genetic:popsize=30:constraint_aware=false");
-        assert!("".parse::<StrategySpec>().is_err());
-        assert!("genetic:popsize".parse::<StrategySpec>().is_err());
-        assert!("genetic:a=1:a=2".parse::<StrategySpec>().is_err());
-        let e: StrategySpec = "ensemble:members=[mls+genetic:popsize=8]:weights=2+1"
-            .parse()
-            .unwrap();
+    fn declared_options_parse_validate_and_list_their_keys() {
         assert_eq!(
-            e.options,
-            [
-                ("members".into(), "[mls+genetic:popsize=8]".into()),
-                ("weights".into(), "2+1".into())
-            ]
+            TestOptions::KEYS,
+            ["size", "kind", "rate", "on", "rate_and_cap"]
+        );
+        let mut o = TestOptions::default();
+        assert_eq!(
+            (o.size, o.kind, o.rate, o.cap, o.on),
+            (3, Kind::A, 0.5, 1.0, true)
+        );
+        for (k, v) in [
+            ("n", "5"),
+            ("kind", "b"),
+            ("on", "no"),
+            ("rate_and_cap", "4"),
+        ] {
+            o.set(k, v).unwrap();
+        }
+        assert_eq!(
+            (o.size, o.kind, o.rate, o.cap, o.on),
+            (5, Kind::B, 2.0, 4.0, false)
         );
         assert_eq!(
-            e.to_string(),
-            "ensemble:members=[mls+genetic:popsize=8]:weights=2+1"
+            o.set("size", "1"),
+            Err(Some("expected an integer >= 2".into()))
         );
-        assert!("ensemble:members=[mls".parse::<StrategySpec>().is_err());
+        assert_eq!(o.set("kind", "c"), Err(Some("expected a or b".into())));
+        assert_eq!(
+            o.set("on", "maybe"),
+            Err(Some("expected true or false".into()))
+        );
+        assert_eq!(
+            o.set("rate", "5"),
+            Err(Some("must be below cap = 4".into()))
+        );
+        assert_eq!(
+            o.set("rate_and_cap", "-1"),
+            Err(Some("expected a positive number".into()))
+        );
+        assert_eq!(o.set("nope", "1"), Err(None));
     }
 }

@@ -1,45 +1,26 @@
 //! # Random search
 //!
 //! Uniform sampling of valid configurations without replacement: the baseline every other
-//! strategy is scored against.
+//! strategy is scored against. Its algorithm only ever waits, so the
+//! [driver](super::Iterative) fills every batch with random unasked configurations.
 
-use super::{Memo, Strategy, Trial};
-use crate::Space;
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
-use std::sync::Arc;
+use super::{Algorithm, Iterative, Search, Step};
 
 /// Uniform random sampling without replacement.
+pub type RandomSearch = Iterative<RandomAlgorithm>;
+
+/// Random search's algorithm: nothing to do but let the driver sample.
 #[derive(Debug)]
-pub struct RandomSearch {
-    memo: Memo,
-    rng: ChaCha8Rng,
-}
+pub struct RandomAlgorithm;
 
-impl RandomSearch {
-    /// A random search over `space`, seeded.
-    pub fn new(space: Arc<Space>, seed: u64) -> Self {
-        RandomSearch {
-            memo: Memo::new(space.len()),
-            rng: ChaCha8Rng::seed_from_u64(seed),
-        }
-    }
-}
+impl Algorithm for RandomAlgorithm {
+    type Options = ();
 
-impl Strategy for RandomSearch {
-    fn ask(&mut self, n: usize) -> Vec<usize> {
-        let mut out = Vec::with_capacity(n);
-        while out.len() < n {
-            let Some(p) = self.memo.random_unasked(&mut self.rng) else {
-                break;
-            };
-            self.memo.mark_asked(p);
-            out.push(p);
-        }
-        out
+    fn new((): (), _search: &mut Search) -> Self {
+        RandomAlgorithm
     }
 
-    fn tell(&mut self, trials: &[Trial]) {
-        trials.iter().for_each(|t| self.memo.record(t));
+    fn step(&mut self, _search: &mut Search) -> Step {
+        Step::Wait
     }
 }

@@ -10,14 +10,20 @@
 //! - `bench --cache FILE ... --strategy NAME[,NAME...] --out DIR`: run strategies on replayed
 //!   Kernel Tuner caches and score them (see [`bench`](mod@bench)).
 //! - `show [DIR] [--json]`: print the tuned configurations stored in DIR (default `tuned/`).
+//! - `study create|status|export|delete --db URL ...`, `coordinator --db URL STUDY`,
+//!   `worker --db URL [--devices ...]`: distributed tuning with PostgreSQL as the shared state
+//!   (see [`study`](mod@study), [`coordinator`](mod@coordinator), [`worker`](mod@worker)).
 
 mod bench;
+mod coordinator;
 mod family;
 mod gap;
 mod loko;
 mod plot;
 mod show;
 mod space;
+mod study;
+mod worker;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -40,6 +46,16 @@ enum Command {
     Bench(Box<bench::BenchArgs>),
     /// Print the tuned configurations of a crate.
     Show(show::ShowArgs),
+    /// Distributed tuning: create, watch, export and delete studies in PostgreSQL.
+    #[command(subcommand)]
+    Study(study::StudyCommand),
+    /// Distributed tuning: run the one coordinator of a study.
+    Coordinator(coordinator::CoordinatorArgs),
+    /// Distributed tuning: evaluate studies' jobs on this machine's devices.
+    Worker(worker::WorkerArgs),
+    /// Performs one evaluation task read from standard input (started by workers).
+    #[command(name = "__evaluate", hide = true)]
+    Evaluate,
 }
 
 fn main() -> ExitCode {
@@ -48,6 +64,10 @@ fn main() -> ExitCode {
         Command::Space(c) => space::run(c),
         Command::Bench(a) => bench::run(*a),
         Command::Show(a) => show::run(a),
+        Command::Study(c) => study::run(c),
+        Command::Coordinator(a) => coordinator::run(a),
+        Command::Worker(a) => worker::run(a),
+        Command::Evaluate => std::process::exit(worker::evaluate()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -386,16 +386,18 @@ pub fn status(db: &mut Db, study: &Study) -> Result<StudyStatus, DistError> {
     })
 }
 
-/// Marks a study done.
+/// Marks a study done, waking the workers waiting for jobs (so they can stop).
 pub(crate) fn finish(db: &mut Db, study: &Study) -> Result<(), DistError> {
     db.retry("finishing the study", |c| {
-        c.execute(
+        let mut tx = c.transaction()?;
+        tx.execute(
             "UPDATE tunable.studies SET state = 'done', finished_at = COALESCE(finished_at, now())
              WHERE id = $1",
             &[&study.id],
-        )
+        )?;
+        tx.execute("SELECT pg_notify($1, '')", &[&crate::queue::JOBS_CHANNEL])?;
+        tx.commit()
     })
-    .map(drop)
 }
 
 /// Deletes a study and everything recorded for it.

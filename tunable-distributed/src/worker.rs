@@ -355,3 +355,37 @@ fn evaluate(db: &mut Db, shared: &Shared, device: &str, claim: &Claim) -> Result
     }
     Ok(())
 }
+
+/// A worker of the pool, as its heartbeat row says.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorkerInfo {
+    /// Its id (`host:pid:nonce`).
+    pub id: String,
+    /// Its devices, comma-separated.
+    pub devices: String,
+    /// Its evaluation slots.
+    pub slots: usize,
+    /// Seconds since its last heartbeat.
+    pub silent_for: f64,
+}
+
+/// The live workers (heartbeat within their lease), oldest first.
+pub fn live(db: &mut Db) -> Result<Vec<WorkerInfo>, DistError> {
+    let rows = db.retry("listing workers", |c| {
+        c.query(
+            "SELECT id, devices, slots, EXTRACT(EPOCH FROM now() - last_seen)::float8
+             FROM tunable.workers WHERE last_seen + make_interval(secs => lease_s) > now()
+             ORDER BY started_at, id",
+            &[],
+        )
+    })?;
+    Ok(rows
+        .iter()
+        .map(|r| WorkerInfo {
+            id: r.get(0),
+            devices: r.get(1),
+            slots: r.get::<_, i32>(2) as usize,
+            silent_for: r.get(3),
+        })
+        .collect())
+}

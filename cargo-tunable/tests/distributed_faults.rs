@@ -101,6 +101,33 @@ fn a_worker_killed_mid_evaluation_loses_only_that_evaluation_which_runs_again_on
 }
 
 #[test]
+fn a_job_whose_worker_dies_more_often_than_allowed_is_recorded_failed() {
+    let Some(cluster) = scratch::for_tests() else {
+        return;
+    };
+    let url = database(&cluster);
+    create_study(&url, "poison", "random", 1, 40.0, &["--max-attempts", "1"]);
+    let coord = coordinator(&url, "poison");
+    let mut a = worker(&url, "poison", "0", "0.5");
+    let sleeping = "SELECT COUNT(*) FROM tunable.jobs WHERE state = 'running'
+                    AND claimed_at < now() - interval '50 milliseconds'";
+    wait_for(&url, sleeping, 1, LIMIT);
+    a.kill9();
+    let (ok, _, err) = worker(&url, "poison", "0", "0.5").finish(LIMIT);
+    assert!(ok, "{err}");
+    let (ok, _, err) = coord.finish(LIMIT);
+    assert!(ok, "{err}");
+    assert_complete(&url, 1);
+    assert_eq!(
+        count(
+            &url,
+            "SELECT COUNT(*) FROM tunable.results WHERE failure = 'abandoned: its evaluation was lost 1 time (the worker died or lost the database before finishing)'"
+        ),
+        1
+    );
+}
+
+#[test]
 fn a_coordinator_killed_and_restarted_resumes_without_measuring_again() {
     let Some(cluster) = scratch::for_tests() else {
         return;

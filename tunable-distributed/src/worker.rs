@@ -301,9 +301,10 @@ fn evaluate(db: &mut Db, shared: &Shared, device: &str, claim: &Claim) -> Result
         .flatten()
         .expect("claims come from served studies");
     let result = if claim.attempt > served.max_attempts as i32 {
+        let lost = claim.attempt - 1;
         Err(format!(
-            "abandoned after {} attempts: each time its worker died or lost the database before finishing",
-            claim.attempt - 1
+            "abandoned: its evaluation was lost {lost} time{} (the worker died or lost the database before finishing)",
+            if lost == 1 { "" } else { "s" }
         ))
     } else {
         match served.evaluator.child(&claim.config) {

@@ -17,8 +17,8 @@ use crate::study::{self, RecordedResult, Study};
 use std::path::{Path, PathBuf};
 use tunable_runtime::journal::Journal;
 use tunable_runtime::store::{self, StoredValue, TunedEntry};
+use tunable_search::Space;
 use tunable_search::strategy::Outcome;
-use tunable_search::{Space, Value};
 
 /// What [`export`] wrote.
 #[derive(Clone, Debug, PartialEq)]
@@ -93,13 +93,7 @@ pub fn tuned_entry(
     let Some((r, time_ms)) = best else {
         return Ok(None);
     };
-    let position = position_of(space, &r.config).ok_or_else(|| DistError::BadHistory {
-        study: study.spec.name.clone(),
-        reason: format!(
-            "result for configuration {}, which is not in its space",
-            r.key
-        ),
-    })?;
+    let position = position_of(study, space, r)?;
     let values = space.values(position);
     Ok(Some(TunedEntry {
         kernel: study.spec.kernel.clone(),
@@ -139,29 +133,22 @@ pub fn write_kernel_tuner_cache(
     }
     let mut journal = Journal::open(path, space, &study.spec.kernel, &study.spec.device)?;
     for r in results {
-        let position = position_of(space, &r.config).ok_or_else(|| DistError::BadHistory {
-            study: study.spec.name.clone(),
-            reason: format!(
-                "result for configuration {}, which is not in its space",
-                r.key
-            ),
-        })?;
+        let position = position_of(study, space, r)?;
         journal.record(space, position, r.outcome, r.failure.as_deref())?;
     }
     Ok(())
 }
 
-/// The position of a result's configuration (values matched by parameter name).
-fn position_of(space: &Space, config: &[(String, Value)]) -> Option<usize> {
-    let values: Option<Vec<Value>> = space
-        .params()
-        .iter()
-        .map(|p| {
-            config
-                .iter()
-                .find(|(n, _)| n == p.name())
-                .map(|(_, v)| v.clone())
+/// The position of a result's configuration in the study's space.
+fn position_of(study: &Study, space: &Space, r: &RecordedResult) -> Result<usize, DistError> {
+    crate::queue::ordered_values(space, &r.config)
+        .ok()
+        .and_then(|values| space.position_of_values(&values))
+        .ok_or_else(|| DistError::BadHistory {
+            study: study.spec.name.clone(),
+            reason: format!(
+                "result for configuration {}, which is not in its space",
+                r.key
+            ),
         })
-        .collect();
-    space.position_of_values(&values?)
 }

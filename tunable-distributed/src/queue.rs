@@ -16,7 +16,7 @@
 use crate::db::Db;
 use crate::error::DistError;
 use std::time::Duration;
-use tunable_search::Value;
+use tunable_search::{Space, Value};
 
 /// Coordinators listen here: a result was recorded, or a worker came.
 pub const EVENTS_CHANNEL: &str = "tunable_events";
@@ -58,6 +58,22 @@ pub(crate) fn parse_config(text: &str) -> Result<Vec<(String, Value)>, DistError
         serde_json::from_str(text).map_err(json)?;
     map.into_iter()
         .map(|(n, v)| serde_json::from_value(v).map(|v| (n, v)).map_err(json))
+        .collect()
+}
+
+/// A configuration's values in the order of `space`'s parameters, matched by name; `Err` names
+/// a parameter the configuration lacks.
+pub fn ordered_values(space: &Space, config: &[(String, Value)]) -> Result<Vec<Value>, String> {
+    space
+        .params()
+        .iter()
+        .map(|p| {
+            config
+                .iter()
+                .find(|(name, _)| name == p.name())
+                .map(|(_, v)| v.clone())
+                .ok_or_else(|| format!("the configuration has no parameter '{}'", p.name()))
+        })
         .collect()
 }
 

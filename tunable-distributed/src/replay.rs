@@ -43,18 +43,7 @@ impl ReplayEvaluator {
 
     /// The task a configuration's child performs.
     pub fn task(&self, config: &[(String, Value)]) -> Result<Task, String> {
-        let space = self.replay.space();
-        let values: Vec<Value> = space
-            .params()
-            .iter()
-            .map(|p| {
-                config
-                    .iter()
-                    .find(|(name, _)| name == p.name())
-                    .map(|(_, v)| v.clone())
-                    .ok_or_else(|| format!("the configuration has no parameter '{}'", p.name()))
-            })
-            .collect::<Result<_, _>>()?;
+        let values = crate::queue::ordered_values(self.replay.space(), config)?;
         match self.replay.evaluate_values(&values) {
             Some(Observation::Value(ms)) => Ok(Task::Sleep {
                 seconds: ms * self.scale / 1000.0,

@@ -228,16 +228,24 @@ fn slot(url: &str, shared: &Shared, device: &str) -> Result<(), DistError> {
     )?;
     db.set_reconnect_timeout(opts.reconnect);
     db.listen(JOBS_CHANNEL)?;
+    // The open studies are looked up again when no job was found, or every few seconds.
+    let mut open: Option<(Vec<i64>, Instant)> = None;
     while !shared.stop.load(Ordering::SeqCst) {
-        let open = served_studies(&mut db, shared)?;
-        if open.is_empty() && opts.exit_when_done {
+        let ids = match open.take() {
+            Some((ids, at)) if at.elapsed() < Duration::from_secs(2) => (ids, at),
+            _ => (served_studies(&mut db, shared)?, Instant::now()),
+        };
+        if ids.0.is_empty() && opts.exit_when_done {
             break;
         }
-        match queue::claim(&mut db, &open, &shared.id, device, opts.lease)? {
+        match queue::claim(&mut db, &ids.0, &shared.id, device, opts.lease)? {
             None => {
                 db.wait(opts.poll)?;
             }
-            Some(claim) => evaluate(&mut db, shared, device, &claim)?,
+            Some(claim) => {
+                evaluate(&mut db, shared, device, &claim)?;
+                open = Some(ids);
+            }
         }
     }
     Ok(())

@@ -12,16 +12,22 @@
 //! - `show [DIR] [--json]`: print the tuned configurations stored in DIR (default `tuned/`).
 //! - `transfer --cache FILE ... [--k 4] [--json]`: leave one device out over the caches of one
 //!   kernel (see [`transfer`](mod@transfer)).
+//! - `study create|status|export|delete --db URL ...`, `coordinator --db URL STUDY`,
+//!   `worker --db URL [--devices ...]`: distributed tuning with PostgreSQL as the shared state
+//!   (see [`study`](mod@study), [`coordinator`](mod@coordinator), [`worker`](mod@worker)).
 
 mod bench;
 mod caches;
+mod coordinator;
 mod family;
 mod gap;
 mod loko;
 mod plot;
 mod show;
 mod space;
+mod study;
 mod transfer;
+mod worker;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -47,6 +53,16 @@ enum Command {
     /// Leave one device out over the caches of one kernel: how well other devices' winners, one
     /// portable configuration and a re-timed portable set serve the held-out device.
     Transfer(transfer::TransferArgs),
+    /// Distributed tuning: create, watch, export and delete studies in PostgreSQL.
+    #[command(subcommand)]
+    Study(study::StudyCommand),
+    /// Distributed tuning: run the one coordinator of a study.
+    Coordinator(coordinator::CoordinatorArgs),
+    /// Distributed tuning: evaluate studies' jobs on this machine's devices.
+    Worker(worker::WorkerArgs),
+    /// Performs one evaluation task read from standard input (started by workers).
+    #[command(name = "__evaluate", hide = true)]
+    Evaluate,
 }
 
 fn main() -> ExitCode {
@@ -56,6 +72,10 @@ fn main() -> ExitCode {
         Command::Bench(a) => bench::run(*a),
         Command::Show(a) => show::run(a),
         Command::Transfer(a) => transfer::run(a),
+        Command::Study(c) => study::run(c),
+        Command::Coordinator(a) => coordinator::run(a),
+        Command::Worker(a) => worker::run(a),
+        Command::Evaluate => std::process::exit(worker::evaluate()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

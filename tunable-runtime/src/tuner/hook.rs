@@ -17,7 +17,7 @@ use crate::journal::Journal;
 use crate::measure::Repeats;
 use crate::params::Params;
 use crate::settings::{self, env_usize};
-use crate::store::{StoredValue, TunedEntry, store, tuned_dir, tuned_file};
+use crate::store::{TunedEntry, store, tuned_dir, tuned_file};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use tunable_search::{Space, Value};
@@ -199,12 +199,7 @@ impl Winner<'_> {
             device: device.to_owned(),
             key,
             space_hash: space.fingerprint(),
-            params: space
-                .params()
-                .iter()
-                .zip(values)
-                .map(|(p, v)| (p.name().to_owned(), StoredValue::from(v)))
-                .collect(),
+            params: TunedEntry::named(space, values),
             time_ms: self.time_ms,
             evaluations: self.evaluations as u32,
             strategy: self.strategy.to_owned(),

@@ -33,7 +33,7 @@
 //! assert_eq!(decode(&bytes[..10]).unwrap_err().to_string(), "not a tunable file (bad header)");
 //! ```
 
-use crate::space::Value;
+use crate::space::{Space, Value};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -110,6 +110,18 @@ impl TunedEntry {
     /// The configuration's values, in stored order.
     pub fn values(&self) -> Vec<Value> {
         self.params.iter().map(|(_, v)| Value::from(v)).collect()
+    }
+
+    /// The stored form of a configuration of `space`: each parameter's name with its value, in
+    /// declared order. Every writer of entries (the tuner, distributed export) names the values
+    /// this way.
+    pub fn named(space: &Space, values: &[Value]) -> Vec<(String, StoredValue)> {
+        space
+            .params()
+            .iter()
+            .zip(values)
+            .map(|(p, v)| (p.name().to_owned(), StoredValue::from(v)))
+            .collect()
     }
 }
 

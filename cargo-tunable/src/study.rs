@@ -1,0 +1,315 @@
+//! # `cargo tunable study`
+//!
+//! Studies of distributed tuning in PostgreSQL (see the `tunable-distributed` crate):
+//!
+//! ```text
+//! cargo tunable study create --db URL NAME --cache FILE [--space FILE | --t1 FILE] [--kernel K]
+//!     [--device D] [--key N] [--strategy auto] [--seed 1] [--budget 100] [--scale 1.0]
+//!     [--timeout 300] [--max-attempts 3]
+//! cargo tunable study status --db URL [NAME] [--json]
+//! cargo tunable study export --db URL NAME [--out tuned]
+//! cargo tunable study delete --db URL NAME
+//! ```
+//!
+//! `create` makes a study that replays a Kernel Tuner cache (each evaluation sleeps the recorded
+//! time times `--scale`): over the cache's own configurations, or over the space of `--space` /
+//! `--t1` (every one of whose configurations must be in the cache). The kernel and device default
+//! to the cache's `kernel_name` and `device_name`. `status` lists every study, or one in detail.
+//! `export` writes `<out>/<kernel>.bin` (merged, as local tuning writes it) and the Kernel Tuner
+//! cache of all results beside it.
+
+use clap::{Args, Subcommand};
+use serde_json::json;
+use std::path::PathBuf;
+use std::time::Duration;
+use tunable_distributed::{
+    Db, EvaluatorSpec, SpaceDef, StudySpec, StudyState, StudyStatus, export, study, worker,
+};
+use tunable_search::sim::{KernelTunerCache, Replay};
+use tunable_search::space::load::load;
+
+/// The subcommands of `study`.
+#[derive(Subcommand)]
+pub(crate) enum StudyCommand {
+    /// Create a study (today: the replay of a Kernel Tuner cache, for tests and benchmarks).
+    Create(CreateArgs),
+    /// Show every study, or one in detail.
+    Status(StatusArgs),
+    /// Write a study's tuned file and Kernel Tuner cache.
+    Export(ExportArgs),
+    /// Delete a study and all its results.
+    Delete(DeleteArgs),
+}
+
+/// Arguments of `study create`.
+#[derive(Args)]
+pub(crate) struct CreateArgs {
+    /// The database, `postgres://user:password@host:port/database` (or `PGPASSWORD`).
+    #[arg(long)]
+    db: String,
+    /// The study's name.
+    name: String,
+    /// The Kernel Tuner cache to replay (`.json` or `.json.gz`), as workers will find it.
+    #[arg(long)]
+    cache: PathBuf,
+    /// A spaces JSON or Kernel Tuner T1 file giving the space (default: the cache's own keys).
+    #[arg(long, conflicts_with = "t1")]
+    space: Option<PathBuf>,
+    /// A Kernel Tuner T1 file giving the space.
+    #[arg(long)]
+    t1: Option<PathBuf>,
+    /// The kernel's name (default: the cache's `kernel_name`, else the file's stem).
+    #[arg(long)]
+    kernel: Option<String>,
+    /// The device model (default: the cache's `device_name`, else the file's stem).
+    #[arg(long)]
+    device: Option<String>,
+    /// The problem-size key.
+    #[arg(long, default_value_t = 0)]
+    key: u64,
+    /// The strategy, `name[:key=value]...`.
+    #[arg(long, default_value = "auto")]
+    strategy: String,
+    /// The strategy's seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Unique evaluations to spend.
+    #[arg(long, default_value_t = 100)]
+    budget: usize,
+    /// Seconds slept per recorded second of kernel time.
+    #[arg(long, default_value_t = 1.0)]
+    scale: f64,
+    /// Seconds after which an evaluation is killed and recorded failed.
+    #[arg(long, default_value_t = 300.0)]
+    timeout: f64,
+    /// Claims of a job allowed before it is recorded failed (its worker died each time).
+    #[arg(long, default_value_t = 3)]
+    max_attempts: u32,
+}
+
+/// Arguments of `study status`.
+#[derive(Args)]
+pub(crate) struct StatusArgs {
+    /// The database URL.
+    #[arg(long)]
+    db: String,
+    /// One study (default: a line per study).
+    name: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Arguments of `study export`.
+#[derive(Args)]
+pub(crate) struct ExportArgs {
+    /// The database URL.
+    #[arg(long)]
+    db: String,
+    /// The study.
+    name: String,
+    /// The folder of tuned files.
+    #[arg(long, default_value = "tuned")]
+    out: PathBuf,
+}
+
+/// Arguments of `study delete`.
+#[derive(Args)]
+pub(crate) struct DeleteArgs {
+    /// The database URL.
+    #[arg(long)]
+    db: String,
+    /// The study.
+    name: String,
+}
+
+pub(crate) fn run(cmd: StudyCommand) -> Result<(), Box<dyn std::error::Error>> {
+    match cmd {
+        StudyCommand::Create(a) => create(a),
+        StudyCommand::Status(a) => status(a),
+        StudyCommand::Export(a) => {
+            let mut db = Db::connect(&a.db, "tunable study export")?;
+            let r = export::export(&mut db, &a.name, &a.out, None)?;
+            match (&r.tuned, &r.entry) {
+                (Some(path), Some(e)) => println!(
+                    "{}: {} on {} key {}: {:.4} ms after {} evaluations",
+                    path.display(),
+                    e.kernel,
+                    e.device,
+                    e.key,
+                    e.time_ms,
+                    e.evaluations
+                ),
+                _ => println!("every configuration failed: no tuned file written"),
+            }
+            println!("{}: {} results", r.cache.display(), r.results);
+            Ok(())
+        }
+        StudyCommand::Delete(a) => {
+            let mut db = Db::connect(&a.db, "tunable study delete")?;
+            let s = study::load(&mut db, &a.name)?;
+            study::delete(&mut db, &s)?;
+            println!("deleted study {}", a.name);
+            Ok(())
+        }
+    }
+}
+
+fn create(a: CreateArgs) -> Result<(), Box<dyn std::error::Error>> {
+    let cache_path = std::fs::canonicalize(&a.cache)
+        .map_err(|e| format!("cannot read {}: {e}", a.cache.display()))?;
+    let cache = KernelTunerCache::load(&cache_path)?;
+    let given = a.space.as_ref().or(a.t1.as_ref());
+    let (space, listed) = match given {
+        Some(path) => (Some(load(path)?.builder.build()?), false),
+        None => (None, true),
+    };
+    // Every configuration of the space must be replayable.
+    let replay = Replay::new(&cache, space)?;
+    let stem = cache_path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .map(|n| {
+            n.trim_end_matches(".gz")
+                .trim_end_matches(".json")
+                .to_owned()
+        })
+        .unwrap_or_default();
+    let spec = StudySpec {
+        name: a.name.clone(),
+        kernel: a
+            .kernel
+            .or(cache.kernel_name.clone())
+            .unwrap_or_else(|| stem.clone()),
+        device: a.device.or(cache.device_name.clone()).unwrap_or(stem),
+        key: a.key,
+        strategy: a.strategy,
+        seed: a.seed,
+        budget: a.budget,
+        evaluator: EvaluatorSpec::Replay {
+            cache: cache_path,
+            scale: a.scale,
+        },
+        timeout: Duration::try_from_secs_f64(a.timeout)
+            .map_err(|_| format!("--timeout {} is not a duration", a.timeout))?,
+        max_attempts: a.max_attempts,
+    };
+    let mut db = Db::connect(&a.db, "tunable study create")?;
+    let s = study::create(&mut db, &spec, &SpaceDef::of(replay.space(), listed))?;
+    println!(
+        "created study {} (id {}): kernel {}, device {}, key {}, {} configurations, budget {}, strategy {} seed {}, {}",
+        s.spec.name,
+        s.id,
+        s.spec.kernel,
+        s.spec.device,
+        s.spec.key,
+        replay.space().len(),
+        s.spec.budget,
+        s.spec.strategy,
+        s.spec.seed,
+        s.spec.evaluator.describe()
+    );
+    Ok(())
+}
+
+fn status(a: StatusArgs) -> Result<(), Box<dyn std::error::Error>> {
+    let mut db = Db::connect(&a.db, "tunable study status")?;
+    let studies = match &a.name {
+        Some(n) => vec![study::load(&mut db, n)?],
+        None => study::list(&mut db)?,
+    };
+    let statuses = studies
+        .iter()
+        .map(|s| study::status(&mut db, s))
+        .collect::<Result<Vec<_>, _>>()?;
+    let workers = worker::live(&mut db)?;
+    if a.json {
+        let items: Vec<_> = statuses.iter().map(status_json).collect();
+        let out = json!({
+            "studies": items,
+            "workers": workers.iter().map(|w| json!({
+                "id": w.id, "devices": w.devices, "slots": w.slots, "silent_for": w.silent_for,
+            })).collect::<Vec<_>>(),
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    if statuses.is_empty() {
+        println!("no study");
+    }
+    for st in &statuses {
+        print_status(st, a.name.is_some());
+    }
+    let slots: usize = workers.iter().map(|w| w.slots).sum();
+    println!("workers: {} live, {slots} slots", workers.len());
+    if a.name.is_some() {
+        for w in &workers {
+            println!(
+                "  {} devices {} (heartbeat {:.1} s ago)",
+                w.id, w.devices, w.silent_for
+            );
+        }
+    }
+    Ok(())
+}
+
+fn state_name(s: StudyState) -> &'static str {
+    match s {
+        StudyState::Open => "open",
+        StudyState::Done => "done",
+    }
+}
+
+fn status_json(st: &StudyStatus) -> serde_json::Value {
+    let s = &st.study;
+    json!({
+        "name": s.spec.name, "id": s.id, "state": state_name(s.state),
+        "kernel": s.spec.kernel, "device": s.spec.device, "key": s.spec.key,
+        "strategy": s.spec.strategy, "seed": s.spec.seed, "budget": s.spec.budget,
+        "evaluator": s.spec.evaluator.describe(),
+        "results": st.results, "failed": st.failed, "pending": st.pending,
+        "running": st.running, "expired": st.expired, "retried": st.retried,
+        "best": st.best.as_ref().map(|(k, t)| json!({"config": k, "time_ms": t})),
+        "coordinator": st.coordinator, "throughput": st.throughput,
+    })
+}
+
+fn print_status(st: &StudyStatus, detail: bool) {
+    let s = &st.study;
+    let best = st.best.as_ref().map_or_else(
+        || "none yet".to_owned(),
+        |(k, t)| format!("{t:.4} ms at [{k}]"),
+    );
+    println!(
+        "{} ({}): {}/{} evaluations, {} failed, {} running, {} pending; best {best}",
+        s.spec.name,
+        state_name(s.state),
+        st.results,
+        s.spec.budget,
+        st.failed,
+        st.running,
+        st.pending
+    );
+    if detail {
+        println!(
+            "  kernel {}, device {}, key {}, strategy {} seed {}, {}",
+            s.spec.kernel,
+            s.spec.device,
+            s.spec.key,
+            s.spec.strategy,
+            s.spec.seed,
+            s.spec.evaluator.describe()
+        );
+        println!(
+            "  jobs claimed again: {}, leases expired now: {}",
+            st.retried, st.expired
+        );
+        if let Some(t) = st.throughput {
+            println!("  throughput {t:.2} evaluations/s");
+        }
+        println!(
+            "  coordinator: {}",
+            st.coordinator.as_deref().unwrap_or("none running")
+        );
+    }
+}

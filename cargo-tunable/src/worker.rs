@@ -1,0 +1,77 @@
+//! # `cargo tunable worker`
+//!
+//! ```text
+//! cargo tunable worker --db URL [--devices 0,1,...] [--study NAME]... [--exit-when-done]
+//!     [--lease 30] [--poll-ms 1000] [--reconnect-timeout 300] [--verbose]
+//! ```
+//!
+//! Evaluates the jobs of open studies on this machine, one slot per device (see
+//! `tunable_distributed::worker`). Each evaluation runs in a child process, this same binary's
+//! hidden `__evaluate` command for the built-in evaluators, so a crash or hang costs one
+//! evaluation, never the worker.
+
+use clap::Args;
+use std::time::Duration;
+use tunable_distributed::Launcher;
+use tunable_distributed::worker::{self, WorkerOptions};
+
+/// Arguments of `worker`.
+#[derive(Args)]
+pub(crate) struct WorkerArgs {
+    /// The database, `postgres://user:password@host:port/database` (or `PGPASSWORD`).
+    #[arg(long)]
+    db: String,
+    /// Devices to serve, comma-separated: one evaluation slot each.
+    #[arg(long, value_delimiter = ',', default_value = "0")]
+    devices: Vec<String>,
+    /// Serve only this study (repeat for several; default: every open study).
+    #[arg(long = "study")]
+    studies: Vec<String>,
+    /// Stop once no served study is open.
+    #[arg(long)]
+    exit_when_done: bool,
+    /// Lease on a claimed job in seconds (renewed every third of it): a worker that dies delays
+    /// its jobs by up to this much.
+    #[arg(long, default_value_t = 30.0)]
+    lease: f64,
+    /// Longest wait between looks for jobs, in milliseconds.
+    #[arg(long, default_value_t = 1000)]
+    poll_ms: u64,
+    /// Seconds to keep reconnecting after losing the database.
+    #[arg(long, default_value_t = 300.0)]
+    reconnect_timeout: f64,
+    /// Print a line per evaluation.
+    #[arg(long)]
+    verbose: bool,
+}
+
+pub(crate) fn run(a: WorkerArgs) -> Result<(), Box<dyn std::error::Error>> {
+    let seconds = |v: f64, what: &str| {
+        Duration::try_from_secs_f64(v).map_err(|_| format!("--{what} {v} is not a duration"))
+    };
+    let launcher = Launcher {
+        program: std::env::current_exe()?.into_os_string(),
+        args: vec!["tunable".into(), "__evaluate".into()],
+    };
+    let opts = WorkerOptions {
+        devices: a.devices,
+        studies: a.studies,
+        exit_when_done: a.exit_when_done,
+        lease: seconds(a.lease, "lease")?,
+        poll: Duration::from_millis(a.poll_ms.max(1)),
+        reconnect: seconds(a.reconnect_timeout, "reconnect-timeout")?,
+        launcher,
+        verbose: a.verbose,
+    };
+    let r = worker::run(&a.db, &opts)?;
+    println!(
+        "worker done: {} results recorded ({} failed, {} dropped as recorded already), {:.1} s",
+        r.recorded, r.failed, r.dropped, r.seconds
+    );
+    Ok(())
+}
+
+/// The hidden `__evaluate` command: performs one built-in task read from standard input.
+pub(crate) fn evaluate() -> i32 {
+    tunable_distributed::task::serve(&mut std::io::stdin().lock(), &mut std::io::stdout().lock())
+}

@@ -1,0 +1,391 @@
+//! # Connections
+//!
+//! [`Db`] is one connection to the PostgreSQL server that holds the shared state, with what the
+//! long-running commands need around it:
+//!
+//! - **Clear errors.** The URL is parsed first (`postgres://user:password@host:port/database` or
+//!   `host=... user=... dbname=...`); a malformed URL, a refused connection, a wrong password or a
+//!   missing database each give one line naming the server, database and user, never the
+//!   password. Without a password in the URL, `PGPASSWORD` is used.
+//! - **Schema.** Connecting brings the schema up to date ([`crate::schema`]).
+//! - **Reconnection.** A statement that fails because the connection is gone (server restarted,
+//!   network cut) makes the connection again, retrying with backoff for up to
+//!   [`Db::set_reconnect_timeout`] (default 300 s), and re-issues the `LISTEN`s. [`Db::retry`]
+//!   then runs the statement again (for idempotent work); [`Db::once`] instead reports that the
+//!   connection was remade (`Ok(None)`), for work whose effect is unknown after a cut, so the
+//!   caller can re-read the state (the coordinator rebuilds its strategy from the database).
+//!
+//! Only plain TCP (or Unix sockets) is supported: a URL asking for `sslmode=require` fails to
+//! connect with an error saying so.
+
+use crate::error::{DistError, one_line};
+use crate::schema;
+use postgres::error::SqlState;
+use postgres::{Client, Config, NoTls};
+use std::error::Error as _;
+use std::time::{Duration, Instant};
+
+/// Default time spent reconnecting before giving up.
+pub const DEFAULT_RECONNECT: Duration = Duration::from_secs(300);
+
+/// A connection to the shared database that makes itself again when lost.
+pub struct Db {
+    config: Config,
+    target: String,
+    client: Client,
+    reconnect: Duration,
+    channels: Vec<String>,
+    generation: u64,
+}
+
+impl std::fmt::Debug for Db {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Db")
+            .field("target", &self.target)
+            .field("generation", &self.generation)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Db {
+    /// Connects to `url` and brings the schema up to date. `application` names the connection
+    /// on the server (`pg_stat_activity.application_name`), e.g. `tunable worker node3:1234`.
+    ///
+    /// Fails at once, with one line, on a bad URL or a refused connection: only a connection
+    /// lost later is retried.
+    pub fn connect(url: &str, application: &str) -> Result<Db, DistError> {
+        let mut config: Config = url.parse().map_err(|e| DistError::BadUrl {
+            url: redact(url),
+            reason: describe(&e),
+        })?;
+        if config.get_password().is_none()
+            && let Some(pw) = std::env::var_os("PGPASSWORD")
+        {
+            config.password(pw.as_encoded_bytes());
+        }
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(Duration::from_secs(10));
+        }
+        config.application_name(application);
+        let target = target(&config);
+        let mut client = config.connect(NoTls).map_err(|e| DistError::Connect {
+            target: target.clone(),
+            reason: connect_reason(&e),
+        })?;
+        schema::migrate(&mut client)?;
+        Ok(Db {
+            config,
+            target,
+            client,
+            reconnect: DEFAULT_RECONNECT,
+            channels: Vec::new(),
+            generation: 0,
+        })
+    }
+
+    /// How long to keep trying when the connection is lost.
+    pub fn set_reconnect_timeout(&mut self, timeout: Duration) {
+        self.reconnect = timeout;
+    }
+
+    /// `host:port/database as user`, for messages.
+    pub fn target(&self) -> &str {
+        &self.target
+    }
+
+    /// How many times the connection was made again since [`Db::connect`]. Session state (locks,
+    /// prepared statements) does not survive a reconnection.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// The client, for work that handles a lost connection itself.
+    pub fn client(&mut self) -> &mut Client {
+        &mut self.client
+    }
+
+    /// Listens to a notification channel, now and after every reconnection.
+    pub fn listen(&mut self, channel: &str) -> Result<(), DistError> {
+        self.channels.push(channel.to_owned());
+        let sql = format!("LISTEN {channel}");
+        self.retry("listening for notifications", |c| c.batch_execute(&sql))
+    }
+
+    /// Runs `work`, and again after reconnecting if the connection was lost: for idempotent work.
+    pub fn retry<T>(
+        &mut self,
+        doing: &str,
+        mut work: impl FnMut(&mut Client) -> Result<T, postgres::Error>,
+    ) -> Result<T, DistError> {
+        loop {
+            match work(&mut self.client) {
+                Ok(v) => return Ok(v),
+                Err(e) => self.recover(doing, &e)?,
+            }
+        }
+    }
+
+    /// Runs `work` once. If the connection was lost, reconnects and answers `Ok(None)`: whether
+    /// `work` took effect is unknown, so the caller re-reads what it needs.
+    pub fn once<T>(
+        &mut self,
+        doing: &str,
+        work: impl FnOnce(&mut Client) -> Result<T, postgres::Error>,
+    ) -> Result<Option<T>, DistError> {
+        match work(&mut self.client) {
+            Ok(v) => Ok(Some(v)),
+            Err(e) => self.recover(doing, &e).map(|()| None),
+        }
+    }
+
+    /// Waits up to `timeout` for a notification on the channels listened to; `true` if one came
+    /// (all pending ones are consumed) or the connection was remade meanwhile.
+    pub fn wait(&mut self, timeout: Duration) -> Result<bool, DistError> {
+        use postgres::fallible_iterator::FallibleIterator;
+        let got = self.client.notifications().timeout_iter(timeout).next();
+        match got {
+            Ok(Some(_)) => {
+                let mut pending = self.client.notifications();
+                let mut iter = pending.iter();
+                while let Ok(Some(_)) = iter.next() {}
+                Ok(true)
+            }
+            Ok(None) if !self.client.is_closed() => Ok(false),
+            Ok(None) => {
+                self.reconnect(
+                    "waiting for notifications",
+                    "the server closed the connection",
+                )?;
+                Ok(true)
+            }
+            Err(e) => self.recover("waiting for notifications", &e).map(|()| true),
+        }
+    }
+
+    /// Reconnects if `e` means the connection is gone; otherwise turns it into an error.
+    fn recover(&mut self, doing: &str, e: &postgres::Error) -> Result<(), DistError> {
+        if self.client.is_closed() || is_connection_error(e) {
+            self.reconnect(doing, &describe(e))
+        } else {
+            Err(DistError::Database {
+                doing: doing.to_owned(),
+                reason: describe(e),
+            })
+        }
+    }
+
+    fn reconnect(&mut self, doing: &str, reason: &str) -> Result<(), DistError> {
+        eprintln!(
+            "tunable: lost the database while {doing} ({reason}); reconnecting for up to {} s",
+            self.reconnect.as_secs_f64()
+        );
+        let start = Instant::now();
+        let mut pause = Duration::from_millis(100);
+        let mut last;
+        loop {
+            match self.config.connect(NoTls) {
+                Ok(mut client) => {
+                    let listens: String = self
+                        .channels
+                        .iter()
+                        .map(|c| format!("LISTEN {c};"))
+                        .collect();
+                    match client.batch_execute(&listens) {
+                        Ok(()) => {
+                            self.client = client;
+                            self.generation += 1;
+                            eprintln!(
+                                "tunable: reconnected to {} after {:.1} s",
+                                self.target,
+                                start.elapsed().as_secs_f64()
+                            );
+                            return Ok(());
+                        }
+                        Err(e) => last = describe(&e),
+                    }
+                }
+                Err(e) => last = connect_reason(&e),
+            }
+            if start.elapsed() >= self.reconnect {
+                return Err(DistError::Disconnected {
+                    target: self.target.clone(),
+                    seconds: self.reconnect.as_secs_f64(),
+                    reason: last,
+                });
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_secs(2));
+        }
+    }
+}
+
+/// Whether an error means the connection itself is gone (rather than a failed statement).
+fn is_connection_error(e: &postgres::Error) -> bool {
+    if e.is_closed() {
+        return true;
+    }
+    match e.code() {
+        Some(code) => {
+            code.code().starts_with("08")
+                || *code == SqlState::ADMIN_SHUTDOWN
+                || *code == SqlState::CRASH_SHUTDOWN
+                || *code == SqlState::CANNOT_CONNECT_NOW
+        }
+        // Not an error the server sent: an I/O error, a closed socket, a time-out.
+        None => e.as_db_error().is_none() && source_chain(e).next().is_some(),
+    }
+}
+
+fn source_chain(e: &postgres::Error) -> impl Iterator<Item = &(dyn std::error::Error + 'static)> {
+    let mut chain = Vec::new();
+    let mut next = e.source();
+    while let Some(cause) = next {
+        chain.push(cause);
+        next = cause.source();
+    }
+    chain.into_iter()
+}
+
+/// One line describing a client error: the server's message, or the error and its causes.
+pub(crate) fn describe(e: &postgres::Error) -> String {
+    if let Some(db) = e.as_db_error() {
+        return one_line(db.message());
+    }
+    let mut text = e.to_string();
+    for cause in source_chain(e) {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+    }
+    one_line(&text)
+}
+
+/// [`describe`], with a hint where the cause is a refused connection.
+fn connect_reason(e: &postgres::Error) -> String {
+    let refused = source_chain(e).any(|s| {
+        s.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::ConnectionRefused)
+    });
+    let text = describe(e);
+    if refused {
+        format!("{text} (is the server running and accepting TCP connections there?)")
+    } else {
+        text
+    }
+}
+
+/// `host:port/database as user` of a configuration.
+fn target(config: &Config) -> String {
+    use postgres::config::Host;
+    let hosts: Vec<String> = config
+        .get_hosts()
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            let port = config
+                .get_ports()
+                .get(i)
+                .or_else(|| config.get_ports().first())
+                .copied()
+                .unwrap_or(5432);
+            match h {
+                Host::Tcp(name) => format!("{name}:{port}"),
+                Host::Unix(dir) => format!("{}/.s.PGSQL.{port}", dir.display()),
+            }
+        })
+        .collect();
+    let user = config
+        .get_user()
+        .map_or_else(|| "the current user".to_owned(), str::to_owned);
+    let db = config.get_dbname().unwrap_or(user.as_str());
+    let hosts = if hosts.is_empty() {
+        "localhost:5432".to_owned()
+    } else {
+        hosts.join(",")
+    };
+    format!("{hosts}/{db} as {user}")
+}
+
+/// The URL with its password replaced by `***` (URL form and `password=` key form).
+pub fn redact(url: &str) -> String {
+    if let Some(scheme_end) = url.find("://") {
+        let rest = &url[scheme_end + 3..];
+        let auth_end = rest.find(['/', '?']).unwrap_or(rest.len());
+        if let Some(at) = rest[..auth_end].rfind('@')
+            && let Some(colon) = rest[..at].find(':')
+        {
+            return format!(
+                "{}{}***{}",
+                &url[..scheme_end + 3],
+                &rest[..=colon],
+                &rest[at..]
+            );
+        }
+        return url.to_owned();
+    }
+    url.split(' ')
+        .map(|kv| match kv.split_once('=') {
+            Some((k, _)) if k.trim() == "password" => format!("{k}=***"),
+            _ => kv.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_never_show() {
+        assert_eq!(
+            redact("postgres://me:s3cret@db.example:5433/tuning"),
+            "postgres://me:***@db.example:5433/tuning"
+        );
+        assert_eq!(
+            redact("postgresql://me@db/tuning"),
+            "postgresql://me@db/tuning"
+        );
+        assert_eq!(
+            redact("host=db user=me password=s3cret dbname=t"),
+            "host=db user=me password=*** dbname=t"
+        );
+    }
+
+    #[test]
+    fn targets_name_host_database_and_user() {
+        let c: Config = "postgres://me:pw@db.example:5433/tuning".parse().unwrap();
+        assert_eq!(target(&c), "db.example:5433/tuning as me");
+        let c: Config = "host=db user=me".parse().unwrap();
+        assert_eq!(target(&c), "db:5432/me as me");
+    }
+
+    #[test]
+    fn a_malformed_url_is_one_line_without_the_password() {
+        let e = Db::connect("postgres://me:s3cret@db:notaport/x", "test").unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.starts_with("bad database URL 'postgres://me:***@db:notaport/x': "),
+            "{text}"
+        );
+        assert!(!text.contains("s3cret") && !text.contains('\n'), "{text}");
+    }
+
+    #[test]
+    fn a_refused_connection_is_one_line() {
+        // A port nothing listens on: bind one, note it, close it.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let e = Db::connect(&format!("postgres://me:pw@127.0.0.1:{port}/x"), "test").unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.starts_with(&format!(
+                "cannot connect to PostgreSQL at 127.0.0.1:{port}/x as me: "
+            )),
+            "{text}"
+        );
+        assert!(text.contains("refused") && !text.contains('\n'), "{text}");
+    }
+}

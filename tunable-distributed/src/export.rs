@@ -1,0 +1,168 @@
+//! # Export
+//!
+//! A study's results are its journal. [`export`] writes them as the two files local tuning
+//! writes:
+//!
+//! - the tuned file `<dir>/<kernel>.bin` ([`tunable_runtime::store`]), merged with what it holds:
+//!   the study's best configuration as a [`TunedEntry`] made exactly as local tuning makes it
+//!   (the first of equally fast results in the order the strategy was told them, the number of
+//!   evaluations, the strategy spec as given), so a plain build bakes it;
+//! - a Kernel Tuner cache of every result, at the path local tuning's journal would have
+//!   (`<dir>/<kernel>-<key>-<space fingerprint>.cache.json`): Kernel Tuner's tools read it, and a
+//!   local tuning of the same kernel, key and space resumes from it.
+
+use crate::db::Db;
+use crate::error::DistError;
+use crate::study::{self, RecordedResult, Study};
+use std::path::{Path, PathBuf};
+use tunable_runtime::journal::Journal;
+use tunable_runtime::store::{self, TunedEntry};
+use tunable_search::Space;
+use tunable_search::format::kernel_tuner::{CacheWriter, Header};
+use tunable_search::strategy::Outcome;
+
+/// What [`export`] wrote.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExportReport {
+    /// The tuned file, if a configuration succeeded (nothing is stored when all failed).
+    pub tuned: Option<PathBuf>,
+    /// The entry stored there.
+    pub entry: Option<TunedEntry>,
+    /// The Kernel Tuner cache.
+    pub cache: PathBuf,
+    /// Results exported.
+    pub results: usize,
+}
+
+/// Exports study `name` into `dir` (usually the crate's `tuned/`). The entry's timestamp is
+/// `timestamp` (seconds since the Unix epoch), else when the study finished (or now, for a study
+/// still running: it exports what it has).
+pub fn export(
+    db: &mut Db,
+    name: &str,
+    dir: &Path,
+    timestamp: Option<u64>,
+) -> Result<ExportReport, DistError> {
+    let study = study::load(db, name)?;
+    let space = study::load_space(db, &study)?;
+    let results = study::results(db, &study)?;
+    let timestamp = timestamp.unwrap_or_else(|| {
+        study.finished.map_or_else(
+            || {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs())
+            },
+            |f| f as u64,
+        )
+    });
+    let cache = Journal::path_for(dir, &study.spec.kernel, study.spec.key, &space);
+    write_kernel_tuner_cache(&cache, &space, &study, &results)?;
+    let entry = tuned_entry(&study, &space, &results, timestamp)?;
+    let tuned = match &entry {
+        Some(e) => {
+            let path = store::tuned_file(dir, &study.spec.kernel);
+            store::store(&path, e.clone())?;
+            Some(path)
+        }
+        None => None,
+    };
+    Ok(ExportReport {
+        tuned,
+        entry,
+        cache,
+        results: results.len(),
+    })
+}
+
+/// The tuned-file entry of a study's results: the best configuration (the first of equal times
+/// in result order), as local tuning stores it. `None` if every configuration failed.
+pub fn tuned_entry(
+    study: &Study,
+    space: &Space,
+    results: &[RecordedResult],
+    timestamp: u64,
+) -> Result<Option<TunedEntry>, DistError> {
+    let mut best: Option<(&RecordedResult, f64)> = None;
+    for r in results {
+        if let Outcome::Value(t) = r.outcome
+            && best.is_none_or(|(_, b)| t < b)
+        {
+            best = Some((r, t));
+        }
+    }
+    let Some((r, time_ms)) = best else {
+        return Ok(None);
+    };
+    let position = position_of(study, space, r)?;
+    let values = space.values(position);
+    Ok(Some(TunedEntry {
+        kernel: study.spec.kernel.clone(),
+        device: study.spec.device.clone(),
+        key: study.spec.key,
+        space_hash: space.fingerprint(),
+        params: TunedEntry::named(space, &values),
+        time_ms,
+        evaluations: results.len() as u32,
+        strategy: study.spec.strategy.clone(),
+        timestamp,
+    }))
+}
+
+/// Writes every result as a Kernel Tuner cache at `path` (replacing what is there). The one place
+/// that knows the format used for it.
+pub fn write_kernel_tuner_cache(
+    path: &Path,
+    space: &Space,
+    study: &Study,
+    results: &[RecordedResult],
+) -> Result<(), DistError> {
+    match std::fs::remove_file(path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(source) => {
+            return Err(DistError::Io {
+                path: path.into(),
+                source,
+            });
+        }
+    }
+    let io = |source| DistError::Io {
+        path: path.into(),
+        source,
+    };
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(io)?;
+    }
+    let file = std::fs::File::create(path).map_err(io)?;
+    let header = Header {
+        kernel_name: &study.spec.kernel,
+        device_name: &study.spec.device,
+        params: space.params(),
+    };
+    let mut writer = CacheWriter::new(std::io::BufWriter::new(file), &header).map_err(io)?;
+    for r in results {
+        let position = position_of(study, space, r)?;
+        let result = match r.outcome {
+            Outcome::Value(v) => Ok(v),
+            Outcome::Failed => Err(r.failure.as_deref().unwrap_or("failed")),
+        };
+        writer.append(&space.values(position), result).map_err(io)?;
+    }
+    writer.close().map_err(io)?;
+    Ok(())
+}
+
+/// The position of a result's configuration in the study's space.
+fn position_of(study: &Study, space: &Space, r: &RecordedResult) -> Result<usize, DistError> {
+    crate::queue::ordered_values(space, &r.config)
+        .ok()
+        .and_then(|values| space.position_of_values(&values))
+        .ok_or_else(|| DistError::BadHistory {
+            study: study.spec.name.clone(),
+            reason: format!(
+                "result for configuration {}, which is not in its space",
+                r.key
+            ),
+        })
+}

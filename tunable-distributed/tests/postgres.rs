@@ -1,0 +1,498 @@
+//! The database side of distributed tuning against a real PostgreSQL server: a throw-away cluster
+//! (see `tunable_distributed::scratch`), one database per test. Workers here are in-process fakes
+//! that claim and record through the public queue API without child processes; the real worker
+//! binary and its faults are tested in `cargo-tunable/tests/distributed_*.rs`.
+//!
+//! Skips where PostgreSQL is missing, unless `TUNABLE_REQUIRE` names `postgres`.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+use tunable_distributed::scratch::{self, Cluster};
+use tunable_distributed::{
+    Db, DistError, EvaluatorSpec, SpaceDef, StudySpec, StudyState, coordinator, export, queue,
+    schema, study,
+};
+use tunable_search::sim::{KernelTunerCache, Observation, Replay};
+use tunable_search::strategy::Outcome;
+
+static NEXT: AtomicUsize = AtomicUsize::new(0);
+
+/// A fresh database on the shared cluster: its URL (and the cluster, kept alive by the test).
+fn database() -> Option<(Arc<Cluster>, String)> {
+    let cluster = scratch::for_tests()?;
+    let name = format!(
+        "t{}_{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::SeqCst)
+    );
+    let url = cluster.create_database(&name).expect("create database");
+    Some((cluster, url))
+}
+
+/// A small Kernel Tuner cache: 6 x 5 x 2 configurations, a smooth objective, some failures.
+fn cache_file() -> PathBuf {
+    static PATH: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    PATH.get_or_init(write_cache).clone()
+}
+
+fn write_cache() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tunable-dist-tests-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("toy.json");
+    let mut records = Vec::new();
+    for a in [1, 2, 4, 8, 16, 32] {
+        for b in 1..=5 {
+            for m in ["x", "y"] {
+                let key = format!("{a},{b},{m}");
+                let time = if a * b == 32 {
+                    "\"RuntimeFailedConfig\"".to_owned()
+                } else {
+                    let t = ((a as f64).ln() - 2.0).powi(2)
+                        + (b as f64 - 3.5).abs()
+                        + if m == "y" { 0.25 } else { 0.0 }
+                        + 1.0;
+                    format!("{t}")
+                };
+                records.push(format!(
+                    "\"{key}\": {{\"a\": {a}, \"b\": {b}, \"m\": \"{m}\", \"time\": {time}}}"
+                ));
+            }
+        }
+    }
+    let text = format!(
+        r#"{{"kernel_name": "toy", "device_name": "Toy GPU", "tune_params_keys": ["a", "b", "m"],
+            "tune_params": {{"a": [1, 2, 4, 8, 16, 32], "b": [1, 2, 3, 4, 5], "m": ["x", "y"]}},
+            "objective": "time", "cache": {{{}}}}}"#,
+        records.join(",\n")
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn replay() -> Replay {
+    Replay::new(&KernelTunerCache::load(cache_file()).unwrap(), None).unwrap()
+}
+
+fn spec(name: &str, strategy: &str, budget: usize) -> StudySpec {
+    StudySpec {
+        name: name.to_owned(),
+        kernel: "toy".to_owned(),
+        device: "Toy GPU".to_owned(),
+        key: 7,
+        strategy: strategy.to_owned(),
+        seed: 3,
+        budget,
+        evaluator: EvaluatorSpec::Replay {
+            cache: cache_file(),
+            scale: 0.0,
+        },
+        timeout: Duration::from_secs(10),
+        max_attempts: 3,
+    }
+}
+
+fn create(url: &str, spec: &StudySpec) -> tunable_distributed::Study {
+    let mut db = Db::connect(url, "test").unwrap();
+    study::create(&mut db, spec, &SpaceDef::of(replay().space(), true)).unwrap()
+}
+
+/// Registers a pool member with `slots` slots, as a worker does.
+fn join_pool(db: &mut Db, id: &str, slots: i32) {
+    db.client()
+        .execute(
+            "INSERT INTO tunable.workers (id, host, pid, devices, slots, lease_s)
+             VALUES ($1, 'test', 0, '', $2, 60)",
+            &[&id, &slots],
+        )
+        .unwrap();
+}
+
+/// An in-process worker: claims jobs of `study` and records the cache's answer, until the study
+/// is done or `stop` is set.
+fn fake_worker(url: String, study_id: i64, id: String, stop: Arc<AtomicBool>) {
+    let replay = replay();
+    let mut db = Db::connect(&url, "fake worker").unwrap();
+    loop {
+        if stop.load(Ordering::SeqCst) {
+            return;
+        }
+        let claim = queue::claim(&mut db, &[study_id], &id, "0", Duration::from_secs(30)).unwrap();
+        let Some(claim) = claim else {
+            let state: String = db
+                .client()
+                .query_one(
+                    "SELECT state FROM tunable.studies WHERE id = $1",
+                    &[&study_id],
+                )
+                .unwrap()
+                .get(0);
+            if state == "done" {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+            continue;
+        };
+        let values: Vec<_> = claim.config.iter().map(|(_, v)| v.clone()).collect();
+        let result = match replay.evaluate_values(&values).unwrap() {
+            Observation::Value(t) => Ok(*t),
+            Observation::Failed(r) => Err(r.clone()),
+        };
+        queue::record(&mut db, &claim, &id, "0", &result).unwrap();
+    }
+}
+
+#[test]
+fn the_schema_is_versioned_and_migrations_run_once() {
+    let Some((_c, url)) = database() else { return };
+    let mut db = Db::connect(&url, "test").unwrap();
+    assert_eq!(schema::version(db.client()).unwrap(), schema::LATEST);
+    assert_eq!(schema::migrate(db.client()).unwrap(), schema::LATEST);
+    let rows: i64 = db
+        .client()
+        .query_one("SELECT COUNT(*) FROM tunable.schema_version", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(rows, i64::from(schema::LATEST));
+    // A database migrated by a newer tunable is refused, in one line.
+    db.client()
+        .execute(
+            "INSERT INTO tunable.schema_version (version) VALUES (99)",
+            &[],
+        )
+        .unwrap();
+    let e = Db::connect(&url, "test").unwrap_err();
+    assert!(
+        matches!(e, DistError::SchemaTooNew { found: 99, .. }),
+        "{e}"
+    );
+    assert!(!e.to_string().contains('\n'));
+}
+
+#[test]
+fn a_wrong_password_or_database_is_one_clear_line() {
+    let Some((c, _url)) = database() else { return };
+    let e = Db::connect(&c.url_with_wrong_password("postgres"), "test").unwrap_err();
+    let text = e.to_string();
+    assert_eq!(
+        text,
+        format!(
+            "cannot connect to PostgreSQL at 127.0.0.1:{}/postgres as tunable: password authentication failed for user \"tunable\"",
+            c.port()
+        )
+    );
+    let e = Db::connect(&c.url("no_such_db"), "test")
+        .unwrap_err()
+        .to_string();
+    assert!(e.ends_with("database \"no_such_db\" does not exist"), "{e}");
+}
+
+#[test]
+fn studies_are_created_once_and_checked() {
+    let Some((_c, url)) = database() else { return };
+    let s = create(&url, &spec("a", "random", 500));
+    assert_eq!(
+        s.spec.budget, 60,
+        "the budget is capped at the space's size"
+    );
+    assert_eq!(s.state, StudyState::Open);
+    let mut db = Db::connect(&url, "test").unwrap();
+    let again = study::create(
+        &mut db,
+        &spec("a", "random", 5),
+        &SpaceDef::of(replay().space(), true),
+    );
+    assert!(matches!(again, Err(DistError::StudyExists { .. })));
+    let bad = study::create(
+        &mut db,
+        &spec("b", "nonsense", 5),
+        &SpaceDef::of(replay().space(), true),
+    );
+    assert!(
+        bad.unwrap_err()
+            .to_string()
+            .starts_with("unknown strategy 'nonsense'")
+    );
+    let space = study::load_space(&mut db, &s).unwrap();
+    assert_eq!(space.fingerprint(), replay().space().fingerprint());
+    assert!(matches!(
+        study::load(&mut db, "zzz"),
+        Err(DistError::UnknownStudy { .. })
+    ));
+}
+
+#[test]
+fn claims_never_collide_expired_leases_are_claimed_again_and_results_recorded_once() {
+    let Some((_c, url)) = database() else { return };
+    let s = create(&url, &spec("q", "random", 3));
+    let mut db = Db::connect(&url, "test").unwrap();
+    // Three jobs, as a coordinator would record them.
+    db.client()
+        .batch_execute(&format!(
+            "INSERT INTO tunable.events (study_id, seq, kind, requested) VALUES ({id}, 1, 'ask', 3);
+             INSERT INTO tunable.jobs (study_id, ask_seq, ask_rank, config, config_key) VALUES
+               ({id}, 1, 0, '{{\"a\":1,\"b\":1,\"m\":\"x\"}}', '1,1,x'),
+               ({id}, 1, 1, '{{\"a\":2,\"b\":1,\"m\":\"x\"}}', '2,1,x'),
+               ({id}, 1, 2, '{{\"a\":4,\"b\":1,\"m\":\"x\"}}', '4,1,x');",
+            id = s.id
+        ))
+        .unwrap();
+    let lease = Duration::from_millis(300);
+    let mut other = Db::connect(&url, "test").unwrap();
+    let a = queue::claim(&mut db, &[s.id], "w1", "0", lease)
+        .unwrap()
+        .unwrap();
+    let b = queue::claim(&mut other, &[s.id], "w2", "0", lease)
+        .unwrap()
+        .unwrap();
+    let c = queue::claim(&mut other, &[s.id], "w2", "1", lease)
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        [&a.key, &b.key, &c.key]
+            .into_iter()
+            .collect::<HashSet<_>>()
+            .len(),
+        3
+    );
+    assert!(
+        queue::claim(&mut db, &[s.id], "w1", "1", lease)
+            .unwrap()
+            .is_none()
+    );
+    // w1 keeps its lease alive; w2 dies: its jobs become claimable once their leases expire.
+    for _ in 0..4 {
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(queue::renew(&mut db, &a, "w1", lease).unwrap());
+    }
+    let again = queue::claim(&mut db, &[s.id], "w3", "0", lease)
+        .unwrap()
+        .unwrap();
+    assert!(again.key == b.key || again.key == c.key);
+    assert_eq!(again.attempt, 2);
+    assert!(!queue::renew(&mut other, &b, "w2", lease).unwrap() || again.key != b.key);
+    // The first result of a job stands; a late one from the dead worker is dropped.
+    assert!(queue::record(&mut db, &again, "w3", "0", &Ok(1.0)).unwrap());
+    let late = if again.key == b.key { &b } else { &c };
+    assert!(!queue::record(&mut other, late, "w2", "0", &Ok(9.0)).unwrap());
+    assert!(queue::record(&mut db, &a, "w1", "0", &Err("wrong output".into())).unwrap());
+    let results = study::results(&mut db, &s).unwrap();
+    assert_eq!(results.len(), 2);
+    let late_result = results.iter().find(|r| r.key == late.key).unwrap();
+    assert_eq!(
+        (late_result.outcome, late_result.worker.as_str()),
+        (Outcome::Value(1.0), "w3")
+    );
+    let failed = results.iter().find(|r| r.key == a.key).unwrap();
+    assert_eq!(failed.failure.as_deref(), Some("wrong output"));
+}
+
+#[test]
+fn a_coordinator_spends_the_budget_once_over_a_pool_in_batches() {
+    let Some((_c, url)) = database() else { return };
+    let s = create(&url, &spec("pool", "genetic:popsize=8", 40));
+    let mut db = Db::connect(&url, "test").unwrap();
+    join_pool(&mut db, "pool-of-4", 4);
+    let stop = Arc::new(AtomicBool::new(false));
+    let workers: Vec<_> = (0..4)
+        .map(|i| {
+            let (url, stop) = (url.clone(), Arc::clone(&stop));
+            std::thread::spawn(move || fake_worker(url, s.id, format!("w{i}"), stop))
+        })
+        .collect();
+    let report = coordinator::run(&url, "pool", &Default::default()).unwrap();
+    for w in workers {
+        w.join().unwrap();
+    }
+    assert_eq!(report.asked, 40);
+    assert!(report.largest_batch > 1, "{report:?}");
+    let s = study::load(&mut db, "pool").unwrap();
+    assert_eq!(s.state, StudyState::Done);
+    let results = study::results(&mut db, &s).unwrap();
+    assert_eq!(results.len(), 40);
+    assert_eq!(
+        results.iter().map(|r| &r.key).collect::<HashSet<_>>().len(),
+        40
+    );
+    // Every result was told, each once, and the history replays.
+    let events = study::history(&mut db, &s).unwrap();
+    let told: usize = events
+        .iter()
+        .map(|e| match e {
+            tunable_distributed::history::Event::Tell { results } => results.len(),
+            _ => 0,
+        })
+        .sum();
+    assert_eq!(told, 40);
+    let status = study::status(&mut db, &s).unwrap();
+    assert_eq!((status.results, status.pending, status.running), (40, 0, 0));
+    let best = results
+        .iter()
+        .filter_map(|r| r.outcome.value())
+        .fold(f64::INFINITY, f64::min);
+    assert_eq!(status.best.as_ref().map(|b| b.1), Some(best));
+    assert_eq!(
+        status.coordinator, None,
+        "the lock went with the coordinator"
+    );
+    // A coordinator on a finished study has nothing to do.
+    assert!(
+        coordinator::run(&url, "pool", &Default::default())
+            .unwrap()
+            .already_done
+    );
+}
+
+#[test]
+fn a_second_coordinator_is_refused_naming_the_first() {
+    let Some((_c, url)) = database() else { return };
+    let s = create(&url, &spec("solo", "random", 6));
+    let first = {
+        let url = url.clone();
+        std::thread::spawn(move || coordinator::run(&url, "solo", &Default::default()))
+    };
+    let mut db = Db::connect(&url, "test").unwrap();
+    // Wait until the first holds the lock (it asks a first job once it does).
+    while study::status(&mut db, &s).unwrap().coordinator.is_none() {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let e = coordinator::run(&url, "solo", &Default::default()).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.starts_with("study 'solo' already has a running coordinator (tunable coordinator "),
+        "{text}"
+    );
+    assert!(
+        text.contains("connected from 127.0.0.1") && !text.contains('\n'),
+        "{text}"
+    );
+    let stop = Arc::new(AtomicBool::new(false));
+    fake_worker(url.clone(), s.id, "w".into(), stop);
+    first.join().unwrap().unwrap();
+}
+
+#[test]
+fn a_coordinator_cut_from_the_database_rebuilds_its_strategy_without_measuring_again() {
+    let Some((_c, url)) = database() else { return };
+    let s = create(&url, &spec("resume", "bayes", 24));
+    let mut db = Db::connect(&url, "test").unwrap();
+    join_pool(&mut db, "pool-of-3", 3);
+    let stop = Arc::new(AtomicBool::new(false));
+    let workers: Vec<_> = (0..3)
+        .map(|i| {
+            let (url, stop) = (url.clone(), Arc::clone(&stop));
+            std::thread::spawn(move || fake_worker(url, s.id, format!("w{i}"), stop))
+        })
+        .collect();
+    // Cut the coordinator's connection once part of the budget is told: whether its last
+    // transaction committed is unknown to it, so it rebuilds its strategy from the history.
+    let cut = {
+        let url = url.clone();
+        std::thread::spawn(move || {
+            let mut db = Db::connect(&url, "killer").unwrap();
+            loop {
+                let n: i64 = db
+                    .client()
+                    .query_one(
+                        "SELECT COUNT(*) FROM tunable.results WHERE tell_seq IS NOT NULL",
+                        &[],
+                    )
+                    .unwrap()
+                    .get(0);
+                if n >= 10 {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            db.client()
+                .execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                     WHERE application_name LIKE 'tunable coordinator %'",
+                    &[],
+                )
+                .unwrap();
+        })
+    };
+    let report = coordinator::run(&url, "resume", &Default::default()).unwrap();
+    cut.join().unwrap();
+    stop.store(true, Ordering::SeqCst);
+    for w in workers {
+        w.join().unwrap();
+    }
+    assert_eq!(report.rebuilds, 1, "{report:?}");
+    let results = study::results(&mut db, &s).unwrap();
+    assert_eq!(results.len(), 24);
+    // Nothing was measured twice: every job claimed once, every configuration once.
+    let reclaimed: i64 = db
+        .client()
+        .query_one("SELECT COUNT(*) FROM tunable.jobs WHERE attempts > 1", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(reclaimed, 0);
+    assert_eq!(
+        results.iter().map(|r| &r.key).collect::<HashSet<_>>().len(),
+        24
+    );
+}
+
+#[test]
+fn export_writes_what_local_tuning_writes_with_the_same_results() {
+    let Some((_c, url)) = database() else { return };
+    // One slot: the coordinator's calls are those of local tuning (ask one, tell one).
+    let s = create(&url, &spec("export", "auto", 20));
+    let mut db = Db::connect(&url, "test").unwrap();
+    join_pool(&mut db, "one", 1);
+    let worker = {
+        let url = url.clone();
+        std::thread::spawn(move || {
+            fake_worker(url, s.id, "w".into(), Arc::new(AtomicBool::new(false)))
+        })
+    };
+    coordinator::run(&url, "export", &Default::default()).unwrap();
+    worker.join().unwrap();
+    let base = std::env::temp_dir().join(format!("tunable-export-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let exported =
+        export::export(&mut db, "export", &base.join("dist"), Some(1_700_000_000)).unwrap();
+    assert_eq!(exported.results, 20);
+
+    // Local tuning of the same kernel, key, space, strategy and seed on the same measurements.
+    let replay = replay();
+    let space = replay.shared_space();
+    let opts = tunable_runtime::tuner::TuneOptions {
+        budget: 20,
+        strategy: "auto".into(),
+        seed: 3,
+        ..Default::default()
+    };
+    let mut measure = tunable_runtime::tuner::Objective(|p: usize| {
+        replay.values()[p].ok_or_else(|| "failed".to_owned())
+    });
+    let report = tunable_runtime::tuner::tune(&space, &opts, &mut measure, &mut []).unwrap();
+    let (pos, time_ms) = report.best.unwrap();
+    let local = tunable_runtime::store::TunedEntry {
+        kernel: "toy".into(),
+        device: "Toy GPU".into(),
+        key: 7,
+        space_hash: space.fingerprint(),
+        params: tunable_runtime::store::TunedEntry::named(&space, &space.values(pos)),
+        time_ms,
+        evaluations: report.evaluations as u32,
+        strategy: opts.strategy.clone(),
+        timestamp: 1_700_000_000,
+    };
+    let local_path = tunable_runtime::store::tuned_file(&base.join("local"), "toy");
+    tunable_runtime::store::store(&local_path, local).unwrap();
+    let dist_bytes = std::fs::read(exported.tuned.unwrap()).unwrap();
+    assert_eq!(dist_bytes, std::fs::read(&local_path).unwrap());
+    // The Kernel Tuner cache holds every result and loads.
+    let kt = KernelTunerCache::load(&exported.cache).unwrap();
+    assert_eq!(kt.entries.len(), 20);
+    assert_eq!(
+        exported.cache.file_name().unwrap().to_str().unwrap(),
+        format!("toy-7-{:016x}.cache.json", space.fingerprint())
+    );
+    std::fs::remove_dir_all(&base).unwrap();
+}

@@ -33,6 +33,7 @@
 
 pub use tunable_macros::tunable;
 pub use tunable_runtime::RuntimeError;
+pub use tunable_runtime::choice::{Choice, Origin};
 pub use tunable_runtime::params::Params;
 pub use tunable_runtime::{backend, journal, key, measure, tuner, verify};
 pub use tunable_search::{Space, SpaceBuilder, SpaceError, Value};

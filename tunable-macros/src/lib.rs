@@ -197,6 +197,9 @@ use syn::{ImplItem, ItemFn, ItemImpl, Token, parse_macro_input};
 /// - `matmul_with(&params, args...)`: runs one variant, without tuning; inside the body
 ///   `params` is the running configuration, which GPU kernels pass to their backend.
 /// - `matmul(args...)`: runs the tuned variant for this device and key.
+/// - `matmul_config(args...)`: the configuration `matmul(args...)` would run and where it comes
+///   from (`tunable::Choice`: baked, stored, tuned by this process, or the default, and whether
+///   the call would tune first), without running anything.
 ///
 /// A kernel returning `Result` reports a variant's `Err(e)` as a failed configuration whose
 /// reason is `e`'s `Display` (else its `Debug`); a variant that panics fails the same way.

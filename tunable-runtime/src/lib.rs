@@ -8,9 +8,10 @@
 //! | module | what it holds |
 //! | --- | --- |
 //! | [`tuner`] | the tuning: lookup of a call's configuration, the first-run hook, evaluators (variants, journal), observers, the summary |
+//! | [`choice`] | which configuration a call runs and where it comes from (`<kernel>_config`) |
 //! | [`measure`] | timing one configuration: the [`Measurement`](measure::Measurement) trait, warm-up, repeats, robust median, device time |
 //! | [`verify`] | checking a variant's output against a reference or an answer |
-//! | [`journal`] | the journal of measurements, a Kernel Tuner cache file per kernel, key and space |
+//! | [`journal`] | the journal of measurements, a Kernel Tuner cache file per kernel, key, space, body and device |
 //! | [`store`] | the tuned file: the winner per (kernel, device, key), atomic and locked |
 //! | [`backend`] | GPU backends: OpenCL (feature `opencl`) and CUDA (feature `cuda`) |
 //! | [`params`] | the [`Params`](params::Params) trait of generated parameter structs |
@@ -21,6 +22,7 @@
 //! [`RuntimeError`] is the tuner's own failure; a failing variant is data, never an error.
 
 pub mod backend;
+pub mod choice;
 pub mod device;
 pub mod journal;
 pub mod key;
@@ -60,6 +62,16 @@ pub enum RuntimeError {
     /// The strategy could not be built.
     #[error(transparent)]
     Strategy(#[from] tunable_search::strategy::StrategyError),
+    /// A number setting in the environment does not parse.
+    #[error("{name}={value:?} is not valid; expected {expected}")]
+    BadNumber {
+        /// The variable.
+        name: &'static str,
+        /// Its value.
+        value: String,
+        /// What it must be.
+        expected: &'static str,
+    },
     /// An environment setting holds a value it cannot take.
     #[error("{name}={value:?} is not valid; expected one of: {expected}")]
     BadSetting {

@@ -14,6 +14,7 @@
 //! | [`format`](mod@format) | file formats: Kernel Tuner caches and the tuned-configuration file, each read and written in one place |
 //! | [`portable`] | configurations for devices nobody tuned on: the greedy cover of the tuned devices' best configurations |
 //! | [`defaults`] | the defaults of `#[tunable]`'s options, shared by the attribute and the runtime |
+//! | [`fingerprint`] | the stable hash behind the body fingerprint and the journal's name |
 //! | [`suggest`] | "did you mean" suggestions for misspelled names |
 //! | [`error`] | [`SpaceError`], why a space could not be built or loaded |
 //!
@@ -33,6 +34,7 @@ pub mod bayes;
 pub mod defaults;
 pub mod error;
 pub mod expr;
+pub mod fingerprint;
 pub mod format;
 pub mod portable;
 pub mod sim;

@@ -95,10 +95,7 @@ impl<P: Params> Lookup<P> {
         default: P,
         mode: Mode,
     ) -> Self {
-        let fallback = || match pick(table, key, || device) {
-            Some(b) => (b.params, Origin::Baked),
-            None => (default, Origin::Default),
-        };
+        let fallback = || fallback(table, key, device, default);
         if mode == Mode::Off {
             let (p, origin) = fallback();
             return Lookup::Hit(p, origin);
@@ -107,20 +104,10 @@ impl<P: Params> Lookup<P> {
             return Lookup::Pending(fallback().0);
         }
         let slot: Slot = (kernel.name, device.to_owned(), key);
-        let known = with_slots(|slots| match slots.get(&slot) {
-            Some(State::Settled(values, origin)) => Some(Some((values.clone(), *origin))),
-            Some(State::Pending) => Some(None),
-            None => {
-                slots.insert(slot.clone(), State::Pending);
-                None
-            }
-        });
-        match known {
+        match state(&slot, true) {
             Some(Some((values, origin))) => {
-                return match P::from_values(&values) {
-                    Some(p) => Lookup::Hit(p, origin),
-                    None => Lookup::Hit(default, Origin::Default),
-                };
+                let (p, origin) = settled(&values, origin, default);
+                return Lookup::Hit(p, origin);
             }
             Some(None) => return Lookup::Pending(fallback().0),
             None => {}
@@ -129,17 +116,87 @@ impl<P: Params> Lookup<P> {
             slot,
             settled: false,
         };
-        if mode == Mode::Tune {
-            let found = match table.iter().find(|b| b.device == device && b.key == key) {
-                Some(b) => Some((b.params, Origin::Baked)),
-                None => stored(kernel, space, device, key).map(|p| (p, Origin::Stored)),
-            };
-            if let Some((p, origin)) = found {
-                claim.settle(&p, origin);
-                return Lookup::Hit(p, origin);
-            }
+        if mode == Mode::Tune
+            && let Some((p, origin)) = known(kernel, space, device, key, table)
+        {
+            claim.settle(&p, origin);
+            return Lookup::Hit(p, origin);
         }
         Lookup::Miss(claim)
+    }
+}
+
+/// What [`Lookup::find`] would answer now, without claiming the slot: `Ok` with the known
+/// configuration and its origin, or `Err` with the fallback when the call would tune (or find
+/// another caller tuning). Reads the tuned file like `find`; changes nothing.
+pub fn peek<P: Params>(
+    kernel: &KernelSpec,
+    space: &Space,
+    device: &str,
+    key: u64,
+    table: &'static [Baked<P>],
+    default: P,
+    mode: Mode,
+) -> Result<(P, Origin), P> {
+    if mode == Mode::Off {
+        return Ok(fallback(table, key, device, default));
+    }
+    let slot: Slot = (kernel.name, device.to_owned(), key);
+    match state(&slot, false) {
+        Some(Some((values, origin))) => Ok(settled(&values, origin, default)),
+        Some(None) => Err(fallback(table, key, device, default).0),
+        None if mode == Mode::Tune => known(kernel, space, device, key, table)
+            .ok_or_else(|| fallback(table, key, device, default).0),
+        None => Err(fallback(table, key, device, default).0),
+    }
+}
+
+/// The slot's state in this process: `Some(Some(settled))`, `Some(None)` while pending, `None`
+/// if unknown, in which case `claim` marks it pending for the caller.
+fn state(slot: &Slot, claim: bool) -> Option<Option<(Vec<Value>, Origin)>> {
+    with_slots(|slots| match slots.get(slot) {
+        Some(State::Settled(values, origin)) => Some(Some((values.clone(), *origin))),
+        Some(State::Pending) => Some(None),
+        None => {
+            if claim {
+                slots.insert(slot.clone(), State::Pending);
+            }
+            None
+        }
+    })
+}
+
+/// What runs while nothing better is known: the nearest baked entry, else the default.
+fn fallback<P: Copy>(
+    table: &'static [Baked<P>],
+    key: u64,
+    device: &str,
+    default: P,
+) -> (P, Origin) {
+    match pick(table, key, || device) {
+        Some(b) => (b.params, Origin::Baked),
+        None => (default, Origin::Default),
+    }
+}
+
+/// A configuration settled earlier in this process, from its values (the default if they no
+/// longer decode).
+fn settled<P: Params>(values: &[Value], origin: Origin, default: P) -> (P, Origin) {
+    P::from_values(values).map_or((default, Origin::Default), |p| (p, origin))
+}
+
+/// What is known for the slot without tuning, under `TUNABLE_MODE=tune`: the baked entry of
+/// this very device and key, else the tuned file's.
+fn known<P: Params>(
+    kernel: &KernelSpec,
+    space: &Space,
+    device: &str,
+    key: u64,
+    table: &'static [Baked<P>],
+) -> Option<(P, Origin)> {
+    match table.iter().find(|b| b.device == device && b.key == key) {
+        Some(b) => Some((b.params, Origin::Baked)),
+        None => stored(kernel, space, device, key).map(|p| (p, Origin::Stored)),
     }
 }
 
@@ -205,7 +262,7 @@ impl Drop for Claim {
 /// The baked entry for `key`: the entry of this device (any device if none is for this one)
 /// with the same key, else the one with the nearest key (by ratio). `device` is asked only if
 /// the table holds several devices.
-fn pick<P, D: AsRef<str>>(
+pub(crate) fn pick<P, D: AsRef<str>>(
     table: &'static [Baked<P>],
     key: u64,
     device: impl FnOnce() -> D,
@@ -289,6 +346,7 @@ mod tests {
             repeats: 1,
             warmup: 0,
             verify: crate::tuner::Verify::Off,
+            body: 0,
         }
     }
 

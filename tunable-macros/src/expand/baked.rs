@@ -22,6 +22,10 @@
 //! or vendored dependency, or `cargo publish`'s verification build, recognized by the
 //! `Cargo.toml.orig` cargo puts in every package) never changes and is not written to; nor is a
 //! folder that cannot be written (then the crate is rebuilt only when its sources change).
+//!
+//! Beside it, the macro records the annotation's space fingerprint in `<kernel>.space` (only
+//! when it changes), which `cargo tunable show` compares with each entry's to mark the entries
+//! this annotation no longer bakes.
 
 use super::{Kernel, params};
 use crate::check::Model;
@@ -63,8 +67,12 @@ impl Tuned {
             return tuned;
         };
         let path = tuned_file(&tuned_dir(&manifest), &model.name);
-        tuned.tracked = (path.exists() || placeholder(&manifest, &path))
+        let own = !Path::new(&manifest).join("Cargo.toml.orig").exists();
+        tuned.tracked = (path.exists() || own && placeholder(&path))
             .then(|| path.to_string_lossy().into_owned());
+        if own {
+            record_space(&path, model.space.fingerprint());
+        }
         let entries = match read(&path) {
             Ok(e) => e,
             Err(e) => {
@@ -127,13 +135,9 @@ impl Tuned {
 }
 
 /// Writes an empty tuned file at `path` for a kernel that has none, so that the build can track
-/// it (see the [module docs](self)); whether `path` exists now. Not in a packaged crate
-/// (`Cargo.toml.orig` beside the manifest); never overwrites a file written meanwhile (the
-/// placeholder is linked into place, which fails if the file exists).
-fn placeholder(manifest: &str, path: &Path) -> bool {
-    if Path::new(manifest).join("Cargo.toml.orig").exists() {
-        return false;
-    }
+/// it (see the [module docs](self)); whether `path` exists now. Never overwrites a file written
+/// meanwhile (the placeholder is linked into place, which fails if the file exists).
+fn placeholder(path: &Path) -> bool {
     let Some(dir) = path.parent() else {
         return false;
     };
@@ -143,6 +147,18 @@ fn placeholder(manifest: &str, path: &Path) -> bool {
         .and_then(|()| std::fs::hard_link(&tmp, path));
     let _ = std::fs::remove_file(&tmp);
     written.is_ok() || path.exists()
+}
+
+/// Records the annotation's space fingerprint beside the tuned file (`<kernel>.space`, in hex),
+/// for `cargo tunable show` to mark the entries that no longer fit; written only when it
+/// changes, and never included in the build. Best effort: a folder that cannot be written only
+/// leaves `show` without the mark.
+fn record_space(tuned_file: &Path, fingerprint: u64) {
+    let path = tuned_file.with_extension("space");
+    let text = format!("{fingerprint:016x}\n");
+    if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+        let _ = std::fs::write(path, text);
+    }
 }
 
 /// The value indices of a stored entry, if it was tuned in this space and is still valid.

@@ -8,11 +8,12 @@
 
 pub use crate::tuner::lookup::Origin;
 
-use crate::params::Params;
-use crate::settings;
-use crate::tuner::hook::KernelSpec;
-use crate::tuner::lookup::{Baked, peek, pick};
-use tunable_search::Space;
+use crate::tuner::lookup::{Baked, pick};
+#[cfg(feature = "autotune")]
+use {
+    crate::params::Params, crate::settings, crate::tuner::hook::KernelSpec,
+    crate::tuner::lookup::peek, tunable_search::Space,
+};
 
 /// The configuration a call of a `#[tunable]` kernel runs, and where it comes from; see the
 /// [module docs](self).
@@ -69,6 +70,7 @@ pub fn shipped<P: Copy, D: AsRef<str>>(
 ///
 /// # Panics
 /// If `TUNABLE_MODE` holds an unknown value, as the entry point does.
+#[cfg(feature = "autotune")]
 pub fn tuning<P: Params>(
     kernel: &KernelSpec,
     space: &Space,

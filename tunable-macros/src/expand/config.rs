@@ -44,7 +44,7 @@ pub(super) fn item(k: &Kernel, tuned: &Tuned) -> TokenStream {
             const DEFAULT: #params_ty = #default_lit;
             static BAKED: &[::tunable::__private::Baked<#params_ty>] = &[#baked];
             let key: u64 = #key;
-            if ::tunable::__private::AUTOTUNE {
+            ::tunable::__private::select!({
                 #spec
                 let __tunable_device = #device;
                 ::tunable::__private::choice_tuning(
@@ -57,7 +57,7 @@ pub(super) fn item(k: &Kernel, tuned: &Tuned) -> TokenStream {
                 )
             } else {
                 ::tunable::__private::choice_shipped(BAKED, key, DEFAULT, || #device)
-            }
+            })
         }
     }
 }

@@ -41,11 +41,11 @@ pub(super) fn item(k: &Kernel, tuned: &Tuned) -> TokenStream {
             let key: u64 = #key;
             #[allow(unused_mut, unused_variables)]
             let mut __tunable_ran = false;
-            let params = if ::tunable::__private::AUTOTUNE {
+            let params = ::tunable::__private::select!({
                 #tune
             } else {
                 ::tunable::__private::baked(BAKED, key, DEFAULT, || #device)
-            };
+            });
             #restore_after
             #call_with(&params, #(#call_args),*)
         }

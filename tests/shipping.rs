@@ -2,7 +2,8 @@
 //! made before any tuning is rebuilt after it and bakes the winner; changing `TUNABLE_DIR`
 //! rebuilds; `TUNABLE_MODE=retune` measures the whole budget again; an edited kernel body is not
 //! answered from the old journal; `<kernel>_config` says what runs and where it comes from; the
-//! tuning summary reaches stderr when it is a file; a bad `TUNABLE_BUDGET` is an error naming it.
+//! tuning summary reaches stderr when it is a file; a bad `TUNABLE_BUDGET` is an error naming it;
+//! a shipped build depends on neither the search engine nor the journal's compression.
 //!
 //! One test, steps in order, sharing the target folder of `end_to_end.rs` (`target/e2e`) so that
 //! the dependencies are built once.
@@ -125,6 +126,18 @@ fn plain_builds_bake_what_was_tuned_and_retune_measures_again() {
     assert!(out.contains("result 1"), "{out}{err}");
     assert!(dir.join("tuned/kernel.bin").exists(), "no placeholder");
     assert_eq!(c.calls(), 1);
+    // That build compiled neither the search engine nor the journal's compression.
+    let tree = ok(Command::new(env!("CARGO"))
+        .args(["tree", "--offline", "-e", "normal", "--prefix", "none"])
+        .current_dir(&dir));
+    let tree = String::from_utf8(tree.stdout).unwrap();
+    for heavy in ["nalgebra ", "rayon ", "flate2 ", "rand ", "indicatif "] {
+        assert!(
+            !tree.contains(heavy),
+            "a shipped build depends on {heavy}:\n{tree}"
+        );
+    }
+    assert!(tree.contains("tunable-runtime "), "{tree}");
 
     // 2. Tune, stderr a file: the query says the call will tune; the summary is in the file.
     let (out, err) = c.run(true, &[]);

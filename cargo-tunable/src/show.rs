@@ -61,7 +61,9 @@ pub(crate) fn run(args: ShowArgs) -> Result<(), Box<dyn std::error::Error>> {
     for f in &files {
         match read(f) {
             Ok(entries) => rows.extend(entries.into_iter().map(|e| {
+                let stale = recorded_space(&args.dir, &e.kernel).map(|s| s != e.space_hash);
                 Row {
+                    stale,
                     params: e
                         .params
                         .iter()
@@ -73,7 +75,6 @@ pub(crate) fn run(args: ShowArgs) -> Result<(), Box<dyn std::error::Error>> {
                     key: e.key,
                     time_ms: e.time_ms,
                     evaluations: e.evaluations,
-                    stale: recorded_space(&args.dir, &e.kernel).map(|s| s != e.space_hash),
                     strategy: e.strategy,
                     tuned: utc(e.timestamp),
                     timestamp: e.timestamp,

@@ -19,6 +19,7 @@ fn show_prints_stored_entries_and_skips_damaged_files() {
         evaluations: 40,
         strategy: "genetic".into(),
         timestamp: 2,
+        top: Vec::new(),
     };
     store(&tuned_file(&dir, "saxpy"), entry).unwrap();
     std::fs::write(dir.join("broken.bin"), b"nope").unwrap();

@@ -482,6 +482,18 @@ fn export_writes_what_local_tuning_writes_with_the_same_results() {
         evaluations: report.evaluations as u32,
         strategy: opts.strategy.clone(),
         timestamp: 1_700_000_000,
+        top: report
+            .top
+            .iter()
+            .map(|&(p, time_ms)| tunable_runtime::store::Ranked {
+                values: space
+                    .values(p)
+                    .iter()
+                    .map(tunable_runtime::store::StoredValue::from)
+                    .collect(),
+                time_ms,
+            })
+            .collect(),
     };
     let local_path = tunable_runtime::store::tuned_file(&base.join("local"), "toy");
     tunable_runtime::store::store(&local_path, local).unwrap();

@@ -17,7 +17,7 @@ use crate::journal::Journal;
 use crate::measure::Repeats;
 use crate::params::Params;
 use crate::settings::{self, env_usize};
-use crate::store::{TunedEntry, store, tuned_dir, tuned_file};
+use crate::store::{Ranked, StoredValue, TunedEntry, store, tuned_dir, tuned_file};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use tunable_search::{Space, Value};
@@ -161,6 +161,7 @@ fn tune_call<P: Params>(
     };
     let values = space.values(position);
     let winner = Winner {
+        top: &report.top,
         time_ms,
         evaluations: report.evaluations,
         strategy: &opts.strategy,
@@ -179,6 +180,8 @@ fn tune_call<P: Params>(
 
 /// What the tuned file keeps about a winner beside its values.
 struct Winner<'a> {
+    /// The fastest configurations evaluated (positions, times), fastest first.
+    top: &'a [(usize, f64)],
     time_ms: f64,
     evaluations: usize,
     strategy: &'a str,
@@ -206,6 +209,14 @@ impl Winner<'_> {
             timestamp: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
+            top: self
+                .top
+                .iter()
+                .map(|&(p, time_ms)| Ranked {
+                    values: space.values(p).iter().map(StoredValue::from).collect(),
+                    time_ms,
+                })
+                .collect(),
         };
         store(
             &tuned_file(&tuned_dir(kernel.manifest_dir), kernel.name),
@@ -270,6 +281,9 @@ mod tests {
         let stored = read(&tuned_file(&tuned_dir(manifest), "hook_fake")).unwrap();
         assert_eq!(stored.len(), 1);
         assert_eq!(stored[0].values(), [Value::Int(3)]);
+        // The correct configurations measured, fastest first: 3, then 2 and 1 (4, 5, 6 failed).
+        let ranked: Vec<Vec<Value>> = stored[0].ranked().into_iter().map(|(v, _)| v).collect();
+        assert_eq!(ranked, [[Value::Int(3)], [Value::Int(2)], [Value::Int(1)]]);
         let journal = Journal::open(
             &Journal::path_for(&tuned_dir(manifest), "hook_fake", 1, &space),
             Arc::clone(&space),

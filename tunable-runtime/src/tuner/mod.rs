@@ -102,6 +102,10 @@ impl Default for TuneOptions {
 pub struct TuneReport {
     /// The best configuration's position and time in milliseconds (`None` if all failed).
     pub best: Option<(usize, f64)>,
+    /// The fastest configurations evaluated, fastest first, at most
+    /// [`KEPT`](tunable_search::portable::KEPT): positions and times in milliseconds (the first
+    /// is [`best`](Self::best)). What the tuned file keeps beside the winner.
+    pub top: Vec<(usize, f64)>,
     /// Unique evaluations spent, including those answered by the journal.
     pub evaluations: usize,
     /// Of those, how many were measured in this run.
@@ -168,13 +172,16 @@ where
         driver = driver.observe(&mut **o);
     }
     let run = driver.run(evaluator).map_err(RuntimeError::from)?;
-    let best = run
+    let mut top: Vec<(usize, f64)> = run
         .trials
         .iter()
         .filter_map(|t| Some((t.position, t.outcome.value()?)))
-        .min_by(|a, b| a.1.total_cmp(&b.1));
+        .collect();
+    top.sort_by(|a, b| a.1.total_cmp(&b.1));
+    top.truncate(tunable_search::portable::KEPT);
     Ok(TuneReport {
-        best,
+        best: top.first().copied(),
+        top,
         evaluations: run.trials.len(),
         measured,
         failures,
@@ -226,6 +233,8 @@ mod tests {
         assert_eq!(r.evaluations, 20);
         assert_eq!(r.measured, 20);
         assert_eq!(r.best, Some((19, 81.0)));
+        assert_eq!(r.top.len(), tunable_search::portable::KEPT);
+        assert_eq!(r.top[..3], [(19, 81.0), (18, 82.0), (17, 83.0)]);
         assert_eq!(r.stopped, Stopped::Budget);
         assert_eq!(panics, [3]);
         let mut failures = r.failures.clone();

@@ -9,7 +9,8 @@
 //!   JSON or Kernel Tuner T1 file and report its size and construction time.
 //! - `bench --cache FILE ... --strategy NAME[,NAME...] --out DIR`: run strategies on replayed
 //!   Kernel Tuner caches and score them (see [`bench`](mod@bench)).
-//! - `show [DIR] [--json]`: print the tuned configurations stored in DIR (default `tuned/`).
+//! - `show [DIR] [--json]`: print the tuned configurations stored in DIR (default `tuned/`) and
+//!   the chain a build runs per kernel and key (device entries, then the portable set).
 //! - `transfer --cache FILE ... [--k 4] [--json]`: leave one device out over the caches of one
 //!   kernel (see [`transfer`](mod@transfer)).
 //! - `study create|status|export|delete --db URL ...`, `coordinator --db URL STUDY`,
@@ -18,6 +19,7 @@
 
 mod bench;
 mod caches;
+mod chain;
 mod coordinator;
 mod family;
 mod gap;

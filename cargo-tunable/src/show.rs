@@ -2,7 +2,8 @@
 //!
 //! `show [DIR] [--json]` prints the tuned configurations of every `*.bin` file in DIR (default
 //! `tuned/`): kernel, device, key, configuration, time, evaluations, strategy and when it was
-//! tuned. A damaged file is reported and skipped.
+//! tuned; then, per kernel and key, the [chain](crate::chain) a build runs (each tuned device's
+//! entry, then the portable set for any other device). A damaged file is reported and skipped.
 
 use clap::Args;
 use serde::Serialize;
@@ -39,26 +40,28 @@ pub(crate) fn run(args: ShowArgs) -> Result<(), Box<dyn std::error::Error>> {
         .filter(|p| p.extension().is_some_and(|x| x == "bin"))
         .collect();
     files.sort();
-    let mut rows = Vec::new();
+    let (mut rows, mut all) = (Vec::new(), Vec::new());
     for f in &files {
         match read(f) {
-            Ok(entries) => rows.extend(entries.into_iter().map(|e| {
-                Row {
-                    params: e
-                        .params
-                        .iter()
-                        .zip(e.values())
-                        .map(|((n, _), v)| (n.clone(), v.to_string()))
-                        .collect(),
-                    kernel: e.kernel,
-                    device: e.device,
-                    key: e.key,
-                    time_ms: e.time_ms,
-                    evaluations: e.evaluations,
-                    strategy: e.strategy,
-                    timestamp: e.timestamp,
-                }
-            })),
+            Ok(entries) => rows.extend(entries.into_iter().inspect(|e| all.push(e.clone())).map(
+                |e| {
+                    Row {
+                        params: e
+                            .params
+                            .iter()
+                            .zip(e.values())
+                            .map(|((n, _), v)| (n.clone(), v.to_string()))
+                            .collect(),
+                        kernel: e.kernel,
+                        device: e.device,
+                        key: e.key,
+                        time_ms: e.time_ms,
+                        evaluations: e.evaluations,
+                        strategy: e.strategy,
+                        timestamp: e.timestamp,
+                    }
+                },
+            )),
             Err(e) => eprintln!("warning: {e}"),
         }
     }
@@ -88,5 +91,7 @@ pub(crate) fn run(args: ShowArgs) -> Result<(), Box<dyn std::error::Error>> {
             r.timestamp
         );
     }
+    println!();
+    crate::chain::print(&crate::chain::chains(&all));
     Ok(())
 }

@@ -5,6 +5,7 @@ pub use crate::device::cpu_device;
 pub use crate::params::Params;
 pub use crate::tuner::hook::{KernelSpec, autotune};
 pub use crate::tuner::lookup::{Baked, baked};
+pub use crate::tuner::unseen::{Portable, shipped};
 pub use crate::tuner::{Call, Run, Verify};
 pub use serde;
 pub use tunable_search::{Space, SpaceBuilder, Value};

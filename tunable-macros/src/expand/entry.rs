@@ -2,7 +2,8 @@
 //!
 //! `<name>(args...)`, with the user's signature and attributes: looks up the configuration to run
 //! and calls `<name>_with`. Without the `autotune` feature it picks from the [baked
-//! table](super::baked) by device and key (no I/O); with it, `__private::autotune` tunes a missing
+//! table](super::baked) by device and key (no I/O), and on a device with no entry times the
+//! [portable set](super::portable) once; with it, `__private::autotune` tunes a missing
 //! (device, key) on this call's arguments through the tuning closure generated here, which runs
 //! a variant (after `restore`) and reads the output and answer [`verify`](super::verify) checks.
 
@@ -23,13 +24,14 @@ pub(super) fn item(k: &Kernel) -> TokenStream {
     let default_lit = params::literal(k, &model.default);
     let tuned = Tuned::read(model);
     let (track, warn, baked) = (tuned.track(), tuned.warn(), tuned.table(k));
+    let portable = super::portable::table(&tuned, k);
+    let shipped = shipped(k);
     let key = model
         .key
         .as_ref()
         .map_or_else(|| quote!(0u64), |e| quote!((#e) as u64));
     let call_args = k.args.iter().map(|(a, _)| quote!(#a));
     let tune = tune(k, &tuned.dropped);
-    let device = device(k);
     let restore_after = model
         .restore
         .as_ref()
@@ -42,13 +44,14 @@ pub(super) fn item(k: &Kernel) -> TokenStream {
             #warn
             const DEFAULT: #params_ty = #default_lit;
             static BAKED: &[::tunable::__private::Baked<#params_ty>] = &[#baked];
+            static PORTABLE: &[::tunable::__private::Portable<#params_ty>] = &[#portable];
             let key: u64 = #key;
             #[allow(unused_mut, unused_variables)]
             let mut __tunable_ran = false;
             let params = if ::tunable::__private::AUTOTUNE {
                 #tune
             } else {
-                ::tunable::__private::baked(BAKED, key, DEFAULT, || #device)
+                #shipped
             };
             #restore_after
             #call_with(&params, #(#call_args),*)
@@ -100,6 +103,30 @@ fn tune(k: &Kernel, dropped: &[String]) -> TokenStream {
                 ::tunable::__private::Call::Output => #read_output,
                 ::tunable::__private::Call::Answer => #read_answer,
             },
+        )
+    }
+}
+
+/// The shipped branch: the baked entry of this device, else the fastest of the portable set
+/// (timed once on the call's arguments, after `restore`), see `tunable_runtime::tuner::unseen`.
+fn shipped(k: &Kernel) -> TokenStream {
+    let (model, params_ty) = (k.model, &k.params_ty);
+    let kernel_name = &model.name;
+    let device = device(k);
+    let restore = model
+        .restore
+        .as_ref()
+        .map(|r| quote!(__tunable_ran = true; #r;));
+    let check = run_variant(k);
+    quote! {
+        ::tunable::__private::shipped(
+            #kernel_name,
+            BAKED,
+            PORTABLE,
+            key,
+            DEFAULT,
+            || #device,
+            &mut |p: &#params_ty| { #restore #check },
         )
     }
 }

@@ -5,8 +5,9 @@
 //! - [`space`]: `<name>_space()`, the search space;
 //! - [`with`]: `<name>_with(&params, args...)`, one variant without tuning;
 //! - [`entry`]: `<name>(args...)`, the tuned entry point, which holds the [`baked`] table of
-//!   tuned configurations read from `tuned/<kernel>.bin` at compile time and the [`verify`] glue
-//!   that reads the checked output while tuning.
+//!   tuned configurations read from `tuned/<kernel>.bin` at compile time, the [`portable`] sets
+//!   for devices nobody tuned on, and the [`verify`] glue that reads the checked output while
+//!   tuning.
 //!
 //! [`tokens`] writes values and types for all of them. Every generated path into the runtime goes
 //! through `::tunable::__private`.
@@ -14,6 +15,7 @@
 mod baked;
 mod entry;
 mod params;
+mod portable;
 mod space;
 mod tokens;
 mod verify;

@@ -10,14 +10,14 @@
 
 use super::{
     Bar, Evaluation, Journaled, Log, Lookup, Observer, Origin, Run, Summary, TuneOptions, Variants,
-    Verify, describe, lookup::Baked, tune,
+    Verify, describe, lookup::Baked, tune, warm::warm_start,
 };
 use crate::RuntimeError;
 use crate::journal::Journal;
 use crate::measure::Repeats;
 use crate::params::Params;
 use crate::settings::{self, env_usize};
-use crate::store::{Ranked, StoredValue, TunedEntry, store, tuned_dir, tuned_file};
+use crate::store::{Ranked, StoredValue, TunedEntry, read, store, tuned_dir, tuned_file};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use tunable_search::{Space, Value};
@@ -121,7 +121,7 @@ fn tune_call<P: Params>(
     // The default first: the summary's baseline, and a bound for the measurement's cutoff.
     let default_at = space.position_of_values(&default.to_values());
     let opts = TuneOptions {
-        first: default_at.into_iter().collect(),
+        first: first_positions(kernel, space, device, key, default_at),
         ..kernel.options()
     };
     let label = format!("{} (key {key})", kernel.name);
@@ -178,6 +178,30 @@ fn tune_call<P: Params>(
     }
 }
 
+/// What the tuning evaluates first: the default configuration (the summary's baseline), then
+/// the [warm start](super::warm) from other devices' entries in the tuned file, said on stderr.
+fn first_positions(
+    kernel: &KernelSpec,
+    space: &Space,
+    device: &str,
+    key: u64,
+    default_at: Option<usize>,
+) -> Vec<usize> {
+    let path = tuned_file(&tuned_dir(kernel.manifest_dir), kernel.name);
+    let entries = read(&path).unwrap_or_default();
+    let warm = warm_start(&entries, kernel.name, space, device, key);
+    if !warm.is_empty() {
+        eprintln!(
+            "tunable: {} (key {key}): warm start from other devices' entries, {} configuration(s) first",
+            kernel.name,
+            warm.len()
+        );
+    }
+    let mut first: Vec<usize> = default_at.into_iter().collect();
+    first.extend(warm.into_iter().filter(|p| Some(*p) != default_at));
+    first
+}
+
 /// What the tuned file keeps about a winner beside its values.
 struct Winner<'a> {
     /// The fastest configurations evaluated (positions, times), fastest first.
@@ -228,7 +252,6 @@ impl Winner<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::read;
     use crate::tuner::testing::Tile;
     use crate::tuner::{Call, panic};
     use std::time::Duration;

@@ -31,6 +31,8 @@
 //! - [`tune`]: a strategy over a space, with any evaluator and observers;
 //! - [`hook`]: the first-run hook, [`hook::autotune`], and the kernel's static description;
 //! - [`lookup`]: where a call's configuration comes from ([`Lookup`]), and the baked table;
+//! - [`unseen`]: what a shipped binary runs on a device nobody tuned on (the portable set);
+//! - [`warm`]: what a tuning on a new device evaluates first (other devices' findings);
 //! - [`Variants`] and [`Call`]: measuring the variants of a `#[tunable]` kernel;
 //! - [`Objective`]: measuring with a closure of the position;
 //! - [`Journaled`]: the journal in front of any evaluator;
@@ -46,7 +48,9 @@ mod report;
 mod summary;
 #[cfg(test)]
 mod testing;
+pub mod unseen;
 mod variants;
+pub mod warm;
 
 pub use journaled::Journaled;
 pub use lookup::{Lookup, Origin};
@@ -80,7 +84,8 @@ pub struct TuneOptions {
     pub seed: u64,
     /// Positions evaluated before the strategy asks for anything, within the budget (default
     /// none): the first-run hook puts the kernel's default configuration here, as the
-    /// baseline of its summary and of the measurement's cutoff.
+    /// baseline of its summary and of the measurement's cutoff, then the [warm start](warm)
+    /// from other devices' entries.
     pub first: Vec<usize>,
 }
 

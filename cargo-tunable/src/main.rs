@@ -29,6 +29,7 @@ mod show;
 mod space;
 mod study;
 mod transfer;
+mod warm;
 mod worker;
 
 use clap::{Parser, Subcommand};

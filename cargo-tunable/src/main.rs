@@ -11,6 +11,8 @@
 //!   Kernel Tuner caches and score them (see [`bench`](mod@bench)).
 //! - `show [DIR] [--json]`: print the tuned configurations stored in DIR (default `tuned/`) and
 //!   the chain a build runs per kernel and key (device entries, then the portable set).
+//! - `tune [--manifest-path P] [--kernel K] [--budget N | --time 10m]`: tune a crate ahead of
+//!   time through its tuning harness (see [`tune`](mod@tune)).
 //! - `transfer --cache FILE ... [--k 4] [--json]`: leave one device out over the caches of one
 //!   kernel (see [`transfer`](mod@transfer)).
 //! - `study create|status|export|delete --db URL ...`, `coordinator --db URL STUDY`,
@@ -29,6 +31,7 @@ mod show;
 mod space;
 mod study;
 mod transfer;
+mod tune;
 mod warm;
 mod worker;
 
@@ -53,6 +56,9 @@ enum Command {
     Bench(Box<bench::BenchArgs>),
     /// Print the tuned configurations of a crate.
     Show(show::ShowArgs),
+    /// Tune a crate ahead of time: run its tuning harness (`examples/tune.rs`) with the
+    /// `autotune` feature and print a summary table.
+    Tune(tune::TuneArgs),
     /// Leave one device out over the caches of one kernel: how well other devices' winners, one
     /// portable configuration and a re-timed portable set serve the held-out device.
     Transfer(transfer::TransferArgs),
@@ -74,6 +80,7 @@ fn main() -> ExitCode {
         Command::Space(c) => space::run(c),
         Command::Bench(a) => bench::run(*a),
         Command::Show(a) => show::run(a),
+        Command::Tune(a) => tune::run(a),
         Command::Transfer(a) => transfer::run(a),
         Command::Study(c) => study::run(c),
         Command::Coordinator(a) => coordinator::run(a),

@@ -6,17 +6,22 @@
 //! prints a [`Summary`].
 //!
 //! Settings from the environment ([`crate::settings`]): `TUNABLE_MODE`, `TUNABLE_BUDGET`,
-//! `TUNABLE_STRATEGY`, `TUNABLE_BATCH`, `TUNABLE_LOG`, `TUNABLE_DIR`.
+//! `TUNABLE_STRATEGY`, `TUNABLE_BATCH`, `TUNABLE_LOG`, `TUNABLE_DIR`; and those of a tuning
+//! [session](super::session): `TUNABLE_KERNELS`, `TUNABLE_TIME`, `TUNABLE_REPORT`.
 
 use super::{
     Bar, Evaluation, Journaled, Log, Lookup, Observer, Origin, Run, Summary, TuneOptions, Variants,
-    Verify, describe, lookup::Baked, tune, warm::warm_start,
+    Verify, describe,
+    lookup::Baked,
+    session::{self, Record},
+    tune,
+    warm::warm_start,
 };
 use crate::RuntimeError;
 use crate::journal::Journal;
 use crate::measure::Repeats;
 use crate::params::Params;
-use crate::settings::{self, env_usize};
+use crate::settings::{self, Mode, env_usize};
 use crate::store::{Ranked, StoredValue, TunedEntry, read, store, tuned_dir, tuned_file};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -43,13 +48,14 @@ pub struct KernelSpec {
 
 impl KernelSpec {
     /// The tuning options of this kernel: its attribute's, overridden by `TUNABLE_BUDGET`,
-    /// `TUNABLE_STRATEGY` and `TUNABLE_BATCH`.
+    /// `TUNABLE_STRATEGY` and `TUNABLE_BATCH`; `TUNABLE_TIME` bounds its wall time.
     pub fn options(&self) -> TuneOptions {
         TuneOptions {
             budget: env_usize("TUNABLE_BUDGET").unwrap_or(self.budget),
             batch: env_usize("TUNABLE_BATCH").unwrap_or(1).max(1),
             strategy: std::env::var("TUNABLE_STRATEGY")
                 .unwrap_or_else(|_| self.strategy.to_owned()),
+            max_seconds: session::max_seconds(),
             ..TuneOptions::default()
         }
     }
@@ -74,6 +80,12 @@ pub fn autotune<P: Params>(
     run: &mut Run<'_, P>,
 ) -> P {
     let mode = settings::mode().unwrap_or_else(|e| panic!("tunable: {e}"));
+    // A session tuning other kernels (`TUNABLE_KERNELS`): this one only runs.
+    let mode = if session::selected(kernel.name) {
+        mode
+    } else {
+        Mode::Off
+    };
     match Lookup::find(kernel, space, device, key, table, default, mode) {
         Lookup::Hit(p, _) | Lookup::Pending(p) => p,
         Lookup::Miss(claim) => {
@@ -103,6 +115,8 @@ fn tune_call<P: Params>(
                 "tunable: cannot verify {}: the reference failed ({reason}); not tuning, using the default configuration",
                 kernel.name
             );
+            let why = format!("the reference failed ({reason})");
+            session::record(&Record::failure(kernel.name, key, device, why));
             return (default, Origin::Default);
         }
     };
@@ -136,6 +150,7 @@ fn tune_call<P: Params>(
                 "tunable: tuning {} failed: {e}; using the default configuration",
                 kernel.name
             );
+            session::record(&Record::failure(kernel.name, key, device, e.to_string()));
             return (default, Origin::Default);
         }
     };
@@ -156,6 +171,7 @@ fn tune_call<P: Params>(
         seconds: start.elapsed().as_secs_f64(),
     };
     eprintln!("{summary}");
+    session::record(&Record::of(&summary));
     let Some((position, time_ms)) = report.best else {
         return (default, Origin::Default);
     };

@@ -33,6 +33,7 @@
 //! - [`lookup`]: where a call's configuration comes from ([`Lookup`]), and the baked table;
 //! - [`unseen`]: what a shipped binary runs on a device nobody tuned on (the portable set);
 //! - [`warm`]: what a tuning on a new device evaluates first (other devices' findings);
+//! - [`session`]: the settings and report of a `cargo tunable tune` session;
 //! - [`Variants`] and [`Call`]: measuring the variants of a `#[tunable]` kernel;
 //! - [`Objective`]: measuring with a closure of the position;
 //! - [`Journaled`]: the journal in front of any evaluator;
@@ -45,6 +46,7 @@ mod objective;
 mod observer;
 mod panic;
 mod report;
+pub mod session;
 mod summary;
 #[cfg(test)]
 mod testing;

@@ -13,9 +13,12 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use std::collections::BTreeMap;
 
+/// One device's best configurations (value indices) with their times, fastest first.
+type Ranked = Vec<(Vec<usize>, f64)>;
+
 /// The table's elements: `Portable { key, candidates: &[params...] }`, one per key, by key.
 pub(super) fn table(tuned: &Tuned, k: &Kernel) -> TokenStream {
-    let mut by_key: BTreeMap<u64, Vec<Vec<(Vec<usize>, f64)>>> = BTreeMap::new();
+    let mut by_key: BTreeMap<u64, Vec<Ranked>> = BTreeMap::new();
     for e in &tuned.entries {
         by_key.entry(e.key).or_default().push(e.ranked.clone());
     }

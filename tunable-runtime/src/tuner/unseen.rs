@@ -23,6 +23,10 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Instant;
 
+/// Runs one configuration on the call's arguments: `Err` with the reason if it failed (the
+/// answer, as [`Run`](super::Run)'s, is not used here).
+pub type RunOne<'r, P> = dyn FnMut(&P) -> Result<Option<Vec<f64>>, String> + 'r;
+
 /// The portable set baked for one key.
 #[derive(Debug)]
 pub struct Portable<P: 'static> {
@@ -45,7 +49,7 @@ pub fn shipped<P: Params, D: AsRef<str>>(
     key: u64,
     default: P,
     device: impl FnOnce() -> D,
-    run: &mut dyn FnMut(&P) -> Result<Option<Vec<f64>>, String>,
+    run: &mut RunOne<'_, P>,
 ) -> P {
     if portable.is_empty() {
         return baked(table, key, default, device);
@@ -73,7 +77,7 @@ fn choose<P: Params>(
     portable: &'static [Portable<P>],
     device: &str,
     key: u64,
-    run: &mut dyn FnMut(&P) -> Result<Option<Vec<f64>>, String>,
+    run: &mut RunOne<'_, P>,
     mode: impl FnOnce() -> Mode,
 ) -> Option<P> {
     let set = portable

@@ -16,7 +16,7 @@ use crate::error::DistError;
 use crate::study::{self, RecordedResult, Study};
 use std::path::{Path, PathBuf};
 use tunable_runtime::journal::Journal;
-use tunable_runtime::store::{self, Ranked, StoredValue, TunedEntry};
+use tunable_runtime::store::{self, Ranked, TunedEntry};
 use tunable_search::Space;
 use tunable_search::format::kernel_tuner::{CacheWriter, Header};
 use tunable_search::strategy::Outcome;
@@ -107,13 +107,7 @@ pub fn tuned_entry(
     let top = measured
         .into_iter()
         .take(tunable_search::portable::KEPT)
-        .map(|(r, time_ms)| {
-            let values = space.values(position_of(study, space, r)?);
-            Ok(Ranked {
-                values: values.iter().map(StoredValue::from).collect(),
-                time_ms,
-            })
-        })
+        .map(|(r, time_ms)| Ok(Ranked::at(space, position_of(study, space, r)?, time_ms)))
         .collect::<Result<Vec<_>, DistError>>()?;
     Ok(Some(TunedEntry {
         kernel: study.spec.kernel.clone(),

@@ -485,14 +485,7 @@ fn export_writes_what_local_tuning_writes_with_the_same_results() {
         top: report
             .top
             .iter()
-            .map(|&(p, time_ms)| tunable_runtime::store::Ranked {
-                values: space
-                    .values(p)
-                    .iter()
-                    .map(tunable_runtime::store::StoredValue::from)
-                    .collect(),
-                time_ms,
-            })
+            .map(|&(p, t)| tunable_runtime::store::Ranked::at(&space, p, t))
             .collect(),
     };
     let local_path = tunable_runtime::store::tuned_file(&base.join("local"), "toy");

@@ -73,11 +73,7 @@ fn tune(k: &Kernel, dropped: &[String]) -> TokenStream {
         mode: verify_mode,
     } = verify::glue(model);
     let device = device(k);
-    let restore = model
-        .restore
-        .as_ref()
-        .map(|r| quote!(__tunable_ran = true; #r;));
-    let check = run_variant(k);
+    let run = restored_run(k);
     quote! {
         static KERNEL: ::tunable::__private::KernelSpec = ::tunable::__private::KernelSpec {
             name: #kernel_name,
@@ -99,7 +95,7 @@ fn tune(k: &Kernel, dropped: &[String]) -> TokenStream {
             BAKED,
             DEFAULT,
             &mut |__tunable_call: ::tunable::__private::Call<'_, #params_ty>| match __tunable_call {
-                ::tunable::__private::Call::Run(p) => { #restore #check }
+                ::tunable::__private::Call::Run(p) => #run
                 ::tunable::__private::Call::Output => #read_output,
                 ::tunable::__private::Call::Answer => #read_answer,
             },
@@ -113,11 +109,7 @@ fn shipped(k: &Kernel) -> TokenStream {
     let (model, params_ty) = (k.model, &k.params_ty);
     let kernel_name = &model.name;
     let device = device(k);
-    let restore = model
-        .restore
-        .as_ref()
-        .map(|r| quote!(__tunable_ran = true; #r;));
-    let check = run_variant(k);
+    let run = restored_run(k);
     quote! {
         ::tunable::__private::shipped(
             #kernel_name,
@@ -126,7 +118,7 @@ fn shipped(k: &Kernel) -> TokenStream {
             key,
             DEFAULT,
             || #device,
-            &mut |p: &#params_ty| { #restore #check },
+            &mut |p: &#params_ty| #run,
         )
     }
 }
@@ -137,6 +129,18 @@ fn device(k: &Kernel) -> TokenStream {
         || quote!(::tunable::__private::cpu_device()),
         |d| quote!(#d),
     )
+}
+
+/// `{ restore; run the variant p }`: what tuning and the timing of the portable set run per
+/// configuration (`restore` also marks the arguments for restoring before the caller's run).
+fn restored_run(k: &Kernel) -> TokenStream {
+    let restore = k
+        .model
+        .restore
+        .as_ref()
+        .map(|r| quote!(__tunable_ran = true; #r;));
+    let check = run_variant(k);
+    quote!({ #restore #check })
 }
 
 /// Runs the variant `p` on the call's arguments (reborrowing `&mut` ones) and answers

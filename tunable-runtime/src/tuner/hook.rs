@@ -22,7 +22,7 @@ use crate::journal::Journal;
 use crate::measure::Repeats;
 use crate::params::Params;
 use crate::settings::{self, Mode, env_usize};
-use crate::store::{Ranked, StoredValue, TunedEntry, read, store, tuned_dir, tuned_file};
+use crate::store::{Ranked, TunedEntry, read, store, tuned_dir, tuned_file};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use tunable_search::{Space, Value};
@@ -252,10 +252,7 @@ impl Winner<'_> {
             top: self
                 .top
                 .iter()
-                .map(|&(p, time_ms)| Ranked {
-                    values: space.values(p).iter().map(StoredValue::from).collect(),
-                    time_ms,
-                })
+                .map(|&(p, t)| Ranked::at(space, p, t))
                 .collect(),
         };
         store(

@@ -119,6 +119,20 @@ pub struct Ranked {
     pub time_ms: f64,
 }
 
+impl Ranked {
+    /// The configuration at `position` of `space` with its time.
+    pub fn at(space: &Space, position: usize, time_ms: f64) -> Ranked {
+        Ranked {
+            values: space
+                .values(position)
+                .iter()
+                .map(StoredValue::from)
+                .collect(),
+            time_ms,
+        }
+    }
+}
+
 /// An entry as format version 1 wrote it (no list of best configurations).
 #[derive(Deserialize)]
 struct EntryV1 {

@@ -5,7 +5,9 @@
 //! `TUNABLE_MODE=off`, runs the set's first without timing).
 //!
 //! The kernel reads `TUNABLE_DEVICE` itself to play a different device: its fastest tile is `n`
-//! here, and `16 / n` on `gpu-b` and on `gpu-new` (which nobody tunes on). Every run of a
+//! here and on `gpu-new` (which nobody tunes on), and `16 / n` on `gpu-b`, where the other tiles
+//! are also slower than here: so the portable set of key 2 is (8, 2), gpu-b's winner first, and
+//! gpu-new finds tile 2 the faster of the two. Every run of a
 //! variant appends its tile to `calls.log`, which counts the runs. The build is a debug one in
 //! `target/e2e`, shared with `tests/end_to_end.rs` of the facade (`--debug`: timing a debug
 //! build is meaningless, but the costs here are sleeps).
@@ -17,18 +19,18 @@ const LIB: &str = r#"
 use std::io::Write;
 use tunable::tunable;
 
-/// Sleeps 1 ms at the device's best tile, 6 ms more per factor of two away from it.
+/// Sleeps 1 ms at the device's best tile, 6 ms (12 on gpu-b) more per factor of two away.
 #[tunable(tile = [1, 2, 4, 8, 16], key = n as u64, budget = 5, strategy = "exhaustive",
           repeats = 1, warmup = 0)]
 pub fn work(n: usize) -> usize {
     let mut log = std::fs::OpenOptions::new().create(true).append(true).open("calls.log").unwrap();
     writeln!(log, "{tile}").unwrap();
-    let best = match std::env::var("TUNABLE_DEVICE").as_deref() {
-        Ok("gpu-b") | Ok("gpu-new") => 16 / n,
-        _ => n,
+    let (best, step) = match std::env::var("TUNABLE_DEVICE").as_deref() {
+        Ok("gpu-b") => (16 / n, 12),
+        _ => (n, 6),
     };
     let steps = (tile as f64 / best as f64).log2().abs() as u64;
-    std::thread::sleep(std::time::Duration::from_millis(1 + 6 * steps));
+    std::thread::sleep(std::time::Duration::from_millis(1 + step * steps));
     tile
 }
 "#;
@@ -155,7 +157,7 @@ fn tune_ahead_then_ship_to_tuned_and_unseen_devices() {
     let shown = String::from_utf8(out.stdout).unwrap();
     assert!(shown.contains("work (key 2):\n  on cpu: "), "{shown}");
     assert!(
-        shown.contains("  on gpu-b: tile=8\n  on any other device: the fastest of 2 portable configuration(s), timed once:\n    1. tile=2\n    2. tile=8\n"),
+        shown.contains("  on gpu-b: tile=8\n  on any other device: the fastest of 2 portable configuration(s), timed once:\n    1. tile=8\n    2. tile=2\n"),
         "{shown}"
     );
 
@@ -176,18 +178,18 @@ fn tune_ahead_then_ship_to_tuned_and_unseen_devices() {
     let (out, err) = ship(&dir, &target, 2, &[("TUNABLE_DEVICE", "gpu-b")]);
     assert!(out.contains("ran tile 8 then 8"), "{out}{err}");
 
-    // 4. A device with no entry: the set (tile 2, tile 8) is timed once, the fastest (8) kept.
+    // 4. A device with no entry: the set (tile 8, tile 2) is timed once, the fastest (2) kept.
     let before = calls(&dir);
     let (out, err) = ship(&dir, &target, 2, &[("TUNABLE_DEVICE", "gpu-new")]);
-    assert!(out.contains("ran tile 8 then 8"), "{out}{err}");
+    assert!(out.contains("ran tile 2 then 2"), "{out}{err}");
     assert_eq!(calls(&dir), before + 2 + 2, "timed once, then the calls");
     assert_eq!(
-        err.matches("tunable: work has no tuned configuration for device \"gpu-new\": timed the 2 portable configurations once on key 2; running tile=8").count(),
+        err.matches("tunable: work has no tuned configuration for device \"gpu-new\": timed the 2 portable configurations once on key 2; running tile=2 (").count(),
         1,
         "{err}"
     );
 
-    // 5. TUNABLE_MODE=off: the set's first, nothing timed.
+    // 5. TUNABLE_MODE=off: the set's first (gpu-b's winner), nothing timed.
     let before = calls(&dir);
     let (out, err) = ship(
         &dir,
@@ -195,7 +197,7 @@ fn tune_ahead_then_ship_to_tuned_and_unseen_devices() {
         2,
         &[("TUNABLE_DEVICE", "gpu-new"), ("TUNABLE_MODE", "off")],
     );
-    assert!(out.contains("ran tile 2 then 2"), "{out}{err}");
+    assert!(out.contains("ran tile 8 then 8"), "{out}{err}");
     assert_eq!(calls(&dir), before + 2, "{err}");
     assert!(!err.contains("timed"), "{err}");
     std::fs::remove_dir_all(&dir).ok();

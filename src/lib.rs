@@ -33,8 +33,12 @@
 
 pub use tunable_macros::tunable;
 pub use tunable_runtime::RuntimeError;
+pub use tunable_runtime::choice::{Choice, Origin};
+/// The journal of measurements (with the `autotune` feature).
+#[cfg(feature = "autotune")]
+pub use tunable_runtime::journal;
 pub use tunable_runtime::params::Params;
-pub use tunable_runtime::{backend, journal, key, measure, tuner, verify};
+pub use tunable_runtime::{backend, key, measure, tuner, verify};
 pub use tunable_search::{Space, SpaceBuilder, SpaceError, Value};
 
 /// The tuned files: what tuning stored, one entry per (kernel, device, key), in
@@ -56,7 +60,24 @@ pub mod tuned {
 pub mod __private {
     pub use tunable_runtime::__private::*;
 
-    /// Whether this build tunes: the `autotune` feature of this crate, which users turn on
-    /// through their own crate's feature (`autotune = ["tunable/autotune"]`).
-    pub const AUTOTUNE: bool = cfg!(feature = "autotune");
+    /// `select!({ tuning } else { shipped })`: the tuning code in a build with the `autotune`
+    /// feature of this crate (which users turn on through their own crate's feature,
+    /// `autotune = ["tunable/autotune"]`), else the shipped code. Unlike `if AUTOTUNE`, the branch not taken is not even
+    /// compiled, so a shipped build needs neither the tuner nor the search engine.
+    #[cfg(feature = "autotune")]
+    #[doc(hidden)]
+    #[macro_export]
+    macro_rules! __tunable_select {
+        ({ $($tune:tt)* } else { $($ship:tt)* }) => {{ $($tune)* }};
+    }
+
+    /// See the other `__tunable_select`.
+    #[cfg(not(feature = "autotune"))]
+    #[doc(hidden)]
+    #[macro_export]
+    macro_rules! __tunable_select {
+        ({ $($tune:tt)* } else { $($ship:tt)* }) => {{ $($ship)* }};
+    }
+
+    pub use crate::__tunable_select as select;
 }

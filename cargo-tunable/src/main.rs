@@ -9,8 +9,9 @@
 //!   JSON or Kernel Tuner T1 file and report its size and construction time.
 //! - `bench --cache FILE ... --strategy NAME[,NAME...] --out DIR`: run strategies on replayed
 //!   Kernel Tuner caches and score them (see [`bench`](mod@bench)).
-//! - `show [DIR] [--json]`: print the tuned configurations stored in DIR (default `tuned/`) and
-//!   the chain a build runs per kernel and key (device entries, then the portable set).
+//! - `show [DIR] [--json]`: print the tuned configurations stored in DIR (default `tuned/`),
+//!   with UTC dates and a mark on entries the annotation no longer fits, and the chain a build
+//!   runs per kernel and key (device entries, then the portable set; see [`show`](mod@show)).
 //! - `tune [--manifest-path P] [--kernel K] [--budget N | --time 10m]`: tune a crate ahead of
 //!   time through its tuning harness (see [`tune`](mod@tune)).
 //! - `transfer --cache FILE ... [--k 4] [--json]`: leave one device out over the caches of one
@@ -23,6 +24,7 @@ mod bench;
 mod caches;
 mod chain;
 mod coordinator;
+mod date;
 mod family;
 mod gap;
 mod loko;

@@ -2,12 +2,21 @@
 //!
 //! `show [DIR] [--json]` prints the tuned configurations of every `*.bin` file in DIR (default
 //! `tuned/`): kernel, device, key, configuration, time, evaluations, strategy and when it was
-//! tuned; then, per kernel and key, the [chain](crate::chain) a build runs (each tuned device's
-//! entry, then the portable set for any other device). A damaged file is reported and skipped.
+//! tuned (UTC); then, per kernel and key, the [chain](crate::chain) a build runs (each tuned
+//! device's entry, then the portable set for any other device). A damaged file is reported and
+//! skipped.
+//!
+//! **Stale entries.** `show` cannot read the `#[tunable]` annotation itself; the last build that
+//! expanded it did, and recorded its space fingerprint in `<kernel>.space` beside the tuned file.
+//! An entry whose space fingerprint differs is marked `stale`: the annotation (parameters, values
+//! or constraints) changed since it was tuned, and builds no longer bake it. Without that record
+//! (no build since, or a read-only folder) the mark is `?`. The record reflects the last build
+//! on this machine, not the sources as they are now: build first for an exact answer.
 
+use crate::date::utc;
 use clap::Args;
 use serde::Serialize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use tunable_runtime::store::read;
 
 /// Arguments of `show`.
@@ -31,6 +40,16 @@ struct Row {
     evaluations: u32,
     strategy: String,
     timestamp: u64,
+    /// The timestamp as a UTC date, `YYYY-MM-DD HH:MM`.
+    tuned: String,
+    /// Whether the annotation no longer fits the entry (`None`: unknown, no build recorded it).
+    stale: Option<bool>,
+}
+
+/// The space fingerprint the last build recorded for `kernel` in `dir`, if any.
+fn recorded_space(dir: &Path, kernel: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(dir.join(format!("{kernel}.space"))).ok()?;
+    u64::from_str_radix(text.trim(), 16).ok()
 }
 
 pub(crate) fn run(args: ShowArgs) -> Result<(), Box<dyn std::error::Error>> {
@@ -45,7 +64,9 @@ pub(crate) fn run(args: ShowArgs) -> Result<(), Box<dyn std::error::Error>> {
         match read(f) {
             Ok(entries) => rows.extend(entries.into_iter().inspect(|e| all.push(e.clone())).map(
                 |e| {
+                    let stale = recorded_space(&args.dir, &e.kernel).map(|s| s != e.space_hash);
                     Row {
+                        stale,
                         params: e
                             .params
                             .iter()
@@ -58,6 +79,7 @@ pub(crate) fn run(args: ShowArgs) -> Result<(), Box<dyn std::error::Error>> {
                         time_ms: e.time_ms,
                         evaluations: e.evaluations,
                         strategy: e.strategy,
+                        tuned: utc(e.timestamp),
                         timestamp: e.timestamp,
                     }
                 },
@@ -74,13 +96,13 @@ pub(crate) fn run(args: ShowArgs) -> Result<(), Box<dyn std::error::Error>> {
         return Ok(());
     }
     println!(
-        "| kernel | device | key | configuration | time (ms) | evaluations | strategy | tuned (unix time) |"
+        "| kernel | device | key | configuration | time (ms) | evaluations | strategy | tuned (UTC) | fits |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|");
     for r in rows {
         let cfg: Vec<String> = r.params.iter().map(|(n, v)| format!("{n}={v}")).collect();
         println!(
-            "| {} | {} | {} | {} | {:.4} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {:.4} | {} | {} | {} | {} |",
             r.kernel,
             r.device,
             r.key,
@@ -88,7 +110,12 @@ pub(crate) fn run(args: ShowArgs) -> Result<(), Box<dyn std::error::Error>> {
             r.time_ms,
             r.evaluations,
             r.strategy,
-            r.timestamp
+            r.tuned,
+            match r.stale {
+                Some(false) => "yes",
+                Some(true) => "stale",
+                None => "?",
+            }
         );
     }
     println!();

@@ -8,7 +8,8 @@ use crate::attr::{Arg, OPTIONS, ParamDef, ParamLit};
 use proc_macro2::Span;
 use std::sync::Arc;
 use syn::{Expr, Ident, LitStr};
-use tunable_search::strategy::{self, StrategySpec};
+#[cfg(feature = "search")]
+use tunable_search::strategy;
 use tunable_search::{Space, SpaceBuilder, SpaceError, Value};
 use tunable_search::{defaults, suggest};
 
@@ -226,10 +227,13 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
     let strategy_text = strategy
         .as_ref()
         .map_or_else(|| defaults::STRATEGY.to_owned(), LitStr::value);
-    let spec_check = strategy_text
-        .parse::<StrategySpec>()
-        .and_then(|s| strategy::build(&s, Arc::clone(&space), 1).map(|_| ()));
-    if let Err(e) = spec_check {
+    // Only builds that tune use the strategy, and only they have the search engine to build it
+    // (feature `search`, turned on by the facade's `autotune`).
+    #[cfg(feature = "search")]
+    if let Err(e) = strategy_text
+        .parse::<strategy::StrategySpec>()
+        .and_then(|s| strategy::build(&s, Arc::clone(&space), 1).map(|_| ()))
+    {
         errs.push(strategy.as_ref().map_or(Span::call_site(), LitStr::span), e);
     }
     if consts && space.len() > MAX_CONST_INSTANCES {

@@ -42,7 +42,9 @@ use syn::{ImplItem, ItemFn, ItemImpl, Token, parse_macro_input};
 ///
 /// Tuning happens on the first call for a (device, key) in a build with the `autotune` feature
 /// (`autotune = ["tunable/autotune"]` in your crate); the winner is stored in
-/// `tuned/<kernel>.bin`, and every later build bakes it in. The README's "Tuning, persistence and
+/// `tuned/<kernel>.bin`, and every later build bakes it in: the generated code makes cargo
+/// rebuild when that file or `TUNABLE_DIR` changes. A build without the feature compiles no
+/// tuner and no search engine. The README's "Tuning, persistence and
 /// baking" describes the workflow and the `TUNABLE_*` environment variables.
 ///
 /// # Parameters
@@ -94,7 +96,8 @@ use syn::{ImplItem, ItemFn, ItemImpl, Token, parse_macro_input};
 /// ## `budget`, `strategy`
 /// How many configurations one tuning evaluates at most, and how it searches:
 /// any spec of `cargo tunable bench` (`"random"`, `"genetic:popsize=20"`, `"bayes"`, ...),
-/// checked at compile time. `"auto"` is the strategy chosen on the shared benchmark
+/// checked at compile time by builds with the `autotune` feature (the only ones that use it, and
+/// the only ones that compile the search engine). `"auto"` is the strategy chosen on the shared benchmark
 /// (`tunable::strategy::AUTO`). `TUNABLE_BUDGET` and `TUNABLE_STRATEGY` override both at run time.
 ///
 /// ## `repeats`, `warmup`
@@ -197,6 +200,9 @@ use syn::{ImplItem, ItemFn, ItemImpl, Token, parse_macro_input};
 /// - `matmul_with(&params, args...)`: runs one variant, without tuning; inside the body
 ///   `params` is the running configuration, which GPU kernels pass to their backend.
 /// - `matmul(args...)`: runs the tuned variant for this device and key.
+/// - `matmul_config(args...)`: the configuration `matmul(args...)` would run and where it comes
+///   from (`tunable::Choice`: baked, stored, tuned by this process, or the default, and whether
+///   the call would tune first), without running anything.
 ///
 /// A kernel returning `Result` reports a variant's `Err(e)` as a failed configuration whose
 /// reason is `e`'s `Display` (else its `Debug`); a variant that panics fails the same way.

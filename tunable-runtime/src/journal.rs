@@ -1,11 +1,19 @@
 //! # The measurement journal
 //!
 //! Every measurement of a tuning run is appended to a Kernel Tuner cache file beside the tuned
-//! file (`tuned/<kernel>-<key>-<space fingerprint>.cache.json`), left unclosed as Kernel Tuner
+//! file, left unclosed as Kernel Tuner
 //! leaves its own caches while tuning. A run interrupted by Ctrl-C or `kill -9` therefore resumes
 //! without measuring again, and Kernel Tuner's tooling (or `cargo tunable bench --cache`) can
 //! read it. The format itself (records, failures, keys, the unclosed form) lives in
 //! [`tunable_search::format::kernel_tuner`]; this module keeps the file.
+//!
+//! The first-run hook's journal is named by [`Journal::path_for_run`]
+//! (`tuned/<kernel>-<key>-<run fingerprint>.cache.json`): the fingerprint covers the space, the
+//! kernel's body and the device, so an edited kernel or another device starts a journal of its
+//! own and is never answered with measurements of something else. Journals under other names
+//! (older ones, an edited body's) stay readable as Kernel Tuner caches and are simply not used.
+//! [`Journal::path_for`] (`<kernel>-<key>-<space fingerprint>.cache.json`) names the caches
+//! exported from outside a build, which know no body (distributed studies).
 //!
 //! On opening, an existing journal is read (repairing a record cut off by a kill) and rewritten
 //! cleanly, keeping the records of this space measured on this device, before new records are
@@ -17,6 +25,7 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tunable_search::Space;
+use tunable_search::fingerprint::fnv1a;
 use tunable_search::format::kernel_tuner::{CacheWriter, Header, KernelTunerCache, Observation};
 
 /// What the journal holds for one configuration: its time in milliseconds, or why it failed.
@@ -38,6 +47,43 @@ impl Journal {
             "{kernel}-{key}-{:016x}.cache.json",
             space.fingerprint()
         ))
+    }
+
+    /// The first-run hook's journal for a kernel, key and space, when the kernel's body has the
+    /// fingerprint `body` and runs on `device`: `<kernel>-<key>-<fingerprint>.cache.json`, where
+    /// the fingerprint covers all four, so that nothing measured on another body or device is
+    /// ever read back (see the [module docs](self)).
+    pub fn path_for_run(
+        dir: &Path,
+        kernel: &str,
+        key: u64,
+        space: &Space,
+        body: u64,
+        device: &str,
+    ) -> PathBuf {
+        let run = fnv1a(&[
+            &space.fingerprint().to_le_bytes(),
+            &body.to_le_bytes(),
+            device.as_bytes(),
+        ]);
+        dir.join(format!("{kernel}-{key}-{run:016x}.cache.json"))
+    }
+
+    /// Creates the journal at `path` for `space`, empty: what was recorded there before is
+    /// dropped, so that every configuration is measured again (`TUNABLE_MODE=retune`).
+    pub fn restart(
+        path: &Path,
+        space: Arc<Space>,
+        kernel: &str,
+        device: &str,
+    ) -> Result<Self, RuntimeError> {
+        match std::fs::remove_file(path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(RuntimeError::Io {
+                path: path.into(),
+                source: e,
+            }),
+            _ => Journal::open(path, space, kernel, device),
+        }
     }
 
     /// Opens (or creates) the journal at `path` for `space`, keeping what it already holds for
@@ -172,6 +218,25 @@ mod tests {
         // Another device's measurements are not answers here.
         let j = Journal::open(&path, Arc::clone(&space), "k", "gpu").unwrap();
         assert!(j.is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_run_journal_is_named_by_space_body_and_device_and_restarts_empty() {
+        let space = Arc::new(SpaceBuilder::new().param("a", [1, 2]).build().unwrap());
+        let dir = std::env::temp_dir().join(format!("tunable-journal-run-{}", std::process::id()));
+        let path = |body, device| Journal::path_for_run(&dir, "k", 8, &space, body, device);
+        assert_eq!(path(1, "cpu"), path(1, "cpu"));
+        assert_ne!(path(1, "cpu"), path(2, "cpu"), "an edited body");
+        assert_ne!(path(1, "cpu"), path(1, "gpu"), "another device");
+        assert_ne!(path(1, "cpu"), Journal::path_for(&dir, "k", 8, &space));
+        let mut j = Journal::open(&path(1, "cpu"), Arc::clone(&space), "k", "cpu").unwrap();
+        j.record(1, Ok(2.0)).unwrap();
+        drop(j);
+        let j = Journal::restart(&path(1, "cpu"), Arc::clone(&space), "k", "cpu").unwrap();
+        assert!(j.is_empty());
+        let j = Journal::open(&path(1, "cpu"), Arc::clone(&space), "k", "cpu").unwrap();
+        assert!(j.is_empty(), "the restart was written");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -15,6 +15,10 @@
 //! - `TUNABLE_DEVICE`: the identity the CPU device takes (see [`crate::device`]).
 //! - `TUNABLE_KERNELS`, `TUNABLE_TIME`, `TUNABLE_REPORT`: set by `cargo tunable tune` (see
 //!   [`crate::tuner::session`]).
+//!
+//! A number setting that does not parse is an error naming the variable
+//! ([`RuntimeError::BadNumber`]), never silently ignored: a tuning build panics with it at its
+//! first tunable call, as for an unknown mode.
 
 use crate::RuntimeError;
 
@@ -73,17 +77,52 @@ pub fn mode() -> Result<Mode, RuntimeError> {
     }
 }
 
-/// A number from an environment variable, if set and valid.
-pub fn env_usize(name: &str) -> Option<usize> {
-    std::env::var(name).ok().and_then(|v| v.trim().parse().ok())
+/// A whole number from the environment variable `name`: `None` if unset, an error naming the
+/// variable if set to anything but a whole number (surrounding spaces allowed).
+///
+/// ```
+/// use tunable_runtime::settings::env_usize;
+///
+/// assert_eq!(env_usize("TUNABLE_DOC_UNSET").unwrap(), None);
+/// // SAFETY of the example: no other thread reads the environment.
+/// unsafe { std::env::set_var("TUNABLE_DOC_BUDGET", "ten") };
+/// let e = env_usize("TUNABLE_DOC_BUDGET").unwrap_err();
+/// assert_eq!(e.to_string(), "TUNABLE_DOC_BUDGET=\"ten\" is not valid; expected a whole number");
+/// ```
+pub fn env_usize(name: &'static str) -> Result<Option<usize>, RuntimeError> {
+    let Some(raw) = std::env::var_os(name) else {
+        return Ok(None);
+    };
+    let bad = || RuntimeError::BadNumber {
+        name,
+        value: raw.to_string_lossy().into_owned(),
+        expected: "a whole number",
+    };
+    let text = raw.to_str().ok_or_else(bad)?;
+    text.trim().parse().map(Some).map_err(|_| bad())
 }
 
-/// The default time limit of one GPU launch: `TUNABLE_TIMEOUT` in seconds (none if unset, zero,
-/// or not a positive number).
+/// The default time limit of one GPU launch: `TUNABLE_TIMEOUT` in seconds (none if unset or
+/// zero).
+///
+/// # Panics
+/// If `TUNABLE_TIMEOUT` is set to anything but a number of seconds (zero or more): the message
+/// names the variable, rather than running without the limit that was asked for.
 pub fn launch_timeout() -> Option<std::time::Duration> {
-    std::env::var("TUNABLE_TIMEOUT")
-        .ok()
+    let raw = std::env::var_os("TUNABLE_TIMEOUT")?;
+    let seconds = raw
+        .to_str()
         .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|s| s.is_finite() && *s > 0.0)
-        .map(std::time::Duration::from_secs_f64)
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .unwrap_or_else(|| {
+            panic!(
+                "tunable: {}",
+                RuntimeError::BadNumber {
+                    name: "TUNABLE_TIMEOUT",
+                    value: raw.to_string_lossy().into_owned(),
+                    expected: "a number of seconds, 0 or more",
+                }
+            )
+        });
+    (seconds > 0.0).then(|| std::time::Duration::from_secs_f64(seconds))
 }

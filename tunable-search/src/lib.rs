@@ -14,8 +14,16 @@
 //! | [`format`](mod@format) | file formats: Kernel Tuner caches and the tuned-configuration file, each read and written in one place |
 //! | [`portable`] | configurations for devices nobody tuned on: the greedy cover of the tuned devices' best configurations |
 //! | [`defaults`] | the defaults of `#[tunable]`'s options, shared by the attribute and the runtime |
+//! | [`fingerprint`] | the stable hash behind the body fingerprint and the journal's name |
 //! | [`suggest`] | "did you mean" suggestions for misspelled names |
 //! | [`error`] | [`SpaceError`], why a space could not be built or loaded |
+//!
+//! Feature `search` (on by default) holds the search engine: [`strategy`], [`bayes`], [`sim`],
+//! the Kernel Tuner caches of [`format`](mod@format) and the random samples of [`space`], with
+//! their dependencies (rand, rayon, nalgebra, flate2). Without it remain the spaces, the
+//! constraint language, the tuned-file format and [`portable`] (std only: the macro computes the
+//! portable sets it bakes): what a shipped build of a user's crate and the `#[tunable]`
+//! attribute need, cheap to compile.
 //!
 //! ```
 //! use tunable_search::space::SpaceBuilder;
@@ -29,14 +37,18 @@
 //! assert_eq!(space.len(), 11);
 //! ```
 
+#[cfg(feature = "search")]
 pub mod bayes;
 pub mod defaults;
 pub mod error;
 pub mod expr;
+pub mod fingerprint;
 pub mod format;
 pub mod portable;
+#[cfg(feature = "search")]
 pub mod sim;
 pub mod space;
+#[cfg(feature = "search")]
 pub mod strategy;
 pub mod suggest;
 

@@ -4,12 +4,35 @@
 //! and keeps the entries whose space fingerprint and values still fit the annotation; the entry
 //! point holds them as a `static` table of parameter structs. Entries that no longer fit are
 //! reported on the next tuning run; an unreadable file is a build warning and the defaults run.
+//!
+//! ## Rebuilding when the tuned file changes
+//!
+//! A proc macro cannot tell cargo which files it read (`proc_macro::tracked_path` is unstable),
+//! but the code it generates can: `include_bytes!` of the tuned file's absolute path puts that
+//! file into rustc's dep-info, and cargo rebuilds the crate when it is newer than the last build;
+//! `option_env!("TUNABLE_DIR")` records an environment dependency that cargo rebuilds on when the
+//! variable changes (set, unset or another value). Both work with stable cargo and rustc, with no
+//! build script in the user's crate.
+//!
+//! `include_bytes!` needs an existing file, and a file that does not exist yet cannot be tracked
+//! (a directory cannot be included, and a missing path in dep-info makes cargo rebuild on every
+//! build). So when the kernel has no tuned file, the macro writes a **placeholder**: a valid
+//! tuned file with no entries, which the first tuning replaces (and cargo then sees a newer
+//! file). The placeholder is written only in a crate's own sources: a packaged crate (a registry
+//! or vendored dependency, or `cargo publish`'s verification build, recognized by the
+//! `Cargo.toml.orig` cargo puts in every package) never changes and is not written to; nor is a
+//! folder that cannot be written (then the crate is rebuilt only when its sources change).
+//!
+//! Beside it, the macro records the annotation's space fingerprint in `<kernel>.space` (only
+//! when it changes), which `cargo tunable show` compares with each entry's to mark the entries
+//! this annotation no longer bakes.
 
 use super::{Kernel, params};
 use crate::check::Model;
 use proc_macro2::TokenStream;
 use quote::quote;
-use tunable_search::format::tuned::{TunedEntry, read, tuned_dir, tuned_file};
+use std::path::Path;
+use tunable_search::format::tuned::{TunedEntry, encode, read, tuned_dir, tuned_file};
 
 /// A baked entry: device, key and the value index of each parameter.
 pub(super) struct BakedEntry {
@@ -29,7 +52,8 @@ pub(super) struct Tuned {
     pub(super) entries: Vec<BakedEntry>,
     /// Why each dropped entry was dropped, printed on the next tuning run.
     pub(super) dropped: Vec<String>,
-    /// The file, if it exists: included so that a change to it rebuilds the crate.
+    /// The file, if it exists (or a placeholder could be written): included so that a change to
+    /// it rebuilds the crate.
     tracked: Option<String>,
     /// A warning for an unreadable file.
     warning: Option<String>,
@@ -48,7 +72,12 @@ impl Tuned {
             return tuned;
         };
         let path = tuned_file(&tuned_dir(&manifest), &model.name);
-        tuned.tracked = path.exists().then(|| path.to_string_lossy().into_owned());
+        let own = !Path::new(&manifest).join("Cargo.toml.orig").exists();
+        tuned.tracked = (path.exists() || own && placeholder(&path))
+            .then(|| path.to_string_lossy().into_owned());
+        if own {
+            record_space(&path, model.space.fingerprint());
+        }
         let entries = match read(&path) {
             Ok(e) => e,
             Err(e) => {
@@ -86,13 +115,19 @@ impl Tuned {
         quote!(#(#entries),*)
     }
 
-    /// `include_bytes!` of the file, so that cargo rebuilds when it changes.
-    pub(super) fn track(&self) -> Option<TokenStream> {
-        self.tracked.as_ref().map(|p| {
+    /// `include_bytes!` of the file, so that cargo rebuilds when it changes, and
+    /// `option_env!("TUNABLE_DIR")`, so that it rebuilds when the folder setting changes (see the
+    /// [module docs](self)).
+    pub(super) fn track(&self) -> TokenStream {
+        let file = self.tracked.as_ref().map(|p| {
             quote!(
                 const _: &[u8] = include_bytes!(#p);
             )
-        })
+        });
+        quote! {
+            #file
+            const _: ::core::option::Option<&str> = option_env!("TUNABLE_DIR");
+        }
     }
 
     /// The warning for an unreadable file, as a use of a deprecated item.
@@ -106,6 +141,33 @@ impl Tuned {
                 fn __tunable_warn() { let _ = __tunable_warning; }
             }
         })
+    }
+}
+
+/// Writes an empty tuned file at `path` for a kernel that has none, so that the build can track
+/// it (see the [module docs](self)); whether `path` exists now. Never overwrites a file written
+/// meanwhile (the placeholder is linked into place, which fails if the file exists).
+fn placeholder(path: &Path) -> bool {
+    let Some(dir) = path.parent() else {
+        return false;
+    };
+    let tmp = dir.join(format!(".placeholder-{}.tmp", std::process::id()));
+    let written = std::fs::create_dir_all(dir)
+        .and_then(|()| std::fs::write(&tmp, encode(&[])))
+        .and_then(|()| std::fs::hard_link(&tmp, path));
+    let _ = std::fs::remove_file(&tmp);
+    written.is_ok() || path.exists()
+}
+
+/// Records the annotation's space fingerprint beside the tuned file (`<kernel>.space`, in hex),
+/// for `cargo tunable show` to mark the entries that no longer fit; written only when it
+/// changes, and never included in the build. Best effort: a folder that cannot be written only
+/// leaves `show` without the mark.
+fn record_space(tuned_file: &Path, fingerprint: u64) {
+    let path = tuned_file.with_extension("space");
+    let text = format!("{fingerprint:016x}\n");
+    if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+        let _ = std::fs::write(path, text);
     }
 }
 

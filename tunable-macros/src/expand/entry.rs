@@ -13,8 +13,8 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{ReturnType, Type};
 
-/// `<name>(args...)`.
-pub(super) fn item(k: &Kernel) -> TokenStream {
+/// `<name>(args...)`, with the baked table of `tuned`.
+pub(super) fn item(k: &Kernel, tuned: &Tuned) -> TokenStream {
     let (model, f) = (k.model, k.f);
     let (vis, attrs, sig) = (&f.vis, &f.attrs, &f.sig);
     let name = &sig.ident;
@@ -22,14 +22,10 @@ pub(super) fn item(k: &Kernel) -> TokenStream {
     let (inputs, output) = (&sig.inputs, &sig.output);
     let (params_ty, call_with) = (&k.params_ty, &k.call_with);
     let default_lit = params::literal(k, &model.default);
-    let tuned = Tuned::read(model);
     let (track, warn, baked) = (tuned.track(), tuned.warn(), tuned.table(k));
-    let portable = super::portable::table(&tuned, k);
+    let portable = super::portable::table(tuned, k);
     let shipped = shipped(k);
-    let key = model
-        .key
-        .as_ref()
-        .map_or_else(|| quote!(0u64), |e| quote!((#e) as u64));
+    let key = key(k);
     let call_args = k.args.iter().map(|(a, _)| quote!(#a));
     let tune = tune(k, &tuned.dropped);
     let restore_after = model
@@ -48,15 +44,23 @@ pub(super) fn item(k: &Kernel) -> TokenStream {
             let key: u64 = #key;
             #[allow(unused_mut, unused_variables)]
             let mut __tunable_ran = false;
-            let params = if ::tunable::__private::AUTOTUNE {
+            let params = ::tunable::__private::select!({
                 #tune
             } else {
                 #shipped
-            };
+            });
             #restore_after
             #call_with(&params, #(#call_args),*)
         }
     }
+}
+
+/// The key expression, `0u64` without a `key` option.
+pub(super) fn key(k: &Kernel) -> TokenStream {
+    k.model
+        .key
+        .as_ref()
+        .map_or_else(|| quote!(0u64), |e| quote!((#e) as u64))
 }
 
 /// The `autotune` branch: the kernel's static spec, the report of dropped tuned entries, and the
@@ -64,26 +68,16 @@ pub(super) fn item(k: &Kernel) -> TokenStream {
 fn tune(k: &Kernel, dropped: &[String]) -> TokenStream {
     let model = k.model;
     let (params_ty, call_space) = (&k.params_ty, &k.call_space);
-    let kernel_name = &model.name;
-    let (budget, strategy, repeats, warmup) =
-        (model.budget, &model.strategy, model.repeats, model.warmup);
     let verify::Glue {
         read_output,
         read_answer,
-        mode: verify_mode,
+        ..
     } = verify::glue(model);
     let device = device(k);
     let run = restored_run(k);
+    let spec = kernel_spec(k);
     quote! {
-        static KERNEL: ::tunable::__private::KernelSpec = ::tunable::__private::KernelSpec {
-            name: #kernel_name,
-            manifest_dir: env!("CARGO_MANIFEST_DIR"),
-            budget: #budget,
-            strategy: #strategy,
-            repeats: #repeats,
-            warmup: #warmup,
-            verify: #verify_mode,
-        };
+        #spec
         static DROPPED: ::std::sync::Once = ::std::sync::Once::new();
         DROPPED.call_once(|| { #(eprintln!("{}", #dropped);)* });
         let __tunable_device = #device;
@@ -123,8 +117,39 @@ fn shipped(k: &Kernel) -> TokenStream {
     }
 }
 
+/// `static KERNEL: KernelSpec`, the kernel's static facts for the runtime.
+pub(super) fn kernel_spec(k: &Kernel) -> TokenStream {
+    let model = k.model;
+    let kernel_name = &model.name;
+    let (budget, strategy, repeats, warmup) =
+        (model.budget, &model.strategy, model.repeats, model.warmup);
+    let verify_mode = verify::glue(model).mode;
+    let body = body_fingerprint(k);
+    quote! {
+        static KERNEL: ::tunable::__private::KernelSpec = ::tunable::__private::KernelSpec {
+            name: #kernel_name,
+            manifest_dir: env!("CARGO_MANIFEST_DIR"),
+            budget: #budget,
+            strategy: #strategy,
+            repeats: #repeats,
+            warmup: #warmup,
+            verify: #verify_mode,
+            body: #body,
+        };
+    }
+}
+
+/// The fingerprint of the function as written: its signature and body as tokens (so formatting
+/// and comments do not change it), which keys the journal (`KernelSpec::body`).
+fn body_fingerprint(k: &Kernel) -> u64 {
+    let (sig, block) = (&k.f.sig, &k.f.block);
+    let sig = quote!(#sig).to_string();
+    let block = quote!(#block).to_string();
+    tunable_search::fingerprint::fnv1a(&[sig.as_bytes(), block.as_bytes()])
+}
+
 /// The device identity: the `device` expression, else this CPU's.
-fn device(k: &Kernel) -> TokenStream {
+pub(super) fn device(k: &Kernel) -> TokenStream {
     k.model.device.as_ref().map_or_else(
         || quote!(::tunable::__private::cpu_device()),
         |d| quote!(#d),

@@ -7,12 +7,15 @@
 //! - [`entry`]: `<name>(args...)`, the tuned entry point, which holds the [`baked`] table of
 //!   tuned configurations read from `tuned/<kernel>.bin` at compile time, the [`portable`] sets
 //!   for devices nobody tuned on, and the [`verify`] glue that reads the checked output while
-//!   tuning.
+//!   tuning;
+//! - [`config`]: `<name>_config(args...)`, which configuration the entry point runs for these
+//!   arguments and where it comes from.
 //!
 //! [`tokens`] writes values and types for all of them. Every generated path into the runtime goes
 //! through `::tunable::__private`.
 
 mod baked;
+mod config;
 mod entry;
 mod params;
 mod portable;
@@ -129,6 +132,8 @@ pub(crate) fn expand(
 ) -> syn::Result<(TokenStream, TokenStream)> {
     let k = Kernel::new(model, f, place)?;
     let outer = params::items(&k);
-    let (space, with, entry) = (space::item(&k), with::item(&k), entry::item(&k));
-    Ok((outer, quote!(#space #with #entry)))
+    let tuned = baked::Tuned::read(model);
+    let (space, with) = (space::item(&k), with::item(&k));
+    let (entry, config) = (entry::item(&k, &tuned), config::item(&k, &tuned));
+    Ok((outer, quote!(#space #with #entry #config)))
 }

@@ -44,20 +44,25 @@ pub struct KernelSpec {
     pub warmup: u32,
     /// Whether and against what outputs are checked while tuning.
     pub verify: Verify,
+    /// Fingerprint of the function as written (its signature and body, as tokens: formatting and
+    /// comments do not count), computed by `#[tunable]`; the journal is kept per fingerprint, so
+    /// an edited kernel is measured afresh.
+    pub body: u64,
 }
 
 impl KernelSpec {
     /// The tuning options of this kernel: its attribute's, overridden by `TUNABLE_BUDGET`,
-    /// `TUNABLE_STRATEGY` and `TUNABLE_BATCH`; `TUNABLE_TIME` bounds its wall time.
-    pub fn options(&self) -> TuneOptions {
-        TuneOptions {
-            budget: env_usize("TUNABLE_BUDGET").unwrap_or(self.budget),
-            batch: env_usize("TUNABLE_BATCH").unwrap_or(1).max(1),
+    /// `TUNABLE_STRATEGY` and `TUNABLE_BATCH`; `TUNABLE_TIME` bounds its wall time. An error
+    /// names a number setting that does not parse.
+    pub fn options(&self) -> Result<TuneOptions, RuntimeError> {
+        Ok(TuneOptions {
+            budget: env_usize("TUNABLE_BUDGET")?.unwrap_or(self.budget),
+            batch: env_usize("TUNABLE_BATCH")?.unwrap_or(1).max(1),
             strategy: std::env::var("TUNABLE_STRATEGY")
                 .unwrap_or_else(|_| self.strategy.to_owned()),
             max_seconds: session::max_seconds(),
             ..TuneOptions::default()
-        }
+        })
     }
 }
 
@@ -67,8 +72,9 @@ impl KernelSpec {
 /// `table` is the kernel's baked table, `default` its default configuration.
 ///
 /// # Panics
-/// If `TUNABLE_MODE` holds an unknown value: the message names the valid ones. Nothing else
-/// panics: a variant's failure is data, and an I/O problem is reported on stderr while the
+/// If `TUNABLE_MODE` holds an unknown value (the message names the valid ones), or
+/// `TUNABLE_BUDGET` or `TUNABLE_BATCH` is not a whole number (the message names it). Nothing
+/// else panics: a variant's failure is data, and an I/O problem is reported on stderr while the
 /// default configuration runs.
 pub fn autotune<P: Params>(
     kernel: &KernelSpec,
@@ -86,11 +92,12 @@ pub fn autotune<P: Params>(
     } else {
         Mode::Off
     };
+    let opts = kernel.options().unwrap_or_else(|e| panic!("tunable: {e}"));
     match Lookup::find(kernel, space, device, key, table, default, mode) {
         Lookup::Hit(p, _) | Lookup::Pending(p) => p,
         Lookup::Miss(claim) => {
-            let (p, origin) =
-                claim.exclusively(|| tune_call(kernel, space, device, key, default, run));
+            let (p, origin) = claim
+                .exclusively(|| tune_call(kernel, space, device, key, default, (mode, opts), run));
             claim.settle(&p, origin);
             p
         }
@@ -98,13 +105,16 @@ pub fn autotune<P: Params>(
 }
 
 /// Tunes the kernel on this call: reference output, journal, default first, the strategy, the
-/// winner stored; ends with the summary line.
+/// winner stored; ends with the summary line. `opts` are the kernel's options (checked before
+/// anything runs); under [`Mode::Retune`] the journal starts empty, so that the whole budget is
+/// measured again.
 fn tune_call<P: Params>(
     kernel: &KernelSpec,
     space: &Arc<Space>,
     device: &str,
     key: u64,
     default: P,
+    (mode, opts): (Mode, TuneOptions),
     run: &mut Run<'_, P>,
 ) -> (P, Origin) {
     let start = Instant::now();
@@ -121,8 +131,13 @@ fn tune_call<P: Params>(
         }
     };
     let dir = tuned_dir(kernel.manifest_dir);
-    let journal_path = Journal::path_for(&dir, kernel.name, key, space);
-    let journal = Journal::open(&journal_path, Arc::clone(space), kernel.name, device)
+    let journal_path = Journal::path_for_run(&dir, kernel.name, key, space, kernel.body, device);
+    let open = if mode == Mode::Retune {
+        Journal::restart
+    } else {
+        Journal::open
+    };
+    let journal = open(&journal_path, Arc::clone(space), kernel.name, device)
         .inspect_err(|e| eprintln!("tunable: {e}; tuning without a journal"))
         .ok();
     // The first run of a checked variant is its (untimed) check: one warm-up run less.
@@ -136,7 +151,7 @@ fn tune_call<P: Params>(
     let default_at = space.position_of_values(&default.to_values());
     let opts = TuneOptions {
         first: first_positions(kernel, space, device, key, default_at),
-        ..kernel.options()
+        ..opts
     };
     let label = format!("{} (key {key})", kernel.name);
     let bar = Bar::new(&label, opts.budget.min(space.len()));
@@ -286,6 +301,7 @@ mod tests {
             repeats: 2,
             warmup: 1,
             verify: Verify::Reference { tolerance: 1e-6 },
+            body: 0,
         };
         let space = Arc::new(
             SpaceBuilder::new()
@@ -321,7 +337,7 @@ mod tests {
         let ranked: Vec<Vec<Value>> = stored[0].ranked().into_iter().map(|(v, _)| v).collect();
         assert_eq!(ranked, [[Value::Int(3)], [Value::Int(2)], [Value::Int(1)]]);
         let journal = Journal::open(
-            &Journal::path_for(&tuned_dir(manifest), "hook_fake", 1, &space),
+            &Journal::path_for_run(&tuned_dir(manifest), "hook_fake", 1, &space, 0, "dev"),
             Arc::clone(&space),
             "hook_fake",
             "dev",

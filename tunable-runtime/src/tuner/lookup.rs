@@ -17,14 +17,19 @@
 //! Tunings of different slots run one at a time in a process ([`Claim::exclusively`]), so that
 //! two never time their variants against each other.
 
-use super::hook::KernelSpec;
-use crate::params::Params;
-use crate::settings::Mode;
-use crate::store::{read, tuned_dir, tuned_file};
-use std::cell::Cell;
-use std::collections::HashMap;
-use std::sync::Mutex;
-use tunable_search::{Space, Value};
+// The shipped half (`Baked`, `baked`, `Origin`) is in every build; the tuning half (`Lookup`,
+// `peek`, the process's slots) only with the `autotune` feature.
+#[cfg(feature = "autotune")]
+use {
+    super::hook::KernelSpec,
+    crate::params::Params,
+    crate::settings::Mode,
+    crate::store::{read, tuned_dir, tuned_file},
+    std::cell::Cell,
+    std::collections::HashMap,
+    std::sync::Mutex,
+    tunable_search::{Space, Value},
+};
 
 /// One baked configuration: an entry of the table generated code carries.
 #[derive(Debug)]
@@ -50,6 +55,7 @@ pub enum Origin {
     Default,
 }
 
+#[cfg(feature = "autotune")]
 /// The state of a slot; see the [module docs](self).
 #[derive(Debug)]
 pub enum Lookup<P> {
@@ -61,27 +67,34 @@ pub enum Lookup<P> {
     Miss(Claim),
 }
 
+#[cfg(feature = "autotune")]
 type Slot = (&'static str, String, u64);
 
+#[cfg(feature = "autotune")]
 #[derive(Debug)]
 enum State {
     Pending,
     Settled(Vec<Value>, Origin),
 }
 
+#[cfg(feature = "autotune")]
 static SLOTS: Mutex<Option<HashMap<Slot, State>>> = Mutex::new(None);
+#[cfg(feature = "autotune")]
 static TUNING: Mutex<()> = Mutex::new(());
 
+#[cfg(feature = "autotune")]
 thread_local! {
     /// Whether this thread is running a tuning.
     static TUNING_HERE: Cell<bool> = const { Cell::new(false) };
 }
 
+#[cfg(feature = "autotune")]
 fn with_slots<R>(f: impl FnOnce(&mut HashMap<Slot, State>) -> R) -> R {
     let mut slots = SLOTS.lock().unwrap_or_else(|e| e.into_inner());
     f(slots.get_or_insert_with(HashMap::new))
 }
 
+#[cfg(feature = "autotune")]
 impl<P: Params> Lookup<P> {
     /// The state of the slot (`kernel`, `device`, `key`) under `mode`; `table` is the baked
     /// table and `default` the kernel's default configuration. Never fails: a damaged tuned file
@@ -95,10 +108,7 @@ impl<P: Params> Lookup<P> {
         default: P,
         mode: Mode,
     ) -> Self {
-        let fallback = || match pick(table, key, || device) {
-            Some(b) => (b.params, Origin::Baked),
-            None => (default, Origin::Default),
-        };
+        let fallback = || fallback(table, key, device, default);
         if mode == Mode::Off {
             let (p, origin) = fallback();
             return Lookup::Hit(p, origin);
@@ -107,20 +117,10 @@ impl<P: Params> Lookup<P> {
             return Lookup::Pending(fallback().0);
         }
         let slot: Slot = (kernel.name, device.to_owned(), key);
-        let known = with_slots(|slots| match slots.get(&slot) {
-            Some(State::Settled(values, origin)) => Some(Some((values.clone(), *origin))),
-            Some(State::Pending) => Some(None),
-            None => {
-                slots.insert(slot.clone(), State::Pending);
-                None
-            }
-        });
-        match known {
+        match state(&slot, true) {
             Some(Some((values, origin))) => {
-                return match P::from_values(&values) {
-                    Some(p) => Lookup::Hit(p, origin),
-                    None => Lookup::Hit(default, Origin::Default),
-                };
+                let (p, origin) = settled(&values, origin, default);
+                return Lookup::Hit(p, origin);
             }
             Some(None) => return Lookup::Pending(fallback().0),
             None => {}
@@ -129,20 +129,96 @@ impl<P: Params> Lookup<P> {
             slot,
             settled: false,
         };
-        if mode == Mode::Tune {
-            let found = match table.iter().find(|b| b.device == device && b.key == key) {
-                Some(b) => Some((b.params, Origin::Baked)),
-                None => stored(kernel, space, device, key).map(|p| (p, Origin::Stored)),
-            };
-            if let Some((p, origin)) = found {
-                claim.settle(&p, origin);
-                return Lookup::Hit(p, origin);
-            }
+        if mode == Mode::Tune
+            && let Some((p, origin)) = known(kernel, space, device, key, table)
+        {
+            claim.settle(&p, origin);
+            return Lookup::Hit(p, origin);
         }
         Lookup::Miss(claim)
     }
 }
 
+#[cfg(feature = "autotune")]
+/// What [`Lookup::find`] would answer now, without claiming the slot: `Ok` with the known
+/// configuration and its origin, or `Err` with the fallback when the call would tune (or find
+/// another caller tuning). Reads the tuned file like `find`; changes nothing.
+pub fn peek<P: Params>(
+    kernel: &KernelSpec,
+    space: &Space,
+    device: &str,
+    key: u64,
+    table: &'static [Baked<P>],
+    default: P,
+    mode: Mode,
+) -> Result<(P, Origin), P> {
+    if mode == Mode::Off {
+        return Ok(fallback(table, key, device, default));
+    }
+    let slot: Slot = (kernel.name, device.to_owned(), key);
+    match state(&slot, false) {
+        Some(Some((values, origin))) => Ok(settled(&values, origin, default)),
+        Some(None) => Err(fallback(table, key, device, default).0),
+        None if mode == Mode::Tune => known(kernel, space, device, key, table)
+            .ok_or_else(|| fallback(table, key, device, default).0),
+        None => Err(fallback(table, key, device, default).0),
+    }
+}
+
+#[cfg(feature = "autotune")]
+/// The slot's state in this process: `Some(Some(settled))`, `Some(None)` while pending, `None`
+/// if unknown, in which case `claim` marks it pending for the caller.
+fn state(slot: &Slot, claim: bool) -> Option<Option<(Vec<Value>, Origin)>> {
+    with_slots(|slots| match slots.get(slot) {
+        Some(State::Settled(values, origin)) => Some(Some((values.clone(), *origin))),
+        Some(State::Pending) => Some(None),
+        None => {
+            if claim {
+                slots.insert(slot.clone(), State::Pending);
+            }
+            None
+        }
+    })
+}
+
+#[cfg(feature = "autotune")]
+/// What runs while nothing better is known: the nearest baked entry, else the default.
+fn fallback<P: Copy>(
+    table: &'static [Baked<P>],
+    key: u64,
+    device: &str,
+    default: P,
+) -> (P, Origin) {
+    match pick(table, key, || device) {
+        Some(b) => (b.params, Origin::Baked),
+        None => (default, Origin::Default),
+    }
+}
+
+#[cfg(feature = "autotune")]
+/// A configuration settled earlier in this process, from its values (the default if they no
+/// longer decode).
+fn settled<P: Params>(values: &[Value], origin: Origin, default: P) -> (P, Origin) {
+    P::from_values(values).map_or((default, Origin::Default), |p| (p, origin))
+}
+
+#[cfg(feature = "autotune")]
+/// What is known for the slot without tuning, under `TUNABLE_MODE=tune`: the baked entry of
+/// this very device and key, else the tuned file's.
+fn known<P: Params>(
+    kernel: &KernelSpec,
+    space: &Space,
+    device: &str,
+    key: u64,
+    table: &'static [Baked<P>],
+) -> Option<(P, Origin)> {
+    match table.iter().find(|b| b.device == device && b.key == key) {
+        Some(b) => Some((b.params, Origin::Baked)),
+        None => stored(kernel, space, device, key).map(|p| (p, Origin::Stored)),
+    }
+}
+
+#[cfg(feature = "autotune")]
 /// The configuration the tuned file holds for the slot in this space, if any.
 fn stored<P: Params>(kernel: &KernelSpec, space: &Space, device: &str, key: u64) -> Option<P> {
     let path = tuned_file(&tuned_dir(kernel.manifest_dir), kernel.name);
@@ -163,6 +239,7 @@ fn stored<P: Params>(kernel: &KernelSpec, space: &Space, device: &str, key: u64)
     }
 }
 
+#[cfg(feature = "autotune")]
 /// A slot claimed for tuning by one caller; see the [module docs](self).
 #[derive(Debug)]
 pub struct Claim {
@@ -170,6 +247,7 @@ pub struct Claim {
     settled: bool,
 }
 
+#[cfg(feature = "autotune")]
 impl Claim {
     /// Records the slot's configuration for the rest of the process.
     pub fn settle<P: Params>(mut self, params: &P, origin: Origin) {
@@ -194,6 +272,7 @@ impl Claim {
     }
 }
 
+#[cfg(feature = "autotune")]
 impl Drop for Claim {
     fn drop(&mut self) {
         if !self.settled {
@@ -205,7 +284,7 @@ impl Drop for Claim {
 /// The baked entry for `key`: the entry of this device (any device if none is for this one)
 /// with the same key, else the one with the nearest key (by ratio). `device` is asked only if
 /// the table holds several devices.
-fn pick<P, D: AsRef<str>>(
+pub(crate) fn pick<P, D: AsRef<str>>(
     table: &'static [Baked<P>],
     key: u64,
     device: impl FnOnce() -> D,
@@ -245,7 +324,7 @@ pub fn baked<P: Copy, D: AsRef<str>>(
     pick(table, key, device).map_or(default, |b| b.params)
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "autotune"))]
 mod tests {
     use super::*;
     use crate::tuner::testing::Tile;
@@ -293,6 +372,7 @@ mod tests {
             repeats: 1,
             warmup: 0,
             verify: crate::tuner::Verify::Off,
+            body: 0,
         }
     }
 

@@ -24,7 +24,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 /// Runs one configuration on the call's arguments: `Err` with the reason if it failed (the
-/// answer, as [`Run`](super::Run)'s, is not used here).
+/// `Ok` answer, as the tuning closure's, is not used here).
 pub type RunOne<'r, P> = dyn FnMut(&P) -> Result<Option<Vec<f64>>, String> + 'r;
 
 /// The portable set baked for one key.

@@ -8,5 +8,6 @@
 //!   read by the runtime and, at compile time, by `#[tunable]` to bake its entries in. It
 //!   depends on serde, bincode and std only, so that it stays cheap to build.
 
+#[cfg(feature = "search")]
 pub mod kernel_tuner;
 pub mod tuned;

@@ -17,6 +17,7 @@ pub mod neighbours;
 mod param;
 #[cfg(test)]
 mod proptests;
+#[cfg(feature = "search")]
 pub mod sample;
 mod solve;
 mod value;

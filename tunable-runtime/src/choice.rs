@@ -1,0 +1,95 @@
+//! # Which configuration a call runs
+//!
+//! `#[tunable]` generates `<kernel>_config(args...)` beside `<kernel>(args...)`: with the same
+//! arguments, it answers the configuration the entry point would run for them and where that
+//! comes from, as a [`Choice`], without running the kernel and without tuning. A shipped build
+//! answers from the baked table (or the default); a build with the `autotune` feature also knows
+//! what this process tuned and what the tuned file stores, and says when the call would tune.
+
+pub use crate::tuner::lookup::Origin;
+
+use crate::tuner::lookup::{Baked, pick};
+#[cfg(feature = "autotune")]
+use {
+    crate::params::Params, crate::settings, crate::tuner::hook::KernelSpec,
+    crate::tuner::lookup::peek, tunable_search::Space,
+};
+
+/// The configuration a call of a `#[tunable]` kernel runs, and where it comes from; see the
+/// [module docs](self).
+///
+/// ```
+/// use tunable::{Origin, tunable};
+///
+/// #[tunable(chunk = [1, 2, 4], key = tunable::key::next_power_of_two(x.len() as u64))]
+/// fn sum(x: &[f32]) -> f32 {
+///     x.chunks(chunk).map(|c| c.iter().sum::<f32>()).sum()
+/// }
+///
+/// let choice = sum_config(&[1.0; 100]);
+/// // Nothing is tuned in this example: the default configuration runs.
+/// assert_eq!(choice.params, SumParams::default());
+/// assert_eq!(choice.origin, Origin::Default);
+/// assert!(!choice.tunes);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Choice<P> {
+    /// The configuration.
+    pub params: P,
+    /// Where it comes from: [`Origin::Baked`] (the binary's table), [`Origin::Stored`] (the
+    /// tuned file, read by a build with the `autotune` feature), [`Origin::Tuned`] (tuned by this
+    /// process) or [`Origin::Default`].
+    pub origin: Origin,
+    /// Whether the call would tune first (a build with the `autotune` feature and nothing known
+    /// for this device and key, or `TUNABLE_MODE=retune` and nothing tuned by this process):
+    /// then `params` and `origin` are the fallback, what runs if the tuning fails (or while
+    /// another thread tunes), and the call itself runs the winner.
+    pub tunes: bool,
+}
+
+/// The choice of a shipped build (no `autotune` feature), as the entry point makes it with
+/// [`baked`](crate::tuner::lookup::baked): the baked entry for `key`, else `default`.
+pub fn shipped<P: Copy, D: AsRef<str>>(
+    table: &'static [Baked<P>],
+    key: u64,
+    default: P,
+    device: impl FnOnce() -> D,
+) -> Choice<P> {
+    let (params, origin) =
+        pick(table, key, device).map_or((default, Origin::Default), |b| (b.params, Origin::Baked));
+    Choice {
+        params,
+        origin,
+        tunes: false,
+    }
+}
+
+/// The choice of a build with the `autotune` feature under the current `TUNABLE_MODE`, as
+/// [`autotune`](crate::tuner::hook::autotune) would make it, without tuning: what this process
+/// tuned, the baked entry or the stored one, or the fallback of a call that would tune.
+///
+/// # Panics
+/// If `TUNABLE_MODE` holds an unknown value, as the entry point does.
+#[cfg(feature = "autotune")]
+pub fn tuning<P: Params>(
+    kernel: &KernelSpec,
+    space: &Space,
+    device: &str,
+    key: u64,
+    table: &'static [Baked<P>],
+    default: P,
+) -> Choice<P> {
+    let mode = settings::mode().unwrap_or_else(|e| panic!("tunable: {e}"));
+    match peek(kernel, space, device, key, table, default, mode) {
+        Ok((params, origin)) => Choice {
+            params,
+            origin,
+            tunes: false,
+        },
+        Err(params) => Choice {
+            origin: shipped(table, key, default, || device).origin,
+            params,
+            tunes: true,
+        },
+    }
+}

@@ -6,7 +6,7 @@
 //! ```text
 //! cargo tunable bench --cache FILE [--cache FILE ...] [--space FILE | --t1 FILE | --spaces-dir DIR]
 //!     --strategy NAME[,NAME...] --budget 220 --repeats 35 --seed 1 --out DIR [--peer DIR] [--batch N] [--jobs N]
-//!     [--pairs] [--loko]
+//!     [--pairs] [--loko] [--warm-start-from CACHE ... | --warm-start-family]
 //! ```
 //!
 //! For each cache and strategy it writes `DIR/<stem>/<strategy>.json`:
@@ -43,7 +43,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use tunable_search::sim::{
     KernelTunerCache, Observation, Replay, ScoreContext, ScoreOptions, Synthetic,
 };
-use tunable_search::strategy::{self, Outcome, StrategySpec, drive};
+use tunable_search::strategy::{self, Outcome, StrategySpec};
 
 /// Arguments of `bench`.
 #[derive(Args)]
@@ -101,6 +101,9 @@ pub(crate) struct BenchArgs {
     /// Report leave-one-kernel-out selection among the strategies run.
     #[arg(long)]
     loko: bool,
+    /// Warm start from other devices' caches (see [`crate::warm`]).
+    #[command(flatten)]
+    warm: crate::warm::WarmArgs,
 }
 
 fn parse_synthetic(name: &str) -> Result<Synthetic, String> {
@@ -242,6 +245,12 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
             Source::Cache(path) => replay_for(path, &stem, &args)?,
             Source::Synthetic(f) => (f.replay(args.grid)?, None),
         };
+        let first = match source {
+            Source::Cache(path) if args.warm.is_on() => {
+                args.warm.first(path, &args.caches, &replay, &args.spaces)?
+            }
+            _ => Vec::new(),
+        };
         let mut source_bests = Vec::new();
         let options = match args.score {
             ScoreKind::Issue => ScoreOptions::new(args.budget),
@@ -257,7 +266,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
         for (spec, row) in specs.iter().zip(rows.iter_mut()) {
             // Validate the spec once, before spawning workers.
             strategy::build(spec, replay.shared_space(), args.seed)?;
-            let runs = run_repeats(&replay, spec, &args, jobs, &bar);
+            let runs = run_repeats(&replay, spec, &args, jobs, &bar, &first);
             let values: Vec<Vec<Option<f64>>> = runs.iter().map(|r| r.0.clone()).collect();
             let seconds: Vec<f64> = runs.iter().map(|r| r.1).collect();
             let (mean, se) = ctx.score_runs(&values);
@@ -454,6 +463,7 @@ fn run_repeats(
     args: &BenchArgs,
     jobs: usize,
     bar: &ProgressBar,
+    first: &[usize],
 ) -> Vec<(Vec<Option<f64>>, f64)> {
     let next = AtomicUsize::new(0);
     let mut results: Vec<Option<(Vec<Option<f64>>, f64)>> = vec![None; args.repeats];
@@ -474,7 +484,13 @@ fn run_repeats(
                         let seed = args.seed.wrapping_add(i as u64);
                         let mut strat = strategy::build(spec, replay.shared_space(), seed)
                             .expect("validated spec");
-                        let rec = drive(strat.as_mut(), args.budget, args.batch, objective);
+                        let rec = crate::warm::drive_from(
+                            strat.as_mut(),
+                            args.budget,
+                            args.batch,
+                            first,
+                            objective,
+                        );
                         let values = rec.trials.iter().map(|t| t.outcome.value()).collect();
                         mine.push((i, (values, rec.strategy_seconds)));
                         bar.inc(1);

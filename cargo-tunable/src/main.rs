@@ -10,7 +10,10 @@
 //! - `bench --cache FILE ... --strategy NAME[,NAME...] --out DIR`: run strategies on replayed
 //!   Kernel Tuner caches and score them (see [`bench`](mod@bench)).
 //! - `show [DIR] [--json]`: print the tuned configurations stored in DIR (default `tuned/`),
-//!   with UTC dates and a mark on entries the annotation no longer fits (see [`show`](mod@show)).
+//!   with UTC dates and a mark on entries the annotation no longer fits, and the chain a build
+//!   runs per kernel and key (device entries, then the portable set; see [`show`](mod@show)).
+//! - `tune [--manifest-path P] [--kernel K] [--budget N | --time 10m]`: tune a crate ahead of
+//!   time through its tuning harness (see [`tune`](mod@tune)).
 //! - `transfer --cache FILE ... [--k 4] [--json]`: leave one device out over the caches of one
 //!   kernel (see [`transfer`](mod@transfer)).
 //! - `study create|status|export|delete --db URL ...`, `coordinator --db URL STUDY`,
@@ -19,6 +22,7 @@
 
 mod bench;
 mod caches;
+mod chain;
 mod coordinator;
 mod date;
 mod family;
@@ -29,6 +33,8 @@ mod show;
 mod space;
 mod study;
 mod transfer;
+mod tune;
+mod warm;
 mod worker;
 
 use clap::{Parser, Subcommand};
@@ -52,6 +58,9 @@ enum Command {
     Bench(Box<bench::BenchArgs>),
     /// Print the tuned configurations of a crate.
     Show(show::ShowArgs),
+    /// Tune a crate ahead of time: run its tuning harness (`examples/tune.rs`) with the
+    /// `autotune` feature and print a summary table.
+    Tune(tune::TuneArgs),
     /// Leave one device out over the caches of one kernel: how well other devices' winners, one
     /// portable configuration and a re-timed portable set serve the held-out device.
     Transfer(transfer::TransferArgs),
@@ -73,6 +82,7 @@ fn main() -> ExitCode {
         Command::Space(c) => space::run(c),
         Command::Bench(a) => bench::run(*a),
         Command::Show(a) => show::run(a),
+        Command::Tune(a) => tune::run(a),
         Command::Transfer(a) => transfer::run(a),
         Command::Study(c) => study::run(c),
         Command::Coordinator(a) => coordinator::run(a),

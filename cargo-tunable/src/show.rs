@@ -2,7 +2,9 @@
 //!
 //! `show [DIR] [--json]` prints the tuned configurations of every `*.bin` file in DIR (default
 //! `tuned/`): kernel, device, key, configuration, time, evaluations, strategy and when it was
-//! tuned (UTC). A damaged file is reported and skipped.
+//! tuned (UTC); then, per kernel and key, the [chain](crate::chain) a build runs (each tuned
+//! device's entry, then the portable set for any other device). A damaged file is reported and
+//! skipped.
 //!
 //! **Stale entries.** `show` cannot read the `#[tunable]` annotation itself; the last build that
 //! expanded it did, and recorded its space fingerprint in `<kernel>.space` beside the tuned file.
@@ -57,29 +59,31 @@ pub(crate) fn run(args: ShowArgs) -> Result<(), Box<dyn std::error::Error>> {
         .filter(|p| p.extension().is_some_and(|x| x == "bin"))
         .collect();
     files.sort();
-    let mut rows = Vec::new();
+    let (mut rows, mut all) = (Vec::new(), Vec::new());
     for f in &files {
         match read(f) {
-            Ok(entries) => rows.extend(entries.into_iter().map(|e| {
-                let stale = recorded_space(&args.dir, &e.kernel).map(|s| s != e.space_hash);
-                Row {
-                    stale,
-                    params: e
-                        .params
-                        .iter()
-                        .zip(e.values())
-                        .map(|((n, _), v)| (n.clone(), v.to_string()))
-                        .collect(),
-                    kernel: e.kernel,
-                    device: e.device,
-                    key: e.key,
-                    time_ms: e.time_ms,
-                    evaluations: e.evaluations,
-                    strategy: e.strategy,
-                    tuned: utc(e.timestamp),
-                    timestamp: e.timestamp,
-                }
-            })),
+            Ok(entries) => rows.extend(entries.into_iter().inspect(|e| all.push(e.clone())).map(
+                |e| {
+                    let stale = recorded_space(&args.dir, &e.kernel).map(|s| s != e.space_hash);
+                    Row {
+                        stale,
+                        params: e
+                            .params
+                            .iter()
+                            .zip(e.values())
+                            .map(|((n, _), v)| (n.clone(), v.to_string()))
+                            .collect(),
+                        kernel: e.kernel,
+                        device: e.device,
+                        key: e.key,
+                        time_ms: e.time_ms,
+                        evaluations: e.evaluations,
+                        strategy: e.strategy,
+                        tuned: utc(e.timestamp),
+                        timestamp: e.timestamp,
+                    }
+                },
+            )),
             Err(e) => eprintln!("warning: {e}"),
         }
     }
@@ -114,5 +118,7 @@ pub(crate) fn run(args: ShowArgs) -> Result<(), Box<dyn std::error::Error>> {
             }
         );
     }
+    println!();
+    crate::chain::print(&crate::chain::chains(&all));
     Ok(())
 }

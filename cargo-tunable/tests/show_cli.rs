@@ -20,6 +20,7 @@ fn show_prints_stored_entries_and_skips_damaged_files() {
         evaluations: 40,
         strategy: "genetic".into(),
         timestamp: 1_795_462_807,
+        top: Vec::new(),
     };
     store(&tuned_file(&dir, "saxpy"), entry.clone()).unwrap();
     // The last build's record of the annotation: `saxpy` still fits, `axpy` changed since.

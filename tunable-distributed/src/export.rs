@@ -16,7 +16,7 @@ use crate::error::DistError;
 use crate::study::{self, RecordedResult, Study};
 use std::path::{Path, PathBuf};
 use tunable_runtime::journal::Journal;
-use tunable_runtime::store::{self, TunedEntry};
+use tunable_runtime::store::{self, Ranked, TunedEntry};
 use tunable_search::Space;
 use tunable_search::format::kernel_tuner::{CacheWriter, Header};
 use tunable_search::strategy::Outcome;
@@ -96,6 +96,19 @@ pub fn tuned_entry(
     };
     let position = position_of(study, space, r)?;
     let values = space.values(position);
+    let mut measured: Vec<(&RecordedResult, f64)> = results
+        .iter()
+        .filter_map(|r| match r.outcome {
+            Outcome::Value(t) => Some((r, t)),
+            _ => None,
+        })
+        .collect();
+    measured.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let top = measured
+        .into_iter()
+        .take(tunable_search::portable::KEPT)
+        .map(|(r, time_ms)| Ok(Ranked::at(space, position_of(study, space, r)?, time_ms)))
+        .collect::<Result<Vec<_>, DistError>>()?;
     Ok(Some(TunedEntry {
         kernel: study.spec.kernel.clone(),
         device: study.spec.device.clone(),
@@ -106,6 +119,7 @@ pub fn tuned_entry(
         evaluations: results.len() as u32,
         strategy: study.spec.strategy.clone(),
         timestamp,
+        top,
     }))
 }
 

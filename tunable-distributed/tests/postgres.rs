@@ -482,6 +482,11 @@ fn export_writes_what_local_tuning_writes_with_the_same_results() {
         evaluations: report.evaluations as u32,
         strategy: opts.strategy.clone(),
         timestamp: 1_700_000_000,
+        top: report
+            .top
+            .iter()
+            .map(|&(p, t)| tunable_runtime::store::Ranked::at(&space, p, t))
+            .collect(),
     };
     let local_path = tunable_runtime::store::tuned_file(&base.join("local"), "toy");
     tunable_runtime::store::store(&local_path, local).unwrap();

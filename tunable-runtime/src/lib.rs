@@ -7,7 +7,8 @@
 //!
 //! Feature `autotune` (on by default) holds the tuning: [`tuner`] whole, the [`journal`], and the
 //! search engine of `tunable-search` with them. Without it (the facade's shipped builds) remain
-//! what a shipped binary runs: the baked table's lookup, [`choice`], the tuned file, parameters,
+//! what a shipped binary runs: the baked table's lookup and the timing of the portable set on
+//! devices nobody tuned on (`tuner::unseen`), [`choice`], the tuned file, parameters,
 //! keys, the device identity, timing and the backends' shared types. The GPU backends (`cuda`,
 //! `opencl`) imply it.
 //!
@@ -39,11 +40,14 @@ pub mod settings;
 pub mod store;
 #[cfg(feature = "autotune")]
 pub mod tuner;
-/// Without the `autotune` feature, only the baked table's lookup of the tuner remains.
+/// Without the `autotune` feature, only the baked table's lookup of the tuner remains, and what
+/// a shipped binary runs on a device nobody tuned on.
 #[cfg(not(feature = "autotune"))]
 pub mod tuner {
     #[path = "lookup.rs"]
     pub mod lookup;
+    #[path = "unseen.rs"]
+    pub mod unseen;
     pub use lookup::Origin;
 }
 pub mod verify;

@@ -12,6 +12,9 @@
 //!   the strategies' scores in the README were measured with).
 //! - `TUNABLE_TIMEOUT`: the default time limit of one GPU launch in seconds (default none); a
 //!   launch that exceeds it is a failed configuration (see [`crate::backend`]).
+//! - `TUNABLE_DEVICE`: the identity the CPU device takes (see [`crate::device`]).
+//! - `TUNABLE_KERNELS`, `TUNABLE_TIME`, `TUNABLE_REPORT`: set by `cargo tunable tune` (see
+//!   [`crate::tuner::session`]).
 //!
 //! A number setting that does not parse is an error naming the variable
 //! ([`RuntimeError::BadNumber`]), never silently ignored: a tuning build panics with it at its

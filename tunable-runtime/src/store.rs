@@ -15,7 +15,8 @@ use std::path::Path;
 use tunable_search::format::tuned::ReadError;
 
 pub use tunable_search::format::tuned::{
-    DecodeError, FORMAT_VERSION, StoredValue, TunedEntry, decode, encode, tuned_dir, tuned_file,
+    DecodeError, FORMAT_VERSION, Ranked, StoredValue, TunedEntry, decode, encode, tuned_dir,
+    tuned_file,
 };
 
 /// Reads a tuned file; a missing file is empty.
@@ -90,6 +91,7 @@ mod tests {
             evaluations: 20,
             strategy: "genetic".into(),
             timestamp: 1,
+            top: Vec::new(),
         }
     }
 

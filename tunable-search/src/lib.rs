@@ -19,10 +19,11 @@
 //! | [`error`] | [`SpaceError`], why a space could not be built or loaded |
 //!
 //! Feature `search` (on by default) holds the search engine: [`strategy`], [`bayes`], [`sim`],
-//! [`portable`], the Kernel Tuner caches of [`format`](mod@format) and the random samples of
-//! [`space`], with their dependencies (rand, rayon, nalgebra, flate2). Without it remain the
-//! spaces, the constraint language and the tuned-file format: what a shipped build of a user's
-//! crate and the `#[tunable]` attribute need, cheap to compile.
+//! the Kernel Tuner caches of [`format`](mod@format) and the random samples of [`space`], with
+//! their dependencies (rand, rayon, nalgebra, flate2). Without it remain the spaces, the
+//! constraint language, the tuned-file format and [`portable`] (std only: the macro computes the
+//! portable sets it bakes): what a shipped build of a user's crate and the `#[tunable]`
+//! attribute need, cheap to compile.
 //!
 //! ```
 //! use tunable_search::space::SpaceBuilder;
@@ -43,7 +44,6 @@ pub mod error;
 pub mod expr;
 pub mod fingerprint;
 pub mod format;
-#[cfg(feature = "search")]
 pub mod portable;
 #[cfg(feature = "search")]
 pub mod sim;

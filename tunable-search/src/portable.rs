@@ -55,6 +55,30 @@ pub const HEDGE: f64 = 0.9;
 /// what a build knows of each device: 16.
 pub const KEPT: usize = 16;
 
+/// How many configurations a build ships per kernel and key for devices nobody tuned on, to be
+/// timed once on such a device: 4 (eight reach no more on the shared caches, see the README,
+/// "Devices nobody tuned on").
+pub const SHIPPED: usize = 4;
+
+/// The configurations a build ships for devices nobody tuned on, from each tuned device's best
+/// configurations with their times (what the tuned file keeps for one kernel and key):
+/// [`portable_set`] of [`SHIPPED`] with [`HEDGE`], best first. Empty if no device has a usable
+/// time.
+///
+/// ```
+/// let a = vec![(vec![64, 1], 1.0), (vec![128, 1], 1.1)];
+/// let b = vec![(vec![128, 1], 2.0), (vec![64, 1], 2.4)];
+/// let set = tunable_search::portable::shipped(&[a, b]);
+/// assert_eq!(set[0], [128, 1]);
+/// ```
+pub fn shipped<V: Clone + PartialEq>(devices: &[Vec<(Vec<V>, f64)>]) -> Vec<Vec<V>> {
+    let c = Candidates::from_device_bests(devices);
+    portable_set(&c, SHIPPED, HEDGE)
+        .into_iter()
+        .map(|i| c.config(i).to_vec())
+        .collect()
+}
+
 /// Configurations and the fraction of each known device's optimum they reach.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Candidates<V> {

@@ -35,16 +35,21 @@ use std::path::Path;
 use tunable_search::format::tuned::{TunedEntry, encode, read, tuned_dir, tuned_file};
 
 /// A baked entry: device, key and the value index of each parameter.
-struct BakedEntry {
-    device: String,
-    key: u64,
+pub(super) struct BakedEntry {
+    /// The device it was tuned on.
+    pub(super) device: String,
+    /// The problem-size key.
+    pub(super) key: u64,
     indices: Vec<usize>,
+    /// The best configurations kept for the slot (value indices) with their times, fastest
+    /// first: those that still fit the annotation.
+    pub(super) ranked: Vec<(Vec<usize>, f64)>,
 }
 
 /// What the tuned file gave for one kernel.
 pub(super) struct Tuned {
     /// The usable entries.
-    entries: Vec<BakedEntry>,
+    pub(super) entries: Vec<BakedEntry>,
     /// Why each dropped entry was dropped, printed on the next tuning run.
     pub(super) dropped: Vec<String>,
     /// The file, if it exists (or a placeholder could be written): included so that a change to
@@ -83,6 +88,11 @@ impl Tuned {
         for e in entries.into_iter().filter(|e| e.kernel == model.name) {
             match indices_of(model, &e) {
                 Some(indices) => tuned.entries.push(BakedEntry {
+                    ranked: e
+                        .ranked()
+                        .into_iter()
+                        .filter_map(|(values, t)| Some((fits(model, &values)?, t)))
+                        .collect(),
                     device: e.device,
                     key: e.key,
                     indices,
@@ -166,8 +176,12 @@ fn indices_of(model: &Model, e: &TunedEntry) -> Option<Vec<usize>> {
     if e.space_hash != model.space.fingerprint() || e.params.len() != model.params.len() {
         return None;
     }
-    let values = e.values();
-    let idx: Vec<u16> = model.space.indices_of(&values)?;
+    fits(model, &e.values())
+}
+
+/// The value indices of a configuration, if it is valid in the annotation's space.
+fn fits(model: &Model, values: &[tunable_search::Value]) -> Option<Vec<usize>> {
+    let idx: Vec<u16> = model.space.indices_of(values)?;
     model
         .space
         .contains(&idx)

@@ -2,7 +2,8 @@
 //!
 //! `<name>(args...)`, with the user's signature and attributes: looks up the configuration to run
 //! and calls `<name>_with`. Without the `autotune` feature it picks from the [baked
-//! table](super::baked) by device and key (no I/O); with it, `__private::autotune` tunes a missing
+//! table](super::baked) by device and key (no I/O), and on a device with no entry times the
+//! [portable set](super::portable) once; with it, `__private::autotune` tunes a missing
 //! (device, key) on this call's arguments through the tuning closure generated here, which runs
 //! a variant (after `restore`) and reads the output and answer [`verify`](super::verify) checks.
 
@@ -22,10 +23,11 @@ pub(super) fn item(k: &Kernel, tuned: &Tuned) -> TokenStream {
     let (params_ty, call_with) = (&k.params_ty, &k.call_with);
     let default_lit = params::literal(k, &model.default);
     let (track, warn, baked) = (tuned.track(), tuned.warn(), tuned.table(k));
+    let portable = super::portable::table(tuned, k);
+    let shipped = shipped(k);
     let key = key(k);
     let call_args = k.args.iter().map(|(a, _)| quote!(#a));
     let tune = tune(k, &tuned.dropped);
-    let device = device(k);
     let restore_after = model
         .restore
         .as_ref()
@@ -38,13 +40,14 @@ pub(super) fn item(k: &Kernel, tuned: &Tuned) -> TokenStream {
             #warn
             const DEFAULT: #params_ty = #default_lit;
             static BAKED: &[::tunable::__private::Baked<#params_ty>] = &[#baked];
+            static PORTABLE: &[::tunable::__private::Portable<#params_ty>] = &[#portable];
             let key: u64 = #key;
             #[allow(unused_mut, unused_variables)]
             let mut __tunable_ran = false;
             let params = ::tunable::__private::select!({
                 #tune
             } else {
-                ::tunable::__private::baked(BAKED, key, DEFAULT, || #device)
+                #shipped
             });
             #restore_after
             #call_with(&params, #(#call_args),*)
@@ -71,11 +74,7 @@ fn tune(k: &Kernel, dropped: &[String]) -> TokenStream {
         ..
     } = verify::glue(model);
     let device = device(k);
-    let restore = model
-        .restore
-        .as_ref()
-        .map(|r| quote!(__tunable_ran = true; #r;));
-    let check = run_variant(k);
+    let run = restored_run(k);
     let spec = kernel_spec(k);
     quote! {
         #spec
@@ -90,10 +89,30 @@ fn tune(k: &Kernel, dropped: &[String]) -> TokenStream {
             BAKED,
             DEFAULT,
             &mut |__tunable_call: ::tunable::__private::Call<'_, #params_ty>| match __tunable_call {
-                ::tunable::__private::Call::Run(p) => { #restore #check }
+                ::tunable::__private::Call::Run(p) => #run
                 ::tunable::__private::Call::Output => #read_output,
                 ::tunable::__private::Call::Answer => #read_answer,
             },
+        )
+    }
+}
+
+/// The shipped branch: the baked entry of this device, else the fastest of the portable set
+/// (timed once on the call's arguments, after `restore`), see `tunable_runtime::tuner::unseen`.
+fn shipped(k: &Kernel) -> TokenStream {
+    let (model, params_ty) = (k.model, &k.params_ty);
+    let kernel_name = &model.name;
+    let device = device(k);
+    let run = restored_run(k);
+    quote! {
+        ::tunable::__private::shipped(
+            #kernel_name,
+            BAKED,
+            PORTABLE,
+            key,
+            DEFAULT,
+            || #device,
+            &mut |p: &#params_ty| #run,
         )
     }
 }
@@ -135,6 +154,18 @@ pub(super) fn device(k: &Kernel) -> TokenStream {
         || quote!(::tunable::__private::cpu_device()),
         |d| quote!(#d),
     )
+}
+
+/// `{ restore; run the variant p }`: what tuning and the timing of the portable set run per
+/// configuration (`restore` also marks the arguments for restoring before the caller's run).
+fn restored_run(k: &Kernel) -> TokenStream {
+    let restore = k
+        .model
+        .restore
+        .as_ref()
+        .map(|r| quote!(__tunable_ran = true; #r;));
+    let check = run_variant(k);
+    quote!({ #restore #check })
 }
 
 /// Runs the variant `p` on the call's arguments (reborrowing `&mut` ones) and answers

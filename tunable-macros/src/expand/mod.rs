@@ -5,8 +5,9 @@
 //! - [`space`]: `<name>_space()`, the search space;
 //! - [`with`]: `<name>_with(&params, args...)`, one variant without tuning;
 //! - [`entry`]: `<name>(args...)`, the tuned entry point, which holds the [`baked`] table of
-//!   tuned configurations read from `tuned/<kernel>.bin` at compile time and the [`verify`] glue
-//!   that reads the checked output while tuning;
+//!   tuned configurations read from `tuned/<kernel>.bin` at compile time, the [`portable`] sets
+//!   for devices nobody tuned on, and the [`verify`] glue that reads the checked output while
+//!   tuning;
 //! - [`config`]: `<name>_config(args...)`, which configuration the entry point runs for these
 //!   arguments and where it comes from.
 //!
@@ -17,6 +18,7 @@ mod baked;
 mod config;
 mod entry;
 mod params;
+mod portable;
 mod space;
 mod tokens;
 mod verify;

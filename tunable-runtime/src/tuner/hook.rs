@@ -6,18 +6,23 @@
 //! prints a [`Summary`].
 //!
 //! Settings from the environment ([`crate::settings`]): `TUNABLE_MODE`, `TUNABLE_BUDGET`,
-//! `TUNABLE_STRATEGY`, `TUNABLE_BATCH`, `TUNABLE_LOG`, `TUNABLE_DIR`.
+//! `TUNABLE_STRATEGY`, `TUNABLE_BATCH`, `TUNABLE_LOG`, `TUNABLE_DIR`; and those of a tuning
+//! [session](super::session): `TUNABLE_KERNELS`, `TUNABLE_TIME`, `TUNABLE_REPORT`.
 
 use super::{
     Bar, Evaluation, Journaled, Log, Lookup, Observer, Origin, Run, Summary, TuneOptions, Variants,
-    Verify, describe, lookup::Baked, tune,
+    Verify, describe,
+    lookup::Baked,
+    session::{self, Record},
+    tune,
+    warm::warm_start,
 };
 use crate::RuntimeError;
 use crate::journal::Journal;
 use crate::measure::Repeats;
 use crate::params::Params;
 use crate::settings::{self, Mode, env_usize};
-use crate::store::{TunedEntry, store, tuned_dir, tuned_file};
+use crate::store::{Ranked, TunedEntry, read, store, tuned_dir, tuned_file};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use tunable_search::{Space, Value};
@@ -47,14 +52,15 @@ pub struct KernelSpec {
 
 impl KernelSpec {
     /// The tuning options of this kernel: its attribute's, overridden by `TUNABLE_BUDGET`,
-    /// `TUNABLE_STRATEGY` and `TUNABLE_BATCH`; an error names a number setting that does not
-    /// parse.
+    /// `TUNABLE_STRATEGY` and `TUNABLE_BATCH`; `TUNABLE_TIME` bounds its wall time. An error
+    /// names a number setting that does not parse.
     pub fn options(&self) -> Result<TuneOptions, RuntimeError> {
         Ok(TuneOptions {
             budget: env_usize("TUNABLE_BUDGET")?.unwrap_or(self.budget),
             batch: env_usize("TUNABLE_BATCH")?.unwrap_or(1).max(1),
             strategy: std::env::var("TUNABLE_STRATEGY")
                 .unwrap_or_else(|_| self.strategy.to_owned()),
+            max_seconds: session::max_seconds(),
             ..TuneOptions::default()
         })
     }
@@ -80,6 +86,12 @@ pub fn autotune<P: Params>(
     run: &mut Run<'_, P>,
 ) -> P {
     let mode = settings::mode().unwrap_or_else(|e| panic!("tunable: {e}"));
+    // A session tuning other kernels (`TUNABLE_KERNELS`): this one only runs.
+    let mode = if session::selected(kernel.name) {
+        mode
+    } else {
+        Mode::Off
+    };
     let opts = kernel.options().unwrap_or_else(|e| panic!("tunable: {e}"));
     match Lookup::find(kernel, space, device, key, table, default, mode) {
         Lookup::Hit(p, _) | Lookup::Pending(p) => p,
@@ -113,6 +125,8 @@ fn tune_call<P: Params>(
                 "tunable: cannot verify {}: the reference failed ({reason}); not tuning, using the default configuration",
                 kernel.name
             );
+            let why = format!("the reference failed ({reason})");
+            session::record(&Record::failure(kernel.name, key, device, why));
             return (default, Origin::Default);
         }
     };
@@ -136,7 +150,7 @@ fn tune_call<P: Params>(
     // The default first: the summary's baseline, and a bound for the measurement's cutoff.
     let default_at = space.position_of_values(&default.to_values());
     let opts = TuneOptions {
-        first: default_at.into_iter().collect(),
+        first: first_positions(kernel, space, device, key, default_at),
         ..opts
     };
     let label = format!("{} (key {key})", kernel.name);
@@ -151,6 +165,7 @@ fn tune_call<P: Params>(
                 "tunable: tuning {} failed: {e}; using the default configuration",
                 kernel.name
             );
+            session::record(&Record::failure(kernel.name, key, device, e.to_string()));
             return (default, Origin::Default);
         }
     };
@@ -171,11 +186,13 @@ fn tune_call<P: Params>(
         seconds: start.elapsed().as_secs_f64(),
     };
     eprintln!("{summary}");
+    session::record(&Record::of(&summary));
     let Some((position, time_ms)) = report.best else {
         return (default, Origin::Default);
     };
     let values = space.values(position);
     let winner = Winner {
+        top: &report.top,
         time_ms,
         evaluations: report.evaluations,
         strategy: &opts.strategy,
@@ -192,8 +209,34 @@ fn tune_call<P: Params>(
     }
 }
 
+/// What the tuning evaluates first: the default configuration (the summary's baseline), then
+/// the [warm start](super::warm) from other devices' entries in the tuned file, said on stderr.
+fn first_positions(
+    kernel: &KernelSpec,
+    space: &Space,
+    device: &str,
+    key: u64,
+    default_at: Option<usize>,
+) -> Vec<usize> {
+    let path = tuned_file(&tuned_dir(kernel.manifest_dir), kernel.name);
+    let entries = read(&path).unwrap_or_default();
+    let warm = warm_start(&entries, kernel.name, space, device, key);
+    if !warm.is_empty() {
+        eprintln!(
+            "tunable: {} (key {key}): warm start from other devices' entries, {} configuration(s) first",
+            kernel.name,
+            warm.len()
+        );
+    }
+    let mut first: Vec<usize> = default_at.into_iter().collect();
+    first.extend(warm.into_iter().filter(|p| Some(*p) != default_at));
+    first
+}
+
 /// What the tuned file keeps about a winner beside its values.
 struct Winner<'a> {
+    /// The fastest configurations evaluated (positions, times), fastest first.
+    top: &'a [(usize, f64)],
     time_ms: f64,
     evaluations: usize,
     strategy: &'a str,
@@ -221,6 +264,11 @@ impl Winner<'_> {
             timestamp: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
+            top: self
+                .top
+                .iter()
+                .map(|&(p, t)| Ranked::at(space, p, t))
+                .collect(),
         };
         store(
             &tuned_file(&tuned_dir(kernel.manifest_dir), kernel.name),
@@ -232,7 +280,6 @@ impl Winner<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::read;
     use crate::tuner::testing::Tile;
     use crate::tuner::{Call, panic};
     use std::time::Duration;
@@ -286,6 +333,9 @@ mod tests {
         let stored = read(&tuned_file(&tuned_dir(manifest), "hook_fake")).unwrap();
         assert_eq!(stored.len(), 1);
         assert_eq!(stored[0].values(), [Value::Int(3)]);
+        // The correct configurations measured, fastest first: 3, then 2 and 1 (4, 5, 6 failed).
+        let ranked: Vec<Vec<Value>> = stored[0].ranked().into_iter().map(|(v, _)| v).collect();
+        assert_eq!(ranked, [[Value::Int(3)], [Value::Int(2)], [Value::Int(1)]]);
         let journal = Journal::open(
             &Journal::path_for_run(&tuned_dir(manifest), "hook_fake", 1, &space, 0, "dev"),
             Arc::clone(&space),

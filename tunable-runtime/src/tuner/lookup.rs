@@ -297,13 +297,17 @@ pub(crate) fn pick<P, D: AsRef<str>>(
             let asked = multi.then(device);
             let dev = asked.as_ref().map_or(table[0].device, AsRef::as_ref);
             let mine = table.iter().any(|b| b.device == dev);
-            let dist = |k: u64| (k.max(1) as f64 / key.max(1) as f64).ln().abs();
             table
                 .iter()
                 .filter(|b| !mine || b.device == dev)
-                .min_by(|a, b| dist(a.key).total_cmp(&dist(b.key)))
+                .min_by(|a, b| key_distance(a.key, key).total_cmp(&key_distance(b.key, key)))
         }
     }
+}
+
+/// How far apart two problem-size keys are: the absolute logarithm of their ratio.
+pub(super) fn key_distance(a: u64, b: u64) -> f64 {
+    (a.max(1) as f64 / b.max(1) as f64).ln().abs()
 }
 
 /// The baked configuration for `key`, without tuning and without I/O unless the table holds

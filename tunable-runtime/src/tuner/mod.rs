@@ -31,6 +31,9 @@
 //! - [`tune`]: a strategy over a space, with any evaluator and observers;
 //! - [`hook`]: the first-run hook, [`hook::autotune`], and the kernel's static description;
 //! - [`lookup`]: where a call's configuration comes from ([`Lookup`]), and the baked table;
+//! - [`unseen`]: what a shipped binary runs on a device nobody tuned on (the portable set);
+//! - [`warm`]: what a tuning on a new device evaluates first (other devices' findings);
+//! - [`session`]: the settings and report of a `cargo tunable tune` session;
 //! - [`Variants`] and [`Call`]: measuring the variants of a `#[tunable]` kernel;
 //! - [`Objective`]: measuring with a closure of the position;
 //! - [`Journaled`]: the journal in front of any evaluator;
@@ -43,10 +46,13 @@ mod objective;
 mod observer;
 mod panic;
 mod report;
+pub mod session;
 mod summary;
 #[cfg(test)]
 mod testing;
+pub mod unseen;
 mod variants;
+pub mod warm;
 
 pub use journaled::Journaled;
 pub use lookup::{Lookup, Origin};
@@ -80,7 +86,8 @@ pub struct TuneOptions {
     pub seed: u64,
     /// Positions evaluated before the strategy asks for anything, within the budget (default
     /// none): the first-run hook puts the kernel's default configuration here, as the
-    /// baseline of its summary and of the measurement's cutoff.
+    /// baseline of its summary and of the measurement's cutoff, then the [warm start](warm)
+    /// from other devices' entries.
     pub first: Vec<usize>,
 }
 
@@ -102,6 +109,10 @@ impl Default for TuneOptions {
 pub struct TuneReport {
     /// The best configuration's position and time in milliseconds (`None` if all failed).
     pub best: Option<(usize, f64)>,
+    /// The fastest configurations evaluated, fastest first, at most
+    /// [`KEPT`](tunable_search::portable::KEPT): positions and times in milliseconds (the first
+    /// is [`best`](Self::best)). What the tuned file keeps beside the winner.
+    pub top: Vec<(usize, f64)>,
     /// Unique evaluations spent, including those answered by the journal.
     pub evaluations: usize,
     /// Of those, how many were measured in this run.
@@ -168,13 +179,16 @@ where
         driver = driver.observe(&mut **o);
     }
     let run = driver.run(evaluator).map_err(RuntimeError::from)?;
-    let best = run
+    let mut top: Vec<(usize, f64)> = run
         .trials
         .iter()
         .filter_map(|t| Some((t.position, t.outcome.value()?)))
-        .min_by(|a, b| a.1.total_cmp(&b.1));
+        .collect();
+    top.sort_by(|a, b| a.1.total_cmp(&b.1));
+    top.truncate(tunable_search::portable::KEPT);
     Ok(TuneReport {
-        best,
+        best: top.first().copied(),
+        top,
         evaluations: run.trials.len(),
         measured,
         failures,
@@ -226,6 +240,8 @@ mod tests {
         assert_eq!(r.evaluations, 20);
         assert_eq!(r.measured, 20);
         assert_eq!(r.best, Some((19, 81.0)));
+        assert_eq!(r.top.len(), tunable_search::portable::KEPT);
+        assert_eq!(r.top[..3], [(19, 81.0), (18, 82.0), (17, 83.0)]);
         assert_eq!(r.stopped, Stopped::Budget);
         assert_eq!(panics, [3]);
         let mut failures = r.failures.clone();

@@ -1,7 +1,9 @@
 //! # The tuned file
 //!
 //! Winners of tuning are kept in `tuned/<kernel>.bin` under the user's crate ([`tuned_dir`],
-//! `TUNABLE_DIR` overrides the folder), one [`TunedEntry`] per (kernel, device, key). The
+//! `TUNABLE_DIR` overrides the folder), one [`TunedEntry`] per (kernel, device, key): the winner,
+//! and the best few configurations measured with their times ([`TunedEntry::top`], at most
+//! [`KEPT`](crate::portable::KEPT)), so that a build can reason across devices. The
 //! `#[tunable]` macro reads it at compile time to bake the entries in; the runtime's store writes
 //! it (atomically, under a lock, merging with what is there). This module is the only place that
 //! knows the codec, bincode 2 behind a small header:
@@ -11,11 +13,12 @@
 //! ```
 //!
 //! so a truncated, corrupted or future-version file is recognized as such and never decoded into
-//! garbage. Besides [`Value`] (plain data) it depends on serde, bincode and std only, so that a
+//! garbage. Older versions still decode: a version 1 file (before [`TunedEntry::top`]) reads as
+//! entries whose list of best configurations holds the winner alone. Besides [`Value`] (plain data) it depends on serde, bincode and std only, so that a
 //! shipped build can read tuned files without the search engine.
 //!
 //! ```
-//! use tunable_search::format::tuned::{StoredValue, TunedEntry, decode, encode};
+//! use tunable_search::format::tuned::{Ranked, StoredValue, TunedEntry, decode, encode};
 //!
 //! let entry = TunedEntry {
 //!     kernel: "matmul".into(),
@@ -27,6 +30,7 @@
 //!     evaluations: 60,
 //!     strategy: "auto".into(),
 //!     timestamp: 1_700_000_000,
+//!     top: vec![Ranked { values: vec![StoredValue::Int(32)], time_ms: 1.5 }],
 //! };
 //! let bytes = encode(std::slice::from_ref(&entry));
 //! assert_eq!(decode(&bytes).unwrap(), [entry]);
@@ -38,8 +42,9 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// The format version written; files with a larger one are refused.
-pub const FORMAT_VERSION: u32 = 1;
+/// The format version written; files with a larger one are refused. Version 2 added
+/// [`TunedEntry::top`]; version 1 files still decode.
+pub const FORMAT_VERSION: u32 = 2;
 const MAGIC: &[u8; 8] = b"TUNABLE\0";
 const HEADER: usize = 8 + 4 + 8 + 8;
 
@@ -99,6 +104,64 @@ pub struct TunedEntry {
     pub strategy: String,
     /// When, in seconds since the Unix epoch.
     pub timestamp: u64,
+    /// The best configurations measured, fastest first (the first is the winner), at most
+    /// [`KEPT`](crate::portable::KEPT), values in the order of [`params`](Self::params). Empty
+    /// when only the winner is known; see [`ranked`](Self::ranked).
+    pub top: Vec<Ranked>,
+}
+
+/// One of the best configurations of a tuning, with its time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Ranked {
+    /// The configuration's values, in the order of the entry's parameters.
+    pub values: Vec<StoredValue>,
+    /// Its measured time in milliseconds.
+    pub time_ms: f64,
+}
+
+impl Ranked {
+    /// The configuration at `position` of `space` with its time.
+    pub fn at(space: &Space, position: usize, time_ms: f64) -> Ranked {
+        Ranked {
+            values: space
+                .values(position)
+                .iter()
+                .map(StoredValue::from)
+                .collect(),
+            time_ms,
+        }
+    }
+}
+
+/// An entry as format version 1 wrote it (no list of best configurations).
+#[derive(Deserialize)]
+struct EntryV1 {
+    kernel: String,
+    device: String,
+    key: u64,
+    space_hash: u64,
+    params: Vec<(String, StoredValue)>,
+    time_ms: f64,
+    evaluations: u32,
+    strategy: String,
+    timestamp: u64,
+}
+
+impl From<EntryV1> for TunedEntry {
+    fn from(e: EntryV1) -> Self {
+        TunedEntry {
+            top: Vec::new(),
+            kernel: e.kernel,
+            device: e.device,
+            key: e.key,
+            space_hash: e.space_hash,
+            params: e.params,
+            time_ms: e.time_ms,
+            evaluations: e.evaluations,
+            strategy: e.strategy,
+            timestamp: e.timestamp,
+        }
+    }
 }
 
 impl TunedEntry {
@@ -110,6 +173,18 @@ impl TunedEntry {
     /// The configuration's values, in stored order.
     pub fn values(&self) -> Vec<Value> {
         self.params.iter().map(|(_, v)| Value::from(v)).collect()
+    }
+
+    /// The best configurations known with their times, fastest first: [`top`](Self::top), or
+    /// the winner alone where it is empty.
+    pub fn ranked(&self) -> Vec<(Vec<Value>, f64)> {
+        if self.top.is_empty() {
+            return vec![(self.values(), self.time_ms)];
+        }
+        self.top
+            .iter()
+            .map(|r| (r.values.iter().map(Value::from).collect(), r.time_ms))
+            .collect()
     }
 
     /// The stored form of a configuration of `space`: each parameter's name with its value, in
@@ -267,8 +342,14 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<TunedEntry>, DecodeError> {
     if fnv1a(payload) != word(20, 8) {
         return Err(DecodeError::Checksum);
     }
-    let (entries, used) = bincode::serde::decode_from_slice(payload, bincode::config::standard())
-        .map_err(DecodeError::Payload)?;
+    let config = bincode::config::standard();
+    let (entries, used) = if version == 1 {
+        let (old, used): (Vec<EntryV1>, usize) =
+            bincode::serde::decode_from_slice(payload, config).map_err(DecodeError::Payload)?;
+        (old.into_iter().map(TunedEntry::from).collect(), used)
+    } else {
+        bincode::serde::decode_from_slice(payload, config).map_err(DecodeError::Payload)?
+    };
     if used != len {
         return Err(DecodeError::TrailingBytes);
     }
@@ -324,7 +405,70 @@ mod tests {
             evaluations: 20,
             strategy: "genetic".into(),
             timestamp: 1,
+            top: vec![
+                Ranked {
+                    values: vec![
+                        StoredValue::Int(4),
+                        StoredValue::Float(0.5),
+                        StoredValue::Bool(true),
+                        StoredValue::Str("fast".into()),
+                    ],
+                    time_ms: 2.0,
+                },
+                Ranked {
+                    values: vec![
+                        StoredValue::Int(8),
+                        StoredValue::Float(0.5),
+                        StoredValue::Bool(false),
+                        StoredValue::Str("slow".into()),
+                    ],
+                    time_ms: 2.5,
+                },
+            ],
         }
+    }
+
+    /// `tests/fixtures/tuned-v1.bin` was written by the encoder of format version 1 (before
+    /// the list of best configurations): it still decodes, each entry ranking its winner alone.
+    #[test]
+    fn version_1_files_still_load() {
+        let bytes = include_bytes!("../../tests/fixtures/tuned-v1.bin");
+        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 1);
+        let entries = decode(bytes).unwrap();
+        assert_eq!(entries.len(), 2);
+        let e = &entries[1];
+        assert_eq!(
+            (e.kernel.as_str(), e.device.as_str()),
+            ("matmul", "cpu: b x4")
+        );
+        assert_eq!((e.key, e.space_hash, e.time_ms), (1024, 0x5eed_1234, 12.25));
+        assert_eq!(
+            (e.evaluations, e.strategy.as_str(), e.timestamp),
+            (60, "auto", 1_700_000_000)
+        );
+        assert_eq!(e.params[0], ("tile".to_owned(), StoredValue::Int(32)));
+        assert_eq!(
+            e.params[3],
+            ("mode".to_owned(), StoredValue::Str("fast".into()))
+        );
+        assert!(e.top.is_empty());
+        assert_eq!(e.ranked(), [(e.values(), 12.25)]);
+        // Written again, it is a current-version file with the same entries.
+        let again = encode(&entries);
+        assert_eq!(
+            u32::from_le_bytes(again[8..12].try_into().unwrap()),
+            FORMAT_VERSION
+        );
+        assert_eq!(decode(&again).unwrap(), entries);
+    }
+
+    #[test]
+    fn ranked_lists_the_kept_configurations_fastest_first() {
+        let e = entry("a", 1);
+        let ranked = e.ranked();
+        assert_eq!(ranked.len(), 2);
+        assert_eq!(ranked[0], (e.values(), 2.0));
+        assert_eq!(ranked[1].0[2], Value::Bool(false));
     }
 
     #[test]

@@ -1,0 +1,246 @@
+//! # Devices nobody tuned on
+//!
+//! A shipped binary (built without the `autotune` feature) carries, beside its baked table, a
+//! *portable set* per kernel and key: up to [`SHIPPED`](tunable_search::portable::SHIPPED)
+//! configurations the macro chose at build time from the best configurations of every device in
+//! the tuned file ([`tunable_search::portable::shipped`]). What [`shipped`] runs:
+//!
+//! - on a device that has entries in the baked table: its own entry for the key (else its
+//!   nearest key), as [`baked`] always did;
+//! - on any other device, on the first call for a key: each configuration of the set (of the
+//!   nearest key) once on the call's own arguments, timed; the fastest runs from then on, for
+//!   the rest of the process, and one line on stderr says so. A configuration that fails is
+//!   skipped. With `TUNABLE_MODE=off` nothing is timed: the set's first configuration (the best
+//!   compromise over the tuned devices) runs.
+//!
+//! Without a portable set (a tuned file written before the sets, or no tuned file) this is
+//! [`baked`], and a single-device table never asks for the device.
+
+use super::lookup::{Baked, baked, key_distance};
+use crate::params::Params;
+use crate::settings::{self, Mode};
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// Runs one configuration on the call's arguments: `Err` with the reason if it failed (the
+/// `Ok` answer, as the tuning closure's, is not used here).
+pub type RunOne<'r, P> = dyn FnMut(&P) -> Result<Option<Vec<f64>>, String> + 'r;
+
+/// The portable set baked for one key.
+#[derive(Debug)]
+pub struct Portable<P: 'static> {
+    /// Problem-size key.
+    pub key: u64,
+    /// The configurations, best compromise first.
+    pub candidates: &'static [P],
+}
+
+/// What the code generated for a shipped binary's call runs with; see the [module docs](self).
+/// `kernel` names the kernel in the stderr line; `run` runs one configuration on the call's
+/// arguments (restoring them first), `Err` with the reason if it failed.
+///
+/// # Panics
+/// If the set must be timed and `TUNABLE_MODE` holds an unknown value (as in a tuning build).
+pub fn shipped<P: Params, D: AsRef<str>>(
+    kernel: &'static str,
+    table: &'static [Baked<P>],
+    portable: &'static [Portable<P>],
+    key: u64,
+    default: P,
+    device: impl FnOnce() -> D,
+    run: &mut RunOne<'_, P>,
+) -> P {
+    if portable.is_empty() {
+        return baked(table, key, default, device);
+    }
+    let device = device();
+    let device = device.as_ref();
+    if table.iter().any(|b| b.device == device) {
+        return baked(table, key, default, || device);
+    }
+    choose(kernel, portable, device, key, run, || {
+        settings::mode().unwrap_or_else(|e| panic!("tunable: {e}"))
+    })
+    .unwrap_or_else(|| baked(table, key, default, || device))
+}
+
+type Chosen = HashMap<(&'static str, String, u64), Vec<tunable_search::Value>>;
+
+static CHOSEN: Mutex<Option<Chosen>> = Mutex::new(None);
+
+/// The configuration of the portable set (of the key nearest `key`) chosen on `device` for
+/// `key`: chosen earlier in this process, the first with [`Mode::Off`], else the fastest of
+/// the set timed now. `None` for an empty set.
+fn choose<P: Params>(
+    kernel: &'static str,
+    portable: &'static [Portable<P>],
+    device: &str,
+    key: u64,
+    run: &mut RunOne<'_, P>,
+    mode: impl FnOnce() -> Mode,
+) -> Option<P> {
+    let set = portable
+        .iter()
+        .min_by(|a, b| key_distance(a.key, key).total_cmp(&key_distance(b.key, key)))?;
+    let first = *set.candidates.first()?;
+    let slot = (kernel, device.to_owned(), key);
+    let known = CHOSEN
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get_or_insert_with(HashMap::new)
+        .get(&slot)
+        .and_then(|v| P::from_values(v));
+    if let Some(p) = known {
+        return Some(p);
+    }
+    if mode() == Mode::Off {
+        return Some(first);
+    }
+    let mut best: Option<(P, f64)> = None;
+    let mut failed = 0;
+    for p in set.candidates {
+        let start = Instant::now();
+        match run(p) {
+            Ok(_) => {
+                let ms = start.elapsed().as_secs_f64() * 1e3;
+                if best.is_none_or(|(_, b)| ms < b) {
+                    best = Some((*p, ms));
+                }
+            }
+            Err(_) => failed += 1,
+        }
+    }
+    let (chosen, ms) = best.unwrap_or((first, f64::NAN));
+    let mut slots = CHOSEN.lock().unwrap_or_else(|e| e.into_inner());
+    let slots = slots.get_or_insert_with(HashMap::new);
+    if let Some(v) = slots.get(&slot) {
+        // Another thread timed the set meanwhile: its choice stands, and it said so.
+        return Some(P::from_values(v).unwrap_or(chosen));
+    }
+    slots.insert(slot, chosen.to_values());
+    let failures = if failed > 0 {
+        format!(", {failed} failed")
+    } else {
+        String::new()
+    };
+    eprintln!(
+        "tunable: {kernel} has no tuned configuration for device {device:?}: timed the {} portable configurations once on key {key}{failures}; running {} ({ms:.3} ms) from now on",
+        set.candidates.len(),
+        chosen.describe()
+    );
+    Some(chosen)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tuner::testing::Tile;
+    use std::time::Duration;
+
+    static TABLE: [Baked<Tile>; 1] = [Baked {
+        device: "tuned",
+        key: 64,
+        params: Tile(1),
+    }];
+
+    static PORTABLE: [Portable<Tile>; 2] = [
+        Portable {
+            key: 64,
+            candidates: &[Tile(2), Tile(3), Tile(4)],
+        },
+        Portable {
+            key: 4096,
+            candidates: &[Tile(5)],
+        },
+    ];
+
+    /// Tile 4 is the fastest, tile 3 fails.
+    fn timed(runs: &mut Vec<i64>) -> impl FnMut(&Tile) -> Result<Option<Vec<f64>>, String> + '_ {
+        |&Tile(t)| {
+            runs.push(t);
+            if t == 3 {
+                return Err("launch failed".into());
+            }
+            std::thread::sleep(Duration::from_millis(if t == 4 { 1 } else { 20 }));
+            Ok(None)
+        }
+    }
+
+    #[test]
+    fn a_tuned_device_runs_its_entry_without_timing() {
+        let mut runs = Vec::new();
+        let p = shipped(
+            "k_tuned",
+            &TABLE,
+            &PORTABLE,
+            100,
+            Tile(0),
+            || "tuned",
+            &mut timed(&mut runs),
+        );
+        assert_eq!((p, runs.len()), (Tile(1), 0));
+        // No portable set: the baked table, as always.
+        let p = shipped(
+            "k_tuned",
+            &TABLE,
+            &[],
+            100,
+            Tile(0),
+            || "other",
+            &mut timed(&mut runs),
+        );
+        assert_eq!((p, runs.len()), (Tile(1), 0));
+    }
+
+    #[test]
+    fn an_unseen_device_times_the_set_once_and_keeps_the_fastest() {
+        let mut runs = Vec::new();
+        let tune = || Mode::Tune;
+        let p = choose(
+            "k_unseen",
+            &PORTABLE,
+            "new",
+            100,
+            &mut timed(&mut runs),
+            tune,
+        );
+        assert_eq!(p, Some(Tile(4)));
+        assert_eq!(runs, [2, 3, 4]);
+        // Later calls for the key: no timing.
+        let p = choose(
+            "k_unseen",
+            &PORTABLE,
+            "new",
+            100,
+            &mut timed(&mut runs),
+            tune,
+        );
+        assert_eq!((p, runs.len()), (Some(Tile(4)), 3));
+        // Another key, nearest to 4096: its own set, timed once.
+        let p = choose(
+            "k_unseen",
+            &PORTABLE,
+            "new",
+            3000,
+            &mut timed(&mut runs),
+            tune,
+        );
+        assert_eq!((p, &runs[3..]), (Some(Tile(5)), &[5][..]));
+    }
+
+    #[test]
+    fn mode_off_runs_the_first_candidate_without_timing() {
+        let mut runs = Vec::new();
+        let p = choose("k_off", &PORTABLE, "new", 64, &mut timed(&mut runs), || {
+            Mode::Off
+        });
+        assert_eq!((p, runs.len()), (Some(Tile(2)), 0));
+        assert_eq!(
+            choose::<Tile>("k_off", &[], "new", 64, &mut timed(&mut runs), || {
+                Mode::Tune
+            }),
+            None
+        );
+    }
+}

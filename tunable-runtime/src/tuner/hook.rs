@@ -9,12 +9,12 @@
 //! `TUNABLE_STRATEGY`, `TUNABLE_BATCH`, `TUNABLE_LOG`, `TUNABLE_DIR`.
 
 use super::{
-    Bar, Evaluation, Journaled, Log, Lookup, Observer, Origin, Run, Summary, TuneOptions, Variants,
-    Verify, describe, lookup::Baked, tune,
+    Bar, Evaluation, Journaled, Log, Lookup, Observer, Origin, Run, Spent, Summary, TuneOptions,
+    Variants, Verify, confirm, describe, lookup::Baked, tune,
 };
 use crate::RuntimeError;
 use crate::journal::Journal;
-use crate::measure::Repeats;
+use crate::measure::{Repeats, take_compile_time};
 use crate::params::Params;
 use crate::settings::{self, env_usize};
 use crate::store::{TunedEntry, store, tuned_dir, tuned_file};
@@ -85,8 +85,11 @@ pub fn autotune<P: Params>(
     }
 }
 
+/// How many of the fastest configurations are re-timed to confirm the winner.
+const CONFIRM: usize = 3;
+
 /// Tunes the kernel on this call: reference output, journal, default first, the strategy, the
-/// winner stored; ends with the summary line.
+/// best few re-timed interleaved ([`confirm`]), the winner stored; ends with the summary line.
 fn tune_call<P: Params>(
     kernel: &KernelSpec,
     space: &Arc<Space>,
@@ -96,6 +99,7 @@ fn tune_call<P: Params>(
     run: &mut Run<'_, P>,
 ) -> (P, Origin) {
     let start = Instant::now();
+    take_compile_time();
     let expected = match kernel.verify.expected(default, run) {
         Ok(e) => e,
         Err(reason) => {
@@ -106,19 +110,26 @@ fn tune_call<P: Params>(
             return (default, Origin::Default);
         }
     };
+    let reference = Spent {
+        compile: take_compile_time(),
+        ..Spent::default()
+    };
+    let reference = Spent {
+        measure: (start.elapsed().as_secs_f64() - reference.compile).max(0.0),
+        ..reference
+    };
     let dir = tuned_dir(kernel.manifest_dir);
     let journal_path = Journal::path_for(&dir, kernel.name, key, space);
     let journal = Journal::open(&journal_path, Arc::clone(space), kernel.name, device)
         .inspect_err(|e| eprintln!("tunable: {e}; tuning without a journal"))
         .ok();
     // The first run of a checked variant is its (untimed) check: one warm-up run less.
-    let measurement = Repeats {
-        warmup: kernel.warmup.saturating_sub(u32::from(expected.is_some())),
-        repeats: kernel.repeats,
-        ..Repeats::default()
-    };
+    let measurement = Repeats::new(
+        kernel.warmup.saturating_sub(u32::from(expected.is_some())),
+        kernel.repeats,
+    );
     let mut evaluator = Journaled::new(journal, Variants::new(space, run, expected, measurement));
-    // The default first: the summary's baseline, and a bound for the measurement's cutoff.
+    // The default first: the summary's baseline, and the first incumbent of the early stop.
     let default_at = space.position_of_values(&default.to_values());
     let opts = TuneOptions {
         first: default_at.into_iter().collect(),
@@ -144,19 +155,40 @@ fn tune_call<P: Params>(
         Some(Err(why)) => Err(format!("failed ({why})")),
         None => Err("not measured (not in the space)".to_owned()),
     };
+    // The best few, re-timed interleaved: the confirmation can change the winner.
+    let confirming = Instant::now();
+    let contenders = &report.contenders[..report.contenders.len().min(CONFIRM)];
+    let best = confirm(&mut evaluator, contenders, kernel.repeats.max(3)).or(report.best);
+    let confirmation = Spent {
+        compile: take_compile_time(),
+        ..Spent::default()
+    };
+    let confirmation = Spent {
+        measure: (confirming.elapsed().as_secs_f64() - confirmation.compile).max(0.0),
+        ..confirmation
+    };
+    let seconds = start.elapsed().as_secs_f64();
     let summary = Summary {
         kernel: kernel.name,
         key,
         device,
         default: default_result,
-        tuned: report.best.map(|(p, t)| (describe(space, p), t)),
+        tuned: best.map(|(p, t)| (describe(space, p), t)),
         evaluations: report.evaluations,
         measured: report.measured,
         failures: report.failures.len(),
-        seconds: start.elapsed().as_secs_f64(),
+        early: report.early,
+        seconds,
+        spent: Spent {
+            other: 0.0,
+            ..reference.plus(report.spent).plus(confirmation)
+        }
+        .with_wall(seconds),
+        confirmed: contenders.len(),
+        changed: best.map(|b| b.0) != report.best.map(|b| b.0),
     };
     eprintln!("{summary}");
-    let Some((position, time_ms)) = report.best else {
+    let Some((position, time_ms)) = best else {
         return (default, Origin::Default);
     };
     let values = space.values(position);

@@ -6,8 +6,8 @@
 //! `verify`), then it is timed through a [`Measurement`]; an error, a wrong output or a panic
 //! makes it a failed configuration with its reason.
 
-use super::{Evaluation, capture};
-use crate::measure::Measurement;
+use super::{Evaluation, Retime, capture};
+use crate::measure::{Measurement, robust_median, time_once};
 use crate::params::Params;
 use crate::verify;
 use std::convert::Infallible;
@@ -133,14 +133,59 @@ impl<'a, 'r, P: Params, M: Measurement> Variants<'a, 'r, P, M> {
             measurement.measure(&mut || run(Call::Run(&p)).map(drop), best)
         });
         match result {
-            Ok(r) => {
-                if let Ok(t) = r {
-                    self.best = self.best.min(t);
+            Ok(Ok(timing)) => {
+                if timing.ms.is_finite() && !timing.early {
+                    self.best = self.best.min(timing.ms);
                 }
-                Evaluation::measured(r)
+                Evaluation::timed(timing)
             }
+            Ok(Err(reason)) => Evaluation::measured(Err(reason)),
             Err(message) => Evaluation::panicked(&message),
         }
+    }
+}
+
+impl<P: Params, M: Measurement> Retime for Variants<'_, '_, P, M> {
+    fn retime(&mut self, positions: &[usize], rounds: u32) -> Vec<Result<f64, String>> {
+        let params: Vec<Result<P, String>> = positions
+            .iter()
+            .map(|&p| {
+                P::from_values(&self.space.values(p))
+                    .ok_or_else(|| "configuration does not fit the parameter struct".to_owned())
+            })
+            .collect();
+        let run = &mut *self.run;
+        let mut once = |p: &P, timed: bool| -> Result<f64, String> {
+            let mut work = || run(Call::Run(p)).map(drop);
+            let r = capture(|| {
+                if timed {
+                    time_once(&mut work)
+                } else {
+                    work().map(|()| 0.0)
+                }
+            });
+            r.unwrap_or_else(|message| Err(format!("panicked: {message}")))
+        };
+        let mut runs: Vec<Result<Vec<f64>, String>> = params
+            .iter()
+            .map(|p| {
+                let p = p.as_ref().map_err(Clone::clone)?;
+                once(p, false).map(|_| Vec::new())
+            })
+            .collect();
+        for _ in 0..rounds {
+            for (p, r) in params.iter().zip(&mut runs) {
+                if let (Ok(p), Ok(samples)) = (p, &mut *r) {
+                    match once(p, true) {
+                        Ok(t) => samples.push(t),
+                        Err(e) => *r = Err(e),
+                    }
+                }
+            }
+        }
+        runs.into_iter()
+            .map(|r| r.map(|mut s| robust_median(&mut s)))
+            .collect()
     }
 }
 

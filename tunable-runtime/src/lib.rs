@@ -8,6 +8,7 @@
 //! | module | what it holds |
 //! | --- | --- |
 //! | [`tuner`] | the tuning: lookup of a call's configuration, the first-run hook, evaluators (variants, journal), observers, the summary |
+//! | [`ahead`] | compiling a batch's kernels ahead, on a pool of threads, before or while they are timed |
 //! | [`measure`] | timing one configuration: the [`Measurement`](measure::Measurement) trait, warm-up, repeats, robust median, device time |
 //! | [`verify`] | checking a variant's output against a reference or an answer |
 //! | [`journal`] | the journal of measurements, a Kernel Tuner cache file per kernel, key and space |
@@ -20,6 +21,7 @@
 //!
 //! [`RuntimeError`] is the tuner's own failure; a failing variant is data, never an error.
 
+pub mod ahead;
 pub mod backend;
 pub mod device;
 pub mod journal;

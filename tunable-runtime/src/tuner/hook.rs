@@ -43,11 +43,12 @@ pub struct KernelSpec {
 
 impl KernelSpec {
     /// The tuning options of this kernel: its attribute's, overridden by `TUNABLE_BUDGET`,
-    /// `TUNABLE_STRATEGY` and `TUNABLE_BATCH`.
+    /// `TUNABLE_STRATEGY` and `TUNABLE_BATCH` (unset: each batch sized by the compile/measure
+    /// ratio, see [`TuneOptions::batch`]).
     pub fn options(&self) -> TuneOptions {
         TuneOptions {
             budget: env_usize("TUNABLE_BUDGET").unwrap_or(self.budget),
-            batch: env_usize("TUNABLE_BATCH").unwrap_or(1).max(1),
+            batch: env_usize("TUNABLE_BATCH").map_or(0, |b| b.max(1)),
             strategy: std::env::var("TUNABLE_STRATEGY")
                 .unwrap_or_else(|_| self.strategy.to_owned()),
             ..TuneOptions::default()

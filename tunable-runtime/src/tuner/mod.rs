@@ -73,7 +73,9 @@ use tunable_search::strategy::{self, Driver, StrategySpec, Trial};
 pub struct TuneOptions {
     /// Unique evaluations at most (default 100).
     pub budget: usize,
-    /// Configurations asked of the strategy at a time (default 1).
+    /// Configurations asked of the strategy at a time (default 1); 0 sizes each batch by the
+    /// compile/measure ratio observed so far ([`Spent::batch`] over the compile pool's
+    /// threads), which is what the first-run hook does unless `TUNABLE_BATCH` is set.
     pub batch: usize,
     /// Wall-time limit in seconds, checked between batches (default none).
     pub max_seconds: Option<f64>,
@@ -181,6 +183,9 @@ where
         .observe(&mut count);
     if let Some(s) = opts.max_seconds {
         driver = driver.max_time(Duration::from_secs_f64(s.max(0.0)));
+    }
+    if opts.batch == 0 {
+        driver = driver.batch_by(|_| Spent::live().batch(crate::ahead::threads()));
     }
     for o in observers.iter_mut() {
         driver = driver.observe(&mut **o);

@@ -63,6 +63,28 @@ impl Spent {
         LIVE.set(spent);
     }
 
+    /// The batch a tuner that compiles ahead on `threads` threads asks for next: the observed
+    /// compile/measure ratio rounded up, between 1 and `threads`. Compiling dominates: as many
+    /// configurations as the pool builds at once; measuring dominates (or nothing compiles, a
+    /// CPU kernel): one at a time, which gives the strategy every result before its next ask.
+    ///
+    /// ```
+    /// use tunable_runtime::tuner::Spent;
+    ///
+    /// let spent = |compile, measure| Spent { compile, measure, ..Spent::default() };
+    /// assert_eq!(spent(30.0, 2.0).batch(2), 2);
+    /// assert_eq!(spent(3.0, 2.0).batch(8), 2);
+    /// assert_eq!(spent(0.0, 2.0).batch(8), 1);
+    /// assert_eq!(Spent::default().batch(8), 1);
+    /// ```
+    pub fn batch(&self, threads: usize) -> usize {
+        if self.compile <= 0.0 {
+            return 1;
+        }
+        let ratio = self.compile / self.measure.max(f64::MIN_POSITIVE);
+        (ratio.ceil().min(threads as f64) as usize).clamp(1, threads.max(1))
+    }
+
     /// `self` and `more` added bucket by bucket.
     pub fn plus(self, more: Spent) -> Spent {
         Spent {

@@ -61,3 +61,110 @@ pub fn confirm<R: Retime + ?Sized>(
         .min_by(|a, b| a.1.total_cmp(&b.1))
         .or(Some(first))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::Repeats;
+    use crate::tuner::testing::Tile;
+    use crate::tuner::{Call, Evaluation, Observer, Progress, TuneOptions, Variants, panic, tune};
+    use std::cell::Cell;
+    use std::sync::Arc;
+    use std::time::Duration;
+    use tunable_search::SpaceBuilder;
+    use tunable_search::strategy::Trial;
+
+    fn sleep_ms(ms: u64) {
+        std::thread::sleep(Duration::from_millis(ms));
+    }
+
+    /// Tile 2 takes 8 ms, tile 1 takes 16 ms but its first runs were lucky (2 ms): the tuning
+    /// ranks tile 1 first, the confirmation picks tile 2. Tile 3 (60 ms) stops early.
+    #[test]
+    fn the_confirmation_changes_a_lucky_winner() {
+        let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+        let space = Arc::new(
+            SpaceBuilder::new()
+                .param("tile", [1, 2, 3])
+                .build()
+                .unwrap(),
+        );
+        let lucky = Cell::new(0);
+        let mut run = |call: Call<'_, Tile>| {
+            match call {
+                Call::Run(&Tile(1)) => {
+                    lucky.set(lucky.get() + 1);
+                    sleep_ms(if lucky.get() <= 3 { 2 } else { 16 });
+                }
+                Call::Run(&Tile(2)) => sleep_ms(8),
+                Call::Run(_) => sleep_ms(60),
+                _ => {}
+            }
+            Ok(None)
+        };
+        let mut variants = Variants::new(&space, &mut run, None, Repeats::new(1, 2));
+        // The default (tile 2) first, then the others in order.
+        let opts = TuneOptions {
+            budget: 3,
+            strategy: "exhaustive".into(),
+            first: vec![1],
+            ..TuneOptions::default()
+        };
+        let mut early = Vec::new();
+        let mut seen = |_: &Progress, t: &Trial, e: &Evaluation| {
+            if e.early {
+                early.push(t.position);
+            }
+        };
+        let observers: &mut [&mut dyn Observer<Evaluation>] = &mut [&mut seen];
+        let report = tune(&space, &opts, &mut variants, observers).unwrap();
+        assert_eq!(report.best.map(|b| b.0), Some(0), "{report:?}");
+        assert_eq!(early, [2]);
+        assert_eq!(
+            report.contenders.iter().map(|c| c.0).collect::<Vec<_>>(),
+            [0, 1]
+        );
+        let (winner, ms) = confirm(&mut variants, &report.contenders, 3).unwrap();
+        assert_eq!(winner, 1, "{ms}");
+        assert!((8.0..16.0).contains(&ms), "{ms}");
+    }
+
+    /// Tile 3 would be the fastest by its median (one slow run, then 1 ms), but its first timed
+    /// run is far behind the incumbent: it stops there, with that run, and cannot win.
+    #[test]
+    fn a_configuration_stopped_early_never_wins() {
+        let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+        let space = Arc::new(
+            SpaceBuilder::new()
+                .param("tile", [1, 2, 3])
+                .build()
+                .unwrap(),
+        );
+        let runs3 = Cell::new(0);
+        let mut run = |call: Call<'_, Tile>| {
+            match call {
+                Call::Run(&Tile(3)) => {
+                    runs3.set(runs3.get() + 1);
+                    // Warm-up 1 ms, first timed run 150 ms, then 1 ms.
+                    sleep_ms(if runs3.get() == 2 { 150 } else { 1 });
+                }
+                Call::Run(&Tile(t)) => sleep_ms(4 * t as u64),
+                _ => {}
+            }
+            Ok(None)
+        };
+        let mut variants = Variants::new(&space, &mut run, None, Repeats::new(1, 5));
+        let opts = TuneOptions {
+            budget: 3,
+            batch: 3,
+            strategy: "exhaustive".into(),
+            ..TuneOptions::default()
+        };
+        let report = tune(&space, &opts, &mut variants, &mut []).unwrap();
+        drop(variants);
+        assert_eq!(runs3.get(), 2, "one warm-up and one timed run");
+        assert!(report.early >= 1, "{report:?}");
+        assert!(matches!(report.best, Some((0 | 1, _))), "{report:?}");
+        assert!(report.contenders.iter().all(|c| c.0 != 2));
+    }
+}

@@ -111,14 +111,7 @@ fn tune_call<P: Params>(
             return (default, Origin::Default);
         }
     };
-    let reference = Spent {
-        compile: take_compile_time(),
-        ..Spent::default()
-    };
-    let reference = Spent {
-        measure: (start.elapsed().as_secs_f64() - reference.compile).max(0.0),
-        ..reference
-    };
+    let reference = Spent::since(start);
     let dir = tuned_dir(kernel.manifest_dir);
     let journal_path = Journal::path_for(&dir, kernel.name, key, space);
     let journal = Journal::open(&journal_path, Arc::clone(space), kernel.name, device)
@@ -160,14 +153,7 @@ fn tune_call<P: Params>(
     let confirming = Instant::now();
     let contenders = &report.contenders[..report.contenders.len().min(CONFIRM)];
     let best = confirm(&mut evaluator, contenders, kernel.repeats.max(3)).or(report.best);
-    let confirmation = Spent {
-        compile: take_compile_time(),
-        ..Spent::default()
-    };
-    let confirmation = Spent {
-        measure: (confirming.elapsed().as_secs_f64() - confirmation.compile).max(0.0),
-        ..confirmation
-    };
+    let confirmation = Spent::since(confirming);
     let seconds = start.elapsed().as_secs_f64();
     let summary = Summary {
         kernel: kernel.name,

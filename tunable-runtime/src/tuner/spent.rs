@@ -85,6 +85,17 @@ impl Spent {
         (ratio.ceil().min(threads as f64) as usize).clamp(1, threads.max(1))
     }
 
+    /// The time since `start` spent running variants on this thread: the compile time the
+    /// backends reported since it was last taken, and the rest as measurement.
+    pub fn since(start: Instant) -> Spent {
+        let compile = take_compile_time();
+        Spent {
+            compile,
+            measure: (start.elapsed().as_secs_f64() - compile).max(0.0),
+            ..Spent::default()
+        }
+    }
+
     /// `self` and `more` added bucket by bucket.
     pub fn plus(self, more: Spent) -> Spent {
         Spent {
@@ -110,9 +121,7 @@ impl<E: Evaluator + ?Sized> Evaluator for Timed<'_, E> {
     fn evaluate(&mut self, positions: &[usize]) -> Result<Vec<E::Report>, E::Error> {
         let start = Instant::now();
         let r = self.inner.evaluate(positions);
-        let (wall, compile) = (start.elapsed().as_secs_f64(), take_compile_time());
-        self.spent.compile += compile;
-        self.spent.measure += (wall - compile).max(0.0);
+        self.spent = self.spent.plus(Spent::since(start));
         Spent::set_live(self.spent);
         r
     }

@@ -95,6 +95,10 @@ pub trait Measurement {
     ) -> Result<Timing, String>;
 }
 
+/// How many times the early-stop bound a warm-up run must take for [`Repeats`] to stop the
+/// configuration before its timed runs.
+pub const WARM_FACTOR: f64 = 2.0;
+
 /// The tuner's measurement: `warmup` untimed runs, then up to `repeats` timed ones, each timed by
 /// [`time_once`] (the device time a GPU backend reports, else the wall clock), reduced with
 /// [`robust_median`].
@@ -105,15 +109,17 @@ pub trait Measurement {
 /// the incumbent (`best`) by more than the margin stops there:
 ///
 /// ```text
-/// stop  if  min(runs) > best * (1 + margin),   margin = max(min_margin, 3 * noise)
+/// stop  if  min(runs) > bound,   bound = best * (1 + margin),   margin = max(min_margin, 3 * noise)
 /// ```
 ///
 /// where `noise` is the median relative spread (`(Q3 - Q1) / median`) of the configurations
-/// timed in full so far (the first of a tuning, the default configuration, always is). The
-/// fastest run is the most optimistic estimate of a configuration, so a stopped configuration
-/// is slower than the incumbent in every run it got: it never wins, and it is recorded with the
-/// runs it got. Contenders, and every configuration while there is no incumbent, get the full
-/// `repeats`.
+/// timed in full so far (the first of a tuning, the default configuration, always is). Before
+/// that, a configuration whose last warm-up run (timed too) takes more than [`WARM_FACTOR`]
+/// times the bound stops without a timed run: a warm-up may run on cold caches, hence the
+/// factor. The fastest run is the most optimistic estimate of a configuration, so a stopped
+/// configuration is slower than the incumbent in every run it got: it never wins, and it is
+/// recorded with the runs it got. Contenders, and every configuration while there is no
+/// incumbent, get the full `repeats`.
 ///
 /// ```
 /// use tunable_runtime::measure::{Measurement, Repeats};
@@ -175,11 +181,19 @@ impl Measurement for Repeats {
         work: &mut dyn FnMut() -> Result<(), String>,
         best: f64,
     ) -> Result<Timing, String> {
-        for _ in 0..self.warmup {
-            work()?;
-        }
         let repeats = self.repeats.max(1) as usize;
         let bound = best * (1.0 + self.margin());
+        let mut warm = f64::INFINITY;
+        for _ in 0..self.warmup {
+            warm = time_once(work)?;
+        }
+        if self.warmup > 0 && warm > WARM_FACTOR * bound {
+            return Ok(Timing {
+                ms: warm,
+                runs: vec![warm],
+                early: true,
+            });
+        }
         let mut runs = Vec::with_capacity(repeats);
         let mut fastest = f64::INFINITY;
         while runs.len() < repeats {
@@ -275,16 +289,29 @@ mod tests {
         let t = m.measure(&mut work, f64::INFINITY).unwrap();
         assert!(t.ms >= 0.0 && !t.early && t.runs.len() == 3);
         assert_eq!(calls, 5);
-        // 2 ms against a best of 0.01 ms: one timed run, not three, recorded as measured.
+        // Fast warm-ups, then 2 ms against a best of 0.01 ms: one timed run, not three,
+        // recorded as measured.
+        let mut calls = 0;
+        let mut slow = || {
+            calls += 1;
+            if calls > 2 {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+            Ok(())
+        };
+        let t = m.measure(&mut slow, 0.01).unwrap();
+        assert!(t.early && t.ms >= 2.0 && t.runs.len() == 1, "{t:?}");
+        assert_eq!(calls, 3);
+        // A warm-up far beyond the bound stops before any timed run.
         let mut calls = 0;
         let mut slow = || {
             calls += 1;
             std::thread::sleep(std::time::Duration::from_millis(2));
             Ok(())
         };
-        let t = m.measure(&mut slow, 0.01).unwrap();
-        assert!(t.early && t.ms >= 2.0 && t.runs.len() == 1, "{t:?}");
-        assert_eq!(calls, 3);
+        let t = Repeats::new(1, 3).measure(&mut slow, 0.01).unwrap();
+        assert!(t.early && t.runs.len() == 1, "{t:?}");
+        assert_eq!(calls, 1);
         // A contender (as fast as the best) gets the full repeats.
         let t = m.measure(&mut || Ok(()), 1000.0).unwrap();
         assert!(!t.early && t.runs.len() == 3);

@@ -9,7 +9,8 @@
 //! - `TUNABLE_LOG=1`: print every evaluation while tuning.
 //! - `TUNABLE_BUDGET`, `TUNABLE_STRATEGY`: override the attribute's `budget` and `strategy`.
 //! - `TUNABLE_BATCH`: configurations the strategy is asked for at a time (default: sized by the
-//!   compile/measure ratio the tuner observes, 1 for a kernel with nothing to compile; the
+//!   compile/measure ratio the tuner observes, up to one per core on a GPU, 1 for a kernel with
+//!   nothing to compile and on a CPU device; the
 //!   strategies' scores in the README were measured with 1).
 //! - `TUNABLE_TIMEOUT`: the default time limit of one GPU launch in seconds (default none); a
 //!   launch that exceeds it is a failed configuration (see [`crate::backend`]).

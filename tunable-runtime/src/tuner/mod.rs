@@ -74,8 +74,9 @@ pub struct TuneOptions {
     /// Unique evaluations at most (default 100).
     pub budget: usize,
     /// Configurations asked of the strategy at a time (default 1); 0 sizes each batch by the
-    /// compile/measure ratio observed so far ([`Spent::batch`] over the compile pool's
-    /// threads), which is what the first-run hook does unless `TUNABLE_BATCH` is set.
+    /// compile/measure ratio observed so far ([`Spent::batch`], at most
+    /// [`ahead::widest_batch`](crate::ahead::widest_batch)), which is what the first-run hook
+    /// does unless `TUNABLE_BATCH` is set.
     pub batch: usize,
     /// Wall-time limit in seconds, checked between batches (default none).
     pub max_seconds: Option<f64>,
@@ -185,7 +186,7 @@ where
         driver = driver.max_time(Duration::from_secs_f64(s.max(0.0)));
     }
     if opts.batch == 0 {
-        driver = driver.batch_by(|_| Spent::live().batch(crate::ahead::threads()));
+        driver = driver.batch_by(|_| Spent::live().batch(crate::ahead::widest_batch()));
     }
     for o in observers.iter_mut() {
         driver = driver.observe(&mut **o);

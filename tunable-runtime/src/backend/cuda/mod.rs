@@ -265,7 +265,7 @@ impl Cuda {
             }
             return Err(CudaError::Deferred { config });
         }
-        ahead::note_request();
+        ahead::note_request(false);
         let start = Instant::now();
         let mut cache = self.inner.cache.lock().unwrap_or_else(|e| e.into_inner());
         let loaded = cache

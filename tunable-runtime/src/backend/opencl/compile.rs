@@ -104,10 +104,10 @@ impl OpenCl {
                 .entry(key)
                 .or_default(),
         );
+        let host = self.inner.device.dev_type().unwrap_or(0) & CL_DEVICE_TYPE_CPU != 0;
         if ahead::collecting() {
             if cell.get().is_none() {
                 let (cl, source) = (Arc::clone(&self.inner), *source);
-                let host = self.inner.device.dev_type().unwrap_or(0) & CL_DEVICE_TYPE_CPU != 0;
                 let config = config.clone();
                 ahead::defer(Build::new(host, move || {
                     cell.get_or_init(|| build(&cl, &source, &defs, &config).map(Arc::new));
@@ -115,7 +115,7 @@ impl OpenCl {
             }
             return Err(OpenClError::Deferred { config });
         }
-        ahead::note_request();
+        ahead::note_request(host);
         let start = Instant::now();
         let compiled = cell
             .get_or_init(|| build(&self.inner, source, &defs, &config).map(Arc::new))

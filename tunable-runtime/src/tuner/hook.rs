@@ -149,9 +149,11 @@ fn tune_call<P: Params>(
         Some(Err(why)) => Err(format!("failed ({why})")),
         None => Err("not measured (not in the space)".to_owned()),
     };
-    // The best few, re-timed interleaved: the confirmation can change the winner.
+    // The best few, re-timed interleaved: the confirmation can change the winner. A tuning
+    // answered wholly by the journal measures nothing, this included.
     let confirming = Instant::now();
-    let contenders = &report.contenders[..report.contenders.len().min(CONFIRM)];
+    let confirmed = if report.measured == 0 { 0 } else { CONFIRM };
+    let contenders = &report.contenders[..report.contenders.len().min(confirmed)];
     let best = confirm(&mut evaluator, contenders, kernel.repeats.max(3)).or(report.best);
     let confirmation = Spent::since(confirming);
     let seconds = start.elapsed().as_secs_f64();

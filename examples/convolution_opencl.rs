@@ -4,6 +4,7 @@
 //! ```text
 //! cargo run --release --example convolution_opencl --features opencl,autotune                  # tune, report
 //! cargo run --release --example convolution_opencl --features opencl,autotune -- --exhaustive  # and time every configuration
+//! cargo run --release --example convolution_opencl --features opencl,autotune -- --against 8,1,4,4,1,1  # compare with one
 //! ```
 //!
 //! The launch follows Kernel Tuner's convention: the work-group is
@@ -195,6 +196,47 @@ fn main() {
             space.len(),
             start.elapsed().as_secs_f64(),
             t_tuned / best.0
+        );
+    }
+
+    // `--against` (values in declaration order, e.g. another tuning's choice): that
+    // configuration and the tuned call re-timed interleaved.
+    let against = args
+        .iter()
+        .skip_while(|a| *a != "--against")
+        .nth(1)
+        .map(|v| {
+            let values: Vec<tunable::Value> = v
+                .split(',')
+                .map(|x| tunable::Value::Int(x.trim().parse().expect("--against: integers")))
+                .collect();
+            ConvolutionOpenclParams::from_values(&values)
+                .expect("--against: one value per parameter")
+        });
+    if let Some(reference) = against {
+        let (mut t_ref, mut t_again) = (Vec::new(), Vec::new());
+        for _ in 0..5 {
+            t_ref.push(
+                time_ms(5, &mut || {
+                    convolution_opencl_with(&reference, &cl, &mut output, &input, &filter, w, h)
+                })
+                .expect("the reference configuration runs"),
+            );
+            t_again.push(
+                time_ms(5, &mut || {
+                    convolution_opencl(&cl, &mut output, &input, &filter, w, h)
+                })
+                .expect("tuned runs"),
+            );
+        }
+        let median = |mut v: Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        let (t_ref, t_again) = (median(t_ref), median(t_again));
+        println!(
+            "  re-timed, interleaved: reference {reference:?} {t_ref:.3} ms, tuned {t_again:.3} ms; tuned / reference = {:.3}",
+            t_again / t_ref
         );
     }
 }

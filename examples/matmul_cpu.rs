@@ -4,6 +4,7 @@
 //! cargo run --release --example matmul_cpu --features autotune               # tune (first call), report
 //! cargo run --release --example matmul_cpu                                   # shipped build: baked config
 //! cargo run --release --example matmul_cpu --features autotune -- --exhaustive   # also time every config
+//! cargo run --release --example matmul_cpu --features autotune -- --against 64,128,512,16  # compare with one
 //! ```
 //!
 //! With `--features autotune` the first call of `matmul_cpu` for a problem-size bucket tunes it on
@@ -136,7 +137,20 @@ fn main() {
         t_default / t_tuned
     );
 
-    if exhaustive {
+    // The configuration to compare the tuned one with: the best of an exhaustive sweep, or one
+    // named with `--against bm,bk,bn,unroll` (the choice of another tuning, say).
+    let against = std::env::args()
+        .skip_while(|a| a != "--against")
+        .nth(1)
+        .map(|v| {
+            let values: Vec<tunable::Value> = v
+                .split(',')
+                .map(|x| tunable::Value::Int(x.trim().parse().expect("--against: integers")))
+                .collect();
+            <MatmulCpuParams as tunable::Params>::from_values(&values)
+                .expect("--against: bm,bk,bn,unroll")
+        });
+    let reference = if exhaustive {
         let mut best = (f64::INFINITY, default);
         for pos in 0..space.len() {
             let v = space.values(pos);
@@ -146,12 +160,23 @@ fn main() {
                 best = (t, p);
             }
         }
-        // The sweep's minimum is biased low (the best of many noisy timings): time the sweep's
-        // winner and the tuned configuration again, interleaved, and compare those.
+        println!(
+            "  exhaustive over {} configurations: best {:?} at {:.3} ms",
+            space.len(),
+            best.1,
+            best.0
+        );
+        Some(best.1)
+    } else {
+        against
+    };
+    if let Some(best) = reference {
+        // A sweep's minimum is biased low (the best of many noisy timings): time the reference
+        // and the tuned configuration again, interleaved, and compare those.
         let (mut t_best, mut t_again) = (Vec::new(), Vec::new());
         for _ in 0..7 {
             t_best.push(time_ms(&mut || {
-                matmul_cpu_with(&best.1, &a, &b, black_box(&mut c), n)
+                matmul_cpu_with(&best, &a, &b, black_box(&mut c), n)
             }));
             t_again.push(time_ms(&mut || matmul_cpu(&a, &b, black_box(&mut c), n)));
         }
@@ -161,10 +186,7 @@ fn main() {
         };
         let (t_best, t_again) = (median(t_best), median(t_again));
         println!(
-            "  exhaustive over {} configurations: best {:?} at {:.3} ms; timed again beside the tuned call: best {t_best:.3} ms, tuned {t_again:.3} ms; tuned / best = {:.3}",
-            space.len(),
-            best.1,
-            best.0,
+            "  re-timed, interleaved: reference {best:?} {t_best:.3} ms, tuned {t_again:.3} ms; tuned / reference = {:.3}",
             t_again / t_best
         );
     }

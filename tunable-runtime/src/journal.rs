@@ -170,8 +170,19 @@ impl Journal {
         position: usize,
         result: Result<f64, &str>,
     ) -> Result<(), RuntimeError> {
+        self.record_runs(position, result, &[])
+    }
+
+    /// Appends a result like [`record`](Self::record), with the timed runs it got (Kernel
+    /// Tuner's `times`): a configuration stopped early has fewer than the full repeats.
+    pub fn record_runs(
+        &mut self,
+        position: usize,
+        result: Result<f64, &str>,
+        runs: &[f64],
+    ) -> Result<(), RuntimeError> {
         self.writer
-            .append(&self.space.values(position), result)
+            .append_times(&self.space.values(position), result, runs)
             .map_err(|source| RuntimeError::Io {
                 path: self.path.clone(),
                 source,

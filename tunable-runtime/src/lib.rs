@@ -16,6 +16,7 @@
 //! | --- | --- |
 //! | [`tuner`] | the tuning: lookup of a call's configuration, the first-run hook, evaluators (variants, journal), observers, the summary |
 //! | [`choice`] | which configuration a call runs and where it comes from (`<kernel>_config`) |
+//! | [`ahead`] | compiling a batch's kernels ahead, on a pool of threads, before or while they are timed |
 //! | [`measure`] | timing one configuration: the [`Measurement`](measure::Measurement) trait, warm-up, repeats, robust median, device time |
 //! | [`verify`] | checking a variant's output against a reference or an answer |
 //! | [`journal`] | the journal of measurements, a Kernel Tuner cache file per kernel, key, space, body and device |
@@ -28,6 +29,7 @@
 //!
 //! [`RuntimeError`] is the tuner's own failure; a failing variant is data, never an error.
 
+pub mod ahead;
 pub mod backend;
 pub mod choice;
 pub mod device;

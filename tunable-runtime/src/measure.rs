@@ -17,7 +17,13 @@
 //! ## The tuner's measurement
 //!
 //! The tuner times every variant through the [`Measurement`] trait; [`Repeats`] is the one it
-//! uses, with the `warmup` and `repeats` of `#[tunable]` and a cutoff for hopeless variants.
+//! uses, with the `warmup` and `repeats` of `#[tunable]`; it stops timing a configuration early
+//! once its fastest run is clearly behind the incumbent (the rule is on [`Repeats`]).
+//!
+//! ## Compilation time
+//!
+//! Backends report the time they spend compiling with [`report_compile_time`], so that the
+//! tuner's summary shows where the time of a tuning goes: compilation, measurement, strategy.
 
 use std::cell::Cell;
 use std::time::Instant;
@@ -45,53 +51,127 @@ pub fn time_once(work: &mut dyn FnMut() -> Result<(), String>) -> Result<f64, St
     r.map(|()| device.unwrap_or(wall))
 }
 
+/// Reports `seconds` of compilation done on this thread (a GPU backend building a program, or
+/// the first launch of a kernel that a driver compiles on launch): the tuner's summary shows
+/// it apart from the measurement. User code normally never calls it.
+pub fn report_compile_time(seconds: f64) {
+    COMPILE_S.with(|c| c.set(c.get() + seconds));
+}
+
+/// The compilation time reported on this thread since the last call, in seconds (and resets it).
+pub fn take_compile_time() -> f64 {
+    COMPILE_S.with(Cell::take)
+}
+
+thread_local! {
+    /// Compilation reported on this thread and not taken yet, in seconds.
+    static COMPILE_S: Cell<f64> = const { Cell::new(0.0) };
+}
+
+/// How one configuration was timed: the time it is ranked by, every timed run, and whether the
+/// timing stopped early because the configuration was clearly behind the incumbent.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Timing {
+    /// The time in milliseconds: the robust median of `runs`.
+    pub ms: f64,
+    /// Every timed run, in milliseconds, in the order they ran.
+    pub runs: Vec<f64>,
+    /// Whether the timing stopped before the full repeats ([`Repeats`]' rule).
+    pub early: bool,
+}
+
 /// Times a re-runnable piece of work: the tuner measures every variant through one.
 ///
 /// `best` is the best time measured so far in this tuning (`f64::INFINITY` before the first):
-/// a measurement may stop timing work that cannot beat it, which is how very slow variants cost
-/// one run instead of many ([`Repeats::cutoff`]).
+/// a measurement may stop timing work that is clearly slower ([`Repeats`]' early stop), which
+/// is how losers cost a run or two instead of the full repeats.
 pub trait Measurement {
-    /// Runs `work` as often as the measurement needs and returns its time in milliseconds, or the
-    /// reason the work failed.
+    /// Runs `work` as often as the measurement needs and returns how it was timed, or the reason
+    /// the work failed.
     fn measure(
         &mut self,
         work: &mut dyn FnMut() -> Result<(), String>,
         best: f64,
-    ) -> Result<f64, String>;
+    ) -> Result<Timing, String>;
 }
+
+/// How many times the early-stop bound a warm-up run must take for [`Repeats`] to stop the
+/// configuration before its timed runs.
+pub const WARM_FACTOR: f64 = 2.0;
 
 /// The tuner's measurement: `warmup` untimed runs, then up to `repeats` timed ones, each timed by
 /// [`time_once`] (the device time a GPU backend reports, else the wall clock), reduced with
-/// [`robust_median`]. A variant whose first timed run is more than `cutoff` times the best time
-/// so far is not timed again: it cannot win.
+/// [`robust_median`].
+///
+/// ## Stopping losers early
+///
+/// After each timed run but the last, a configuration whose *fastest* run so far is slower than
+/// the incumbent (`best`) by more than the margin stops there:
+///
+/// ```text
+/// stop  if  min(runs) > bound,   bound = best * (1 + margin),   margin = max(min_margin, 3 * noise)
+/// ```
+///
+/// where `noise` is the median relative spread (`(Q3 - Q1) / median`) of the configurations
+/// timed in full so far (the first of a tuning, the default configuration, always is). Before
+/// that, a configuration whose last warm-up run (timed too) takes more than [`WARM_FACTOR`]
+/// times the bound stops without a timed run: a warm-up may run on cold caches, hence the
+/// factor. The fastest run is the most optimistic estimate of a configuration, so a stopped
+/// configuration is slower than the incumbent in every run it got: it never wins, and it is
+/// recorded with the runs it got. Contenders, and every configuration while there is no
+/// incumbent, get the full `repeats`.
 ///
 /// ```
 /// use tunable_runtime::measure::{Measurement, Repeats};
 ///
 /// let mut runs = 0;
-/// let mut m = Repeats { warmup: 1, repeats: 5, cutoff: 20.0 };
+/// let mut m = Repeats::new(1, 5);
 /// let t = m.measure(&mut || { runs += 1; Ok(()) }, f64::INFINITY).unwrap();
-/// assert!(t >= 0.0);
-/// assert_eq!(runs, 6);
+/// assert!(t.ms >= 0.0 && !t.early);
+/// assert_eq!((runs, t.runs.len()), (6, 5));
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Repeats {
     /// Untimed runs first (default 1).
     pub warmup: u32,
     /// Timed runs (at least 1; default 7).
     pub repeats: u32,
-    /// How many times slower than the best so far a first timed run may be and still be timed
-    /// again (default 20; `f64::INFINITY` times every run).
-    pub cutoff: f64,
+    /// The least relative margin of the early stop (default 0.05; `f64::INFINITY` times every
+    /// configuration in full).
+    pub min_margin: f64,
+    /// Relative spreads of the configurations timed in full so far.
+    spreads: Vec<f64>,
 }
 
 impl Default for Repeats {
     fn default() -> Self {
+        Repeats::new(
+            tunable_search::defaults::WARMUP,
+            tunable_search::defaults::REPEATS,
+        )
+    }
+}
+
+impl Repeats {
+    /// `warmup` untimed runs and up to `repeats` timed ones, with the default margin.
+    pub fn new(warmup: u32, repeats: u32) -> Self {
         Repeats {
-            warmup: tunable_search::defaults::WARMUP,
-            repeats: tunable_search::defaults::REPEATS,
-            cutoff: 20.0,
+            warmup,
+            repeats,
+            min_margin: 0.05,
+            spreads: Vec::new(),
         }
+    }
+
+    /// The margin of the early stop now: `max(min_margin, 3 * noise)`.
+    pub fn margin(&self) -> f64 {
+        let mut s = self.spreads.clone();
+        let noise = if s.is_empty() {
+            0.0
+        } else {
+            robust_median(&mut s)
+        };
+        self.min_margin.max(3.0 * noise)
     }
 }
 
@@ -100,18 +180,46 @@ impl Measurement for Repeats {
         &mut self,
         work: &mut dyn FnMut() -> Result<(), String>,
         best: f64,
-    ) -> Result<f64, String> {
+    ) -> Result<Timing, String> {
+        let repeats = self.repeats.max(1) as usize;
+        let bound = best * (1.0 + self.margin());
+        let mut warm = f64::INFINITY;
         for _ in 0..self.warmup {
-            work()?;
+            warm = time_once(work)?;
         }
-        let mut samples = Vec::with_capacity(self.repeats.max(1) as usize);
-        for i in 0..self.repeats.max(1) {
-            samples.push(time_once(work)?);
-            if i == 0 && samples[0] > self.cutoff * best {
-                break;
+        if self.warmup > 0 && warm > WARM_FACTOR * bound {
+            return Ok(Timing {
+                ms: warm,
+                runs: vec![warm],
+                early: true,
+            });
+        }
+        let mut runs = Vec::with_capacity(repeats);
+        let mut fastest = f64::INFINITY;
+        while runs.len() < repeats {
+            let t = time_once(work)?;
+            runs.push(t);
+            fastest = fastest.min(t);
+            if runs.len() < repeats && fastest > bound {
+                let ms = robust_median(&mut runs.clone());
+                return Ok(Timing {
+                    ms,
+                    runs,
+                    early: true,
+                });
             }
         }
-        Ok(robust_median(&mut samples))
+        let mut sorted = runs.clone();
+        let ms = robust_median(&mut sorted);
+        if sorted.len() >= 3 && ms > 0.0 {
+            let spread = quantile_sorted(&sorted, 0.75) - quantile_sorted(&sorted, 0.25);
+            self.spreads.push(spread / ms);
+        }
+        Ok(Timing {
+            ms,
+            runs,
+            early: false,
+        })
     }
 }
 
@@ -171,30 +279,59 @@ mod tests {
     }
 
     #[test]
-    fn repeats_run_warmup_and_repeats_cut_losers_and_propagate_failure() {
+    fn repeats_run_warmup_and_repeats_stop_losers_early_and_propagate_failure() {
         let mut calls = 0;
-        let mut m = Repeats {
-            warmup: 2,
-            repeats: 3,
-            cutoff: 20.0,
-        };
+        let mut m = Repeats::new(2, 3);
         let mut work = || {
             calls += 1;
             Ok(())
         };
-        assert!(m.measure(&mut work, f64::INFINITY).unwrap() >= 0.0);
+        let t = m.measure(&mut work, f64::INFINITY).unwrap();
+        assert!(t.ms >= 0.0 && !t.early && t.runs.len() == 3);
         assert_eq!(calls, 5);
-        // 2 ms against a best of 0.01 ms: one timed run, not three.
+        // Fast warm-ups, then 2 ms against a best of 0.01 ms: one timed run, not three,
+        // recorded as measured.
+        let mut calls = 0;
+        let mut slow = || {
+            calls += 1;
+            if calls > 2 {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+            Ok(())
+        };
+        let t = m.measure(&mut slow, 0.01).unwrap();
+        assert!(t.early && t.ms >= 2.0 && t.runs.len() == 1, "{t:?}");
+        assert_eq!(calls, 3);
+        // A warm-up far beyond the bound stops before any timed run.
         let mut calls = 0;
         let mut slow = || {
             calls += 1;
             std::thread::sleep(std::time::Duration::from_millis(2));
             Ok(())
         };
-        assert!(m.measure(&mut slow, 0.01).unwrap() >= 2.0);
-        assert_eq!(calls, 3);
+        let t = Repeats::new(1, 3).measure(&mut slow, 0.01).unwrap();
+        assert!(t.early && t.runs.len() == 1, "{t:?}");
+        assert_eq!(calls, 1);
+        // A contender (as fast as the best) gets the full repeats.
+        let t = m.measure(&mut || Ok(()), 1000.0).unwrap();
+        assert!(!t.early && t.runs.len() == 3);
         let e = Repeats::default().measure(&mut || Err("wrong output".into()), 1.0);
         assert_eq!(e, Err("wrong output".to_owned()));
+    }
+
+    #[test]
+    fn the_margin_follows_the_measured_noise() {
+        let mut m = Repeats::new(0, 4);
+        assert_eq!(m.margin(), 0.05);
+        // Runs of 1, 2, 3, 4 units of wall time: a relative spread of 0.6, a margin of 1.8.
+        let mut n = 0;
+        let mut work = || {
+            n += 1;
+            std::thread::sleep(std::time::Duration::from_millis(20 * n));
+            Ok(())
+        };
+        m.measure(&mut work, f64::INFINITY).unwrap();
+        assert!((1.2..2.4).contains(&m.margin()), "{}", m.margin());
     }
 
     #[test]

@@ -8,8 +8,10 @@
 //! - `TUNABLE_DIR`: the folder of tuned files (default `tuned/` in the crate).
 //! - `TUNABLE_LOG=1`: print every evaluation while tuning.
 //! - `TUNABLE_BUDGET`, `TUNABLE_STRATEGY`: override the attribute's `budget` and `strategy`.
-//! - `TUNABLE_BATCH`: configurations the strategy is asked for at a time (default 1, the setting
-//!   the strategies' scores in the README were measured with).
+//! - `TUNABLE_BATCH`: configurations the strategy is asked for at a time (default: sized by the
+//!   compile/measure ratio the tuner observes, up to one per core on a GPU, 1 for a kernel with
+//!   nothing to compile and on a CPU device; the
+//!   strategies' scores in the README were measured with 1).
 //! - `TUNABLE_TIMEOUT`: the default time limit of one GPU launch in seconds (default none); a
 //!   launch that exceeds it is a failed configuration (see [`crate::backend`]).
 //! - `TUNABLE_DEVICE`: the identity the CPU device takes (see [`crate::device`]).

@@ -1,15 +1,20 @@
 //! The OpenCL backend on a real device (PoCL in CI): compile per configuration, launch, event
-//! timing, and every failure as a typed error naming the configuration. Skips, with a printed
+//! timing, every failure as a typed error naming the configuration, and a tuning in batches
+//! compiled ahead on the compile pool. Skips, with a printed
 //! reason, where no OpenCL device exists.
 #![cfg(feature = "opencl")]
 #![allow(unsafe_code)]
 
+use std::sync::Arc;
 use std::time::Duration;
-use tunable_runtime::backend::opencl::{Local, OpenCl, OpenClError};
+use tunable_runtime::ahead;
+use tunable_runtime::backend::opencl::{Buffer, Local, OpenCl, OpenClError};
 use tunable_runtime::backend::{Dims, Source};
-use tunable_runtime::measure::time_once;
+use tunable_runtime::measure::{Repeats, time_once};
 use tunable_runtime::params::Params;
-use tunable_search::Value;
+use tunable_runtime::tuner::{Call, Expected, TuneOptions, Variants, tune};
+use tunable_runtime::verify::Output;
+use tunable_search::{SpaceBuilder, Value};
 
 mod common;
 use common::skip;
@@ -208,4 +213,86 @@ fn a_launch_beyond_the_time_limit_times_out() {
     assert!(matches!(e, OpenClError::Timeout { .. }), "{e}");
     // The queue was drained: the next launch runs normally.
     run(10).unwrap();
+}
+
+/// `y = 2 x` with SCALE in configuration `cfg`.
+fn scale(
+    cl: &OpenCl,
+    cfg: &Cfg,
+    x: &Buffer<f32>,
+    y: &Buffer<f32>,
+    n: usize,
+) -> Result<(), OpenClError> {
+    let k = cl.kernel(&SCALE, cfg)?;
+    let dims = Dims::divide(n, cfg.block, cfg.block * cfg.per);
+    // SAFETY: (const float*, float*, float, int, local float*), indices checked < n.
+    unsafe {
+        k.launch(dims)
+            .arg(x)
+            .arg(y)
+            .arg(&2.0f32)
+            .arg(&(n as i32))
+            .arg(&Local::new::<f32>(cfg.block))
+            .run()
+    }
+}
+
+#[test]
+fn a_batch_compiles_ahead_failures_are_data_and_the_tuning_goes_on() {
+    let Some(cl) = device() else { return };
+    let n = 4096usize;
+    let host: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let x = cl.upload(&host).unwrap();
+    let y = cl.alloc::<f32>(n).unwrap();
+    let space = Arc::new(
+        SpaceBuilder::new()
+            .param("BLOCK", [16, 32, 64])
+            .param("PER", [1, 2, 3, 4])
+            .build()
+            .unwrap(),
+    );
+    // Collecting: the backend hands the build over and nothing runs.
+    let (r, builds) = ahead::collect(|| scale(&cl, &Cfg { block: 16, per: 2 }, &x, &y, n));
+    assert!(matches!(r, Err(OpenClError::Deferred { .. })), "{r:?}");
+    assert_eq!(builds.len(), 1);
+    let mut runs = 0;
+    let mut run = |call: Call<'_, Cfg>| match call {
+        Call::Run(cfg) => {
+            runs += 1;
+            scale(&cl, cfg, &x, &y, n)
+                .map(|()| None)
+                .map_err(|e| e.to_string())
+        }
+        Call::Output => y.snapshot().map(Some),
+        Call::Answer => Ok(None),
+    };
+    let expected = Expected {
+        output: host.iter().map(|v| 2.0 * f64::from(*v)).collect(),
+        tolerance: 1e-6,
+    };
+    let mut variants = Variants::new(&space, &mut run, Some(expected), Repeats::new(0, 3));
+    let opts = TuneOptions {
+        budget: space.len(),
+        batch: 4,
+        strategy: "exhaustive".into(),
+        first: vec![0],
+        ..TuneOptions::default()
+    };
+    let report = tune(&space, &opts, &mut variants, &mut []).unwrap();
+    drop(variants);
+    assert_eq!(report.evaluations, 12);
+    let mut failed: Vec<usize> = report.failures.iter().map(|f| f.0).collect();
+    failed.sort_unstable();
+    // PER = 3 for each block size: positions 2, 6, 10.
+    assert_eq!(failed, [2, 6, 10], "{:?}", report.failures);
+    for (_, reason) in &report.failures {
+        assert!(
+            reason.contains("does not compile") && reason.contains("PER=3"),
+            "{reason}"
+        );
+    }
+    assert!(report.best.is_some_and(|(p, _)| !failed.contains(&p)));
+    assert!(report.spent.compile > 0.0, "{:?}", report.spent);
+    // Every configuration that compiles was checked once and timed at least once.
+    assert!(runs >= 9 * 2, "{runs}");
 }

@@ -10,8 +10,8 @@
 //! [session](super::session): `TUNABLE_KERNELS`, `TUNABLE_TIME`, `TUNABLE_REPORT`.
 
 use super::{
-    Bar, Evaluation, Journaled, Log, Lookup, Observer, Origin, Run, Summary, TuneOptions, Variants,
-    Verify, describe,
+    Bar, Evaluation, Journaled, Log, Lookup, Observer, Origin, Run, Spent, Summary, TuneOptions,
+    Variants, Verify, confirm, describe,
     lookup::Baked,
     session::{self, Record},
     tune,
@@ -19,7 +19,7 @@ use super::{
 };
 use crate::RuntimeError;
 use crate::journal::Journal;
-use crate::measure::Repeats;
+use crate::measure::{Repeats, take_compile_time};
 use crate::params::Params;
 use crate::settings::{self, Mode, env_usize};
 use crate::store::{Ranked, TunedEntry, read, store, tuned_dir, tuned_file};
@@ -52,12 +52,13 @@ pub struct KernelSpec {
 
 impl KernelSpec {
     /// The tuning options of this kernel: its attribute's, overridden by `TUNABLE_BUDGET`,
-    /// `TUNABLE_STRATEGY` and `TUNABLE_BATCH`; `TUNABLE_TIME` bounds its wall time. An error
-    /// names a number setting that does not parse.
+    /// `TUNABLE_STRATEGY` and `TUNABLE_BATCH` (unset: each batch sized by the compile/measure
+    /// ratio, see [`TuneOptions::batch`]); `TUNABLE_TIME` bounds its wall time. An error names a
+    /// number setting that does not parse.
     pub fn options(&self) -> Result<TuneOptions, RuntimeError> {
         Ok(TuneOptions {
             budget: env_usize("TUNABLE_BUDGET")?.unwrap_or(self.budget),
-            batch: env_usize("TUNABLE_BATCH")?.unwrap_or(1).max(1),
+            batch: env_usize("TUNABLE_BATCH")?.map_or(0, |b| b.max(1)),
             strategy: std::env::var("TUNABLE_STRATEGY")
                 .unwrap_or_else(|_| self.strategy.to_owned()),
             max_seconds: session::max_seconds(),
@@ -104,10 +105,13 @@ pub fn autotune<P: Params>(
     }
 }
 
+/// How many of the fastest configurations are re-timed to confirm the winner.
+const CONFIRM: usize = 3;
+
 /// Tunes the kernel on this call: reference output, journal, default first, the strategy, the
-/// winner stored; ends with the summary line. `opts` are the kernel's options (checked before
-/// anything runs); under [`Mode::Retune`] the journal starts empty, so that the whole budget is
-/// measured again.
+/// best few re-timed interleaved ([`confirm`]), the winner stored; ends with the summary line.
+/// `opts` are the kernel's options (checked before anything runs); under [`Mode::Retune`] the
+/// journal starts empty, so that the whole budget is measured again.
 fn tune_call<P: Params>(
     kernel: &KernelSpec,
     space: &Arc<Space>,
@@ -118,6 +122,7 @@ fn tune_call<P: Params>(
     run: &mut Run<'_, P>,
 ) -> (P, Origin) {
     let start = Instant::now();
+    take_compile_time();
     let expected = match kernel.verify.expected(default, run) {
         Ok(e) => e,
         Err(reason) => {
@@ -130,6 +135,7 @@ fn tune_call<P: Params>(
             return (default, Origin::Default);
         }
     };
+    let reference = Spent::since(start);
     let dir = tuned_dir(kernel.manifest_dir);
     let journal_path = Journal::path_for_run(&dir, kernel.name, key, space, kernel.body, device);
     let open = if mode == Mode::Retune {
@@ -141,13 +147,12 @@ fn tune_call<P: Params>(
         .inspect_err(|e| eprintln!("tunable: {e}; tuning without a journal"))
         .ok();
     // The first run of a checked variant is its (untimed) check: one warm-up run less.
-    let measurement = Repeats {
-        warmup: kernel.warmup.saturating_sub(u32::from(expected.is_some())),
-        repeats: kernel.repeats,
-        ..Repeats::default()
-    };
+    let measurement = Repeats::new(
+        kernel.warmup.saturating_sub(u32::from(expected.is_some())),
+        kernel.repeats,
+    );
     let mut evaluator = Journaled::new(journal, Variants::new(space, run, expected, measurement));
-    // The default first: the summary's baseline, and a bound for the measurement's cutoff.
+    // The default first: the summary's baseline, and the first incumbent of the early stop.
     let default_at = space.position_of_values(&default.to_values());
     let opts = TuneOptions {
         first: first_positions(kernel, space, device, key, default_at),
@@ -174,20 +179,36 @@ fn tune_call<P: Params>(
         Some(Err(why)) => Err(format!("failed ({why})")),
         None => Err("not measured (not in the space)".to_owned()),
     };
+    // The best few, re-timed interleaved: the confirmation can change the winner. A tuning
+    // answered wholly by the journal measures nothing, this included.
+    let confirming = Instant::now();
+    let confirmed = if report.measured == 0 { 0 } else { CONFIRM };
+    let contenders = &report.contenders[..report.contenders.len().min(confirmed)];
+    let best = confirm(&mut evaluator, contenders, kernel.repeats.max(3)).or(report.best);
+    let confirmation = Spent::since(confirming);
+    let seconds = start.elapsed().as_secs_f64();
     let summary = Summary {
         kernel: kernel.name,
         key,
         device,
         default: default_result,
-        tuned: report.best.map(|(p, t)| (describe(space, p), t)),
+        tuned: best.map(|(p, t)| (describe(space, p), t)),
         evaluations: report.evaluations,
         measured: report.measured,
         failures: report.failures.len(),
-        seconds: start.elapsed().as_secs_f64(),
+        early: report.early,
+        seconds,
+        spent: Spent {
+            other: 0.0,
+            ..reference.plus(report.spent).plus(confirmation)
+        }
+        .with_wall(seconds),
+        confirmed: contenders.len(),
+        changed: best.map(|b| b.0) != report.best.map(|b| b.0),
     };
     eprintln!("{summary}");
     session::record(&Record::of(&summary));
-    let Some((position, time_ms)) = report.best else {
+    let Some((position, time_ms)) = best else {
         return (default, Origin::Default);
     };
     let values = space.values(position);

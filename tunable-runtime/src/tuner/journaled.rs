@@ -48,6 +48,11 @@ impl<E> Journaled<E> {
         &self.inner
     }
 
+    /// The inner evaluator, to re-time configurations with, say.
+    pub fn inner_mut(&mut self) -> &mut E {
+        &mut self.inner
+    }
+
     fn lookup(&self, position: usize) -> Option<Result<f64, String>> {
         self.known
             .get(&position)
@@ -55,9 +60,14 @@ impl<E> Journaled<E> {
             .cloned()
     }
 
-    fn remember(&mut self, position: usize, result: &Result<f64, String>) {
+    fn remember(&mut self, position: usize, e: &Evaluation) {
+        let result = &e.result;
         if let Some(j) = &mut self.journal
-            && let Err(e) = j.record(position, result.as_ref().copied().map_err(String::as_str))
+            && let Err(e) = j.record_runs(
+                position,
+                result.as_ref().copied().map_err(String::as_str),
+                &e.runs,
+            )
         {
             eprintln!("tunable: {e}; tuning on without the journal");
             self.journal = None;
@@ -91,7 +101,7 @@ impl<E: Evaluator<Report = Evaluation>> Evaluator for Journaled<E> {
             let mut fresh = todo.iter().zip(fresh);
             for slot in out.iter_mut().filter(|o| o.is_none()) {
                 let (&p, e) = fresh.next().expect("one report per position");
-                self.remember(p, &e.result);
+                self.remember(p, &e);
                 *slot = Some(e);
             }
         }

@@ -39,6 +39,7 @@
 //! - [`Journaled`]: the journal in front of any evaluator;
 //! - [`Bar`], [`Log`]: the observers of a tuning; [`Summary`]: the line it ends with.
 
+mod confirm;
 pub mod hook;
 mod journaled;
 pub mod lookup;
@@ -47,6 +48,7 @@ mod observer;
 mod panic;
 mod report;
 pub mod session;
+mod spent;
 mod summary;
 #[cfg(test)]
 mod testing;
@@ -54,12 +56,14 @@ pub mod unseen;
 mod variants;
 pub mod warm;
 
+pub use confirm::{Retime, confirm};
 pub use journaled::Journaled;
 pub use lookup::{Lookup, Origin};
 pub use objective::Objective;
 pub use observer::{Bar, Log};
 pub use panic::{capture, panic_message};
 pub use report::{Evaluation, Source};
+pub use spent::Spent;
 pub use summary::Summary;
 pub use tunable_search::strategy::{Evaluator, Observer, Progress, Stopped};
 pub use variants::{Call, Expected, Run, Variants, Verify};
@@ -75,7 +79,10 @@ use tunable_search::strategy::{self, Driver, StrategySpec, Trial};
 pub struct TuneOptions {
     /// Unique evaluations at most (default 100).
     pub budget: usize,
-    /// Configurations asked of the strategy at a time (default 1).
+    /// Configurations asked of the strategy at a time (default 1); 0 sizes each batch by the
+    /// compile/measure ratio observed so far ([`Spent::batch`], at most
+    /// [`ahead::widest_batch`](crate::ahead::widest_batch)), which is what the first-run hook
+    /// does unless `TUNABLE_BATCH` is set.
     pub batch: usize,
     /// Wall-time limit in seconds, checked between batches (default none).
     pub max_seconds: Option<f64>,
@@ -86,8 +93,8 @@ pub struct TuneOptions {
     pub seed: u64,
     /// Positions evaluated before the strategy asks for anything, within the budget (default
     /// none): the first-run hook puts the kernel's default configuration here, as the
-    /// baseline of its summary and of the measurement's cutoff, then the [warm start](warm)
-    /// from other devices' entries.
+    /// baseline of its summary and the first incumbent of the measurement's early stop, then
+    /// the [warm start](warm) from other devices' entries.
     pub first: Vec<usize>,
 }
 
@@ -119,11 +126,21 @@ pub struct TuneReport {
     pub measured: usize,
     /// Failed configurations with their reasons.
     pub failures: Vec<(usize, String)>,
+    /// The configurations timed in full (not stopped early) and their times, fastest first, at
+    /// most [`CONTENDERS`]: the candidates of [`confirm`].
+    pub contenders: Vec<(usize, f64)>,
+    /// Configurations whose timing stopped early, behind the incumbent.
+    pub early: usize,
     /// Wall time of the run in seconds.
     pub seconds: f64,
+    /// Where the wall time went.
+    pub spent: Spent,
     /// Why the run stopped.
     pub stopped: Stopped,
 }
+
+/// How many of the fastest configurations a [`TuneReport`] keeps as contenders.
+pub const CONTENDERS: usize = 8;
 
 /// Tunes: drives the strategy `opts` names over `space`, asking `opts.batch` configurations at a
 /// time and evaluating each batch with `evaluator`, every evaluation shown to `observers`.
@@ -161,11 +178,15 @@ where
     let mut strategy =
         strategy::build(&spec, Arc::clone(space), opts.seed).map_err(RuntimeError::Strategy)?;
     let start = Instant::now();
-    let (mut measured, mut failures) = (0, Vec::new());
+    let (mut measured, mut failures, mut early) = (0, Vec::new(), 0);
+    let mut contenders = Vec::new();
     let mut count = |_: &Progress, t: &Trial, e: &Evaluation| {
         measured += usize::from(e.source == Source::Measured);
-        if let Err(reason) = &e.result {
-            failures.push((t.position, reason.clone()));
+        early += usize::from(e.early);
+        match &e.result {
+            Err(reason) => failures.push((t.position, reason.clone())),
+            Ok(ms) if !e.early => contenders.push((t.position, *ms)),
+            Ok(_) => {}
         }
     };
     let mut driver = Driver::new(strategy.as_mut(), opts.budget)
@@ -175,10 +196,26 @@ where
     if let Some(s) = opts.max_seconds {
         driver = driver.max_time(Duration::from_secs_f64(s.max(0.0)));
     }
+    if opts.batch == 0 {
+        driver = driver.batch_by(|_| Spent::live().batch(crate::ahead::widest_batch()));
+    }
     for o in observers.iter_mut() {
         driver = driver.observe(&mut **o);
     }
-    let run = driver.run(evaluator).map_err(RuntimeError::from)?;
+    let mut timed = spent::Timed {
+        inner: evaluator,
+        spent: Spent::default(),
+    };
+    Spent::set_live(Spent::default());
+    let run = driver.run(&mut timed).map_err(RuntimeError::from)?;
+    let seconds = start.elapsed().as_secs_f64();
+    let spent = Spent {
+        strategy: run.strategy_seconds,
+        ..timed.spent
+    }
+    .with_wall(seconds);
+    contenders.sort_by(|a: &(usize, f64), b| a.1.total_cmp(&b.1));
+    contenders.truncate(CONTENDERS);
     let mut top: Vec<(usize, f64)> = run
         .trials
         .iter()
@@ -192,7 +229,10 @@ where
         evaluations: run.trials.len(),
         measured,
         failures,
-        seconds: start.elapsed().as_secs_f64(),
+        contenders,
+        early,
+        seconds,
+        spent,
         stopped: run.stopped,
     })
 }

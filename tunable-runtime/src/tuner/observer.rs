@@ -1,19 +1,24 @@
 //! # Watching a tuning
 //!
 //! The observers the first-run hook attaches to every tuning:
-//! - [`Bar`]: a progress bar with the best time so far, drawn only on a terminal and cleared at
-//!   the end (the [`Summary`](super::Summary) line stays);
+//! - [`Bar`]: a progress bar with the best time so far and where the time goes (compilation,
+//!   measurement, the rest; evaluations per minute), drawn only on a terminal and cleared at the
+//!   end (the [`Summary`](super::Summary) line stays);
 //! - [`Log`]: one line per evaluation with `TUNABLE_LOG=1`, and always one line per variant
 //!   that panicked, in place of Rust's panic message.
 
-use super::{Evaluation, Observer, Progress, Stopped, describe};
+use super::{Evaluation, Observer, Progress, Spent, Stopped, describe};
 use indicatif::{ProgressBar, ProgressStyle};
 use tunable_search::Space;
 use tunable_search::strategy::Trial;
 
-/// The progress bar of a tuning, with the best time so far: drawn only on a terminal, and
-/// cleared when the tuning ends (the [`Summary`](super::Summary) line stays). Clones draw the
-/// same bar.
+/// The progress bar of a tuning, with the best time so far and where the time goes
+/// ([`Spent::live`]): drawn only on a terminal, and cleared when the tuning ends (the
+/// [`Summary`](super::Summary) line stays). Clones draw the same bar.
+///
+/// ```text
+/// tuning gemm (key 256) [=====>     ] 61/200 best 1.2907 ms | compile 40.1 s, measure 3.2 s, strategy 0.0 s, other 0.3 s | 84.0/min
+/// ```
 #[derive(Clone, Debug)]
 pub struct Bar {
     bar: ProgressBar,
@@ -23,10 +28,10 @@ impl Bar {
     /// A bar for `budget` evaluations, labelled `label` (the kernel and key, say).
     pub fn new(label: &str, budget: usize) -> Self {
         let bar = ProgressBar::new(budget as u64).with_style(
-            ProgressStyle::with_template("tuning {msg} [{bar:30}] {pos}/{len} best {prefix}")
+            ProgressStyle::with_template("tuning {prefix} [{bar:30}] {pos}/{len} {msg}")
                 .expect("valid template"),
         );
-        bar.set_message(label.to_owned());
+        bar.set_prefix(label.to_owned());
         Bar { bar }
     }
 
@@ -34,14 +39,25 @@ impl Bar {
     pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
         self.bar.suspend(f)
     }
+
+    /// What the bar shows after its counts: the best time so far, where the time went, and
+    /// evaluations per minute.
+    fn line(progress: &Progress, spent: Spent) -> String {
+        let spent = spent.with_wall(progress.elapsed.as_secs_f64());
+        let best = progress
+            .best
+            .map_or_else(|| "-".to_owned(), |(_, t)| format!("{t:.4} ms"));
+        format!(
+            "best {best} | {spent} | {:.1}/min",
+            spent.per_minute(progress.evaluations)
+        )
+    }
 }
 
 impl<R> Observer<R> for Bar {
     fn observe(&mut self, progress: &Progress, _: &Trial, _: &R) {
         self.bar.set_position(progress.evaluations as u64);
-        if let Some((_, t)) = progress.best {
-            self.bar.set_prefix(format!("{t:.4} ms"));
-        }
+        self.bar.set_message(Bar::line(progress, Spent::live()));
     }
 
     fn finish(&mut self, _: &Progress, _: Stopped) {
@@ -84,6 +100,12 @@ impl<'a> Log<'a> {
                 self.label
             )),
             _ if !self.every => None,
+            Ok(t) if e.early => Some(format!(
+                "tunable: {} [{config}] {t:.4} ms (stopped early after {} run{})",
+                self.label,
+                e.runs.len(),
+                if e.runs.len() == 1 { "" } else { "s" }
+            )),
             Ok(t) => Some(format!("tunable: {} [{config}] {t:.4} ms", self.label)),
             Err(reason) => Some(format!(
                 "tunable: {} [{config}] failed: {reason}",
@@ -108,6 +130,26 @@ impl Observer<Evaluation> for Log<'_> {
 mod tests {
     use super::*;
     use tunable_search::SpaceBuilder;
+
+    #[test]
+    fn the_bar_line_shows_where_the_time_goes() {
+        let progress = Progress {
+            evaluations: 30,
+            budget: 100,
+            best: Some((3, 1.25)),
+            elapsed: std::time::Duration::from_secs(60),
+        };
+        let spent = Spent {
+            compile: 40.0,
+            measure: 15.0,
+            strategy: 1.0,
+            other: 0.0,
+        };
+        assert_eq!(
+            Bar::line(&progress, spent),
+            "best 1.2500 ms | compile 40.0 s, measure 15.0 s, strategy 1.0 s, other 4.0 s | 30.0/min"
+        );
+    }
 
     #[test]
     fn panics_always_and_the_rest_on_request() {

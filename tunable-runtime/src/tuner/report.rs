@@ -4,6 +4,7 @@
 //! driver tells the strategy, with what the tuner's journal, logs and summary need beside the
 //! outcome.
 
+use crate::measure::Timing;
 use tunable_search::strategy::{Evaluated, Outcome};
 
 /// Where an evaluation's result comes from.
@@ -24,6 +25,11 @@ pub struct Evaluation {
     pub panicked: bool,
     /// Where the result comes from.
     pub source: Source,
+    /// The timed runs it got in this run, in milliseconds (empty when it failed, was answered
+    /// by a record, or was measured by a closure that reports one time).
+    pub runs: Vec<f64>,
+    /// Whether its timing stopped early, clearly behind the incumbent: it cannot win.
+    pub early: bool,
 }
 
 impl Evaluation {
@@ -39,6 +45,17 @@ impl Evaluation {
             }),
             panicked: false,
             source: Source::Measured,
+            runs: Vec::new(),
+            early: false,
+        }
+    }
+
+    /// A result timed now by a [`Measurement`](crate::measure::Measurement), with its runs.
+    pub fn timed(timing: Timing) -> Self {
+        Evaluation {
+            runs: timing.runs,
+            early: timing.early,
+            ..Evaluation::measured(Ok(timing.ms))
         }
     }
 
@@ -48,6 +65,8 @@ impl Evaluation {
             result: Err(format!("panicked: {message}")),
             panicked: true,
             source: Source::Measured,
+            runs: Vec::new(),
+            early: false,
         }
     }
 
@@ -57,6 +76,8 @@ impl Evaluation {
             result,
             panicked: false,
             source: Source::Recorded,
+            runs: Vec::new(),
+            early: false,
         }
     }
 }

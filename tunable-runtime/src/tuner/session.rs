@@ -118,7 +118,11 @@ mod tests {
             evaluations: 10,
             measured: 10,
             failures: 0,
+            early: 0,
             seconds: 0.5,
+            spent: crate::tuner::Spent::default(),
+            confirmed: 0,
+            changed: false,
         };
         let r = Record::of(&s);
         assert_eq!((r.default_ms, r.failed.as_deref()), (Some(2.0), None));

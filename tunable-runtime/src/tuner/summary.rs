@@ -1,13 +1,15 @@
 //! # The summary of a tuning
 
+use super::Spent;
 use std::fmt;
 
 /// The line every tuning of the first-run hook ends with, on stderr, whether stderr is a
 /// terminal or a file: what was tuned, on which device, the default configuration's time
-/// against the tuned one's, and what it cost.
+/// against the tuned one's (as the confirmation re-timed it), and what it cost: evaluations,
+/// wall time and where it went, evaluations per minute.
 ///
 /// ```text
-/// tunable: tuned matmul (key 512) on cpu: AMD EPYC 7B13 x2: default 8.2140 ms -> tuned 2.8710 ms (2.86x) [bm=64, bk=128]; 61 evaluations (59 measured, 2 failed) in 4.2 s
+/// tunable: tuned matmul (key 512) on cpu: AMD EPYC 7B13 x2: default 8.2140 ms -> tuned 2.8710 ms (2.86x) [bm=64, bk=128]; 61 evaluations (59 measured, 2 failed, 30 stopped early) in 4.2 s: compile 0.0 s, measure 4.1 s, strategy 0.0 s, other 0.1 s; 871.4/min; best 3 re-timed
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Summary<'a> {
@@ -29,8 +31,16 @@ pub struct Summary<'a> {
     pub measured: usize,
     /// Configurations that failed.
     pub failures: usize,
+    /// Configurations whose timing stopped early, behind the incumbent.
+    pub early: usize,
     /// Wall time of the whole tuning, in seconds.
     pub seconds: f64,
+    /// Where the wall time went.
+    pub spent: Spent,
+    /// How many of the best configurations were re-timed to confirm the winner (0: none).
+    pub confirmed: usize,
+    /// Whether the confirmation changed the winner.
+    pub changed: bool,
 }
 
 impl fmt::Display for Summary<'_> {
@@ -58,9 +68,22 @@ impl fmt::Display for Summary<'_> {
         }
         write!(
             f,
-            "; {} evaluations ({} measured, {} failed) in {:.1} s",
-            self.evaluations, self.measured, self.failures, self.seconds
-        )
+            "; {} evaluations ({} measured, {} failed, {} stopped early) in {:.1} s: {}; {:.1}/min",
+            self.evaluations,
+            self.measured,
+            self.failures,
+            self.early,
+            self.seconds,
+            self.spent,
+            self.spent.per_minute(self.evaluations)
+        )?;
+        if self.confirmed > 1 {
+            write!(f, "; best {} re-timed", self.confirmed)?;
+            if self.changed {
+                write!(f, ", winner changed")?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -79,17 +102,27 @@ mod tests {
             evaluations: 60,
             measured: 58,
             failures: 2,
+            early: 20,
             seconds: 4.25,
+            spent: Spent {
+                compile: 1.0,
+                measure: 3.0,
+                strategy: 0.05,
+                other: 0.2,
+            },
+            confirmed: 3,
+            changed: true,
         };
         assert_eq!(
             s.to_string(),
-            "tunable: tuned matmul (key 512) on cpu: test x2: default 8.0000 ms -> tuned 2.0000 ms (4.00x) [bm=64, unroll=4]; 60 evaluations (58 measured, 2 failed) in 4.2 s"
+            "tunable: tuned matmul (key 512) on cpu: test x2: default 8.0000 ms -> tuned 2.0000 ms (4.00x) [bm=64, unroll=4]; 60 evaluations (58 measured, 2 failed, 20 stopped early) in 4.2 s: compile 1.0 s, measure 3.0 s, strategy 0.1 s, other 0.2 s; 847.1/min; best 3 re-timed, winner changed"
         );
         s.default = Err("failed (panicked: boom)".into());
         s.tuned = None;
+        s.confirmed = 0;
         assert_eq!(
             s.to_string(),
-            "tunable: tuned matmul (key 512) on cpu: test x2: default failed (panicked: boom) -> every configuration failed, keeping the default; 60 evaluations (58 measured, 2 failed) in 4.2 s"
+            "tunable: tuned matmul (key 512) on cpu: test x2: default failed (panicked: boom) -> every configuration failed, keeping the default; 60 evaluations (58 measured, 2 failed, 20 stopped early) in 4.2 s: compile 1.0 s, measure 3.0 s, strategy 0.1 s, other 0.2 s; 847.1/min"
         );
     }
 }

@@ -5,9 +5,15 @@
 //! evaluator built on it: per configuration, the output of its first run is checked (with
 //! `verify`), then it is timed through a [`Measurement`]; an error, a wrong output or a panic
 //! makes it a failed configuration with its reason.
+//!
+//! A batch of a kernel that goes through a GPU backend is compiled ahead first, on a pool of
+//! threads ([`crate::ahead`]): each variant of the batch is run once in collecting mode (the
+//! backend hands its build over instead of building and launching), then the builds run on the
+//! pool while the variants are timed in order, or before they are on a CPU device.
 
-use super::{Evaluation, capture};
-use crate::measure::Measurement;
+use super::{Evaluation, Retime, capture};
+use crate::ahead;
+use crate::measure::{Measurement, report_compile_time, robust_median, time_once};
 use crate::params::Params;
 use crate::verify;
 use std::convert::Infallible;
@@ -96,6 +102,8 @@ pub struct Variants<'a, 'r, P, M> {
     expected: Option<Expected>,
     measurement: M,
     best: f64,
+    /// Whether a run asked a GPU backend for a kernel: then a batch is compiled ahead.
+    backend: bool,
 }
 
 impl<'a, 'r, P: Params, M: Measurement> Variants<'a, 'r, P, M> {
@@ -113,7 +121,23 @@ impl<'a, 'r, P: Params, M: Measurement> Variants<'a, 'r, P, M> {
             expected,
             measurement,
             best: f64::INFINITY,
+            backend: false,
         }
+    }
+
+    /// Hands the builds of the variants at `positions` over to the compile pool: each variant
+    /// runs once in collecting mode, where a backend defers its build and nothing runs.
+    fn collect(&mut self, positions: &[usize]) -> Vec<ahead::Build> {
+        let mut builds = Vec::new();
+        for &position in positions {
+            if let Some(p) = P::from_values(&self.space.values(position)) {
+                let run = &mut *self.run;
+                // The body stops at the deferred build; its error (or panic) means nothing here.
+                let (_, b) = ahead::collect(|| capture(|| run(Call::Run(&p))));
+                builds.extend(b);
+            }
+        }
+        builds
     }
 
     fn one(&mut self, position: usize) -> Evaluation {
@@ -124,6 +148,7 @@ impl<'a, 'r, P: Params, M: Measurement> Variants<'a, 'r, P, M> {
         };
         let (run, expected, measurement) = (&mut *self.run, &self.expected, &mut self.measurement);
         let best = self.best;
+        let requests = ahead::requests();
         let result = capture(|| {
             if let Some(e) = expected {
                 run(Call::Run(&p))?;
@@ -132,15 +157,61 @@ impl<'a, 'r, P: Params, M: Measurement> Variants<'a, 'r, P, M> {
             }
             measurement.measure(&mut || run(Call::Run(&p)).map(drop), best)
         });
+        self.backend |= ahead::requests() > requests;
         match result {
-            Ok(r) => {
-                if let Ok(t) = r {
-                    self.best = self.best.min(t);
+            Ok(Ok(timing)) => {
+                if timing.ms.is_finite() && !timing.early {
+                    self.best = self.best.min(timing.ms);
                 }
-                Evaluation::measured(r)
+                Evaluation::timed(timing)
             }
+            Ok(Err(reason)) => Evaluation::measured(Err(reason)),
             Err(message) => Evaluation::panicked(&message),
         }
+    }
+}
+
+impl<P: Params, M: Measurement> Retime for Variants<'_, '_, P, M> {
+    fn retime(&mut self, positions: &[usize], rounds: u32) -> Vec<Result<f64, String>> {
+        let params: Vec<Result<P, String>> = positions
+            .iter()
+            .map(|&p| {
+                P::from_values(&self.space.values(p))
+                    .ok_or_else(|| "configuration does not fit the parameter struct".to_owned())
+            })
+            .collect();
+        let run = &mut *self.run;
+        let mut once = |p: &P, timed: bool| -> Result<f64, String> {
+            let mut work = || run(Call::Run(p)).map(drop);
+            let r = capture(|| {
+                if timed {
+                    time_once(&mut work)
+                } else {
+                    work().map(|()| 0.0)
+                }
+            });
+            r.unwrap_or_else(|message| Err(format!("panicked: {message}")))
+        };
+        let mut runs: Vec<Result<Vec<f64>, String>> = params
+            .iter()
+            .map(|p| {
+                let p = p.as_ref().map_err(Clone::clone)?;
+                once(p, false).map(|_| Vec::new())
+            })
+            .collect();
+        for _ in 0..rounds {
+            for (p, r) in params.iter().zip(&mut runs) {
+                if let (Ok(p), Ok(samples)) = (p, &mut *r) {
+                    match once(p, true) {
+                        Ok(t) => samples.push(t),
+                        Err(e) => *r = Err(e),
+                    }
+                }
+            }
+        }
+        runs.into_iter()
+            .map(|r| r.map(|mut s| robust_median(&mut s)))
+            .collect()
     }
 }
 
@@ -149,6 +220,14 @@ impl<P: Params, M: Measurement> Evaluator for Variants<'_, '_, P, M> {
     type Error = Infallible;
 
     fn evaluate(&mut self, positions: &[usize]) -> Result<Vec<Evaluation>, Infallible> {
-        Ok(positions.iter().map(|&p| self.one(p)).collect())
+        if positions.len() < 2 || !self.backend {
+            return Ok(positions.iter().map(|&p| self.one(p)).collect());
+        }
+        let builds = self.collect(positions);
+        let (out, waited) = ahead::run_pool(builds, ahead::threads(), || {
+            positions.iter().map(|&p| self.one(p)).collect()
+        });
+        report_compile_time(waited);
+        Ok(out)
     }
 }

@@ -114,6 +114,7 @@ impl<R, F: FnMut(&Progress, &Trial, &R)> Observer<R> for F {
 }
 
 type StopCondition<'a> = Box<dyn FnMut(&Progress) -> bool + 'a>;
+type BatchSizer<'a> = Box<dyn FnMut(&Progress) -> usize + 'a>;
 
 /// Runs a strategy with limits and observers (the builder form of [`drive`]): asks for a batch,
 /// hands it to an [`Evaluator`], shows every evaluation to the [`Observer`]s and tells the
@@ -149,6 +150,7 @@ pub struct Driver<'a, R> {
     stop: Option<StopCondition<'a>>,
     observers: Vec<&'a mut dyn Observer<R>>,
     first: Vec<usize>,
+    sizer: Option<BatchSizer<'a>>,
 }
 
 impl<'a, R: Evaluated> Driver<'a, R> {
@@ -163,6 +165,7 @@ impl<'a, R: Evaluated> Driver<'a, R> {
             stop: None,
             observers: Vec::new(),
             first: Vec::new(),
+            sizer: None,
         }
     }
 
@@ -175,6 +178,14 @@ impl<'a, R: Evaluated> Driver<'a, R> {
                 self.first.push(p);
             }
         }
+        self
+    }
+
+    /// Sizes each batch with `size` (at least 1), asked before every batch with the progress so
+    /// far, in place of a fixed [`batch`](Self::batch): a tuner that compiles a batch ahead
+    /// sizes it by the compile/measure ratio it observes.
+    pub fn batch_by(mut self, size: impl FnMut(&Progress) -> usize + 'a) -> Self {
+        self.sizer = Some(Box::new(size));
         self
     }
 
@@ -241,10 +252,14 @@ impl<'a, R: Evaluated> Driver<'a, R> {
             if self.stop.as_mut().is_some_and(|stop| stop(&progress)) {
                 break Stopped::Condition;
             }
+            let batch = match &mut self.sizer {
+                Some(size) => size(&progress).max(1),
+                None => self.batch,
+            };
             let t = Instant::now();
             let mut asked = self
                 .strategy
-                .ask(self.batch.min(self.budget - progress.evaluations));
+                .ask(batch.min(self.budget - progress.evaluations));
             if asked.is_empty() {
                 rec.strategy_seconds += t.elapsed().as_secs_f64();
                 break Stopped::Exhausted;
@@ -363,6 +378,25 @@ mod tests {
         assert_eq!(sizes, [4, 4, 2]);
         assert_eq!(rec.trials.len(), 10);
         assert_eq!(rec.stopped, Stopped::Budget);
+    }
+
+    #[test]
+    fn a_sizer_sizes_each_batch_from_the_progress() {
+        let s = space(20);
+        let mut strat = RandomSearch::new(Arc::clone(&s), (), 3);
+        let mut sizes = Vec::new();
+        let mut eval = |b: &[usize]| {
+            sizes.push(b.len());
+            b.iter()
+                .map(|&p| Outcome::Value(p as f64))
+                .collect::<Vec<_>>()
+        };
+        // One at first, then as many as evaluated so far, never 0.
+        Driver::new(&mut strat, 12)
+            .batch_by(|p| p.evaluations)
+            .run(&mut eval)
+            .unwrap();
+        assert_eq!(sizes, [1, 1, 2, 4, 4]);
     }
 
     #[test]

@@ -38,7 +38,10 @@
 //!   Compiling for the real architecture runs `ptxas` inside NVRTC, so shared-memory and
 //!   register limits show up as compile failures with its log. The CUBIN is loaded as a module;
 //!   modules are cached per configuration in the [`Cuda`] handle, failures included.
-//!   [`compile`] does the same without a device.
+//!   [`compile`] does the same without a device. While the tuner collects a batch
+//!   ([`crate::ahead`]), the NVRTC compilation is handed over to its compile pool (NVRTC runs on
+//!   any thread) and the module is loaded on the first launch; compile time is reported with
+//!   [`crate::measure::report_compile_time`].
 //! - **Limits before launch:** threads per block against the function's
 //!   `CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK` (which accounts for its registers), block and grid
 //!   dimensions against the device's, static plus dynamic shared memory against
@@ -66,13 +69,15 @@ pub use error::CudaError;
 pub use launch::{CompiledKernel, KernelArg, Launch};
 pub use library::nvrtc;
 
+use crate::ahead::{self, Build};
 use crate::backend::{Source, definitions};
+use crate::measure::report_compile_time;
 use crate::params::Params;
 use cudarc::driver::sys::CUdevice_attribute;
 use cudarc::driver::{CudaContext, CudaFunction, CudaStream, DriverError};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 /// The name of a driver error code.
 pub(crate) fn code(e: DriverError) -> String {
@@ -103,6 +108,9 @@ pub(crate) struct Loaded {
 
 type Key = (usize, usize, String);
 
+/// An NVRTC compilation, done once by whichever thread gets there first.
+type Compiling = Arc<OnceLock<Result<compile::Compiled, CudaError>>>;
+
 pub(crate) struct Inner {
     pub(crate) ctx: Arc<CudaContext>,
     pub(crate) stream: Arc<CudaStream>,
@@ -110,6 +118,8 @@ pub(crate) struct Inner {
     arch: String,
     pub(crate) limits: Limits,
     cache: Mutex<HashMap<Key, Result<Arc<Loaded>, CudaError>>>,
+    /// Compilations started ahead ([`crate::ahead`]), until their module is loaded.
+    ahead: Mutex<HashMap<Key, Compiling>>,
 }
 
 /// A CUDA device with its context, stream and module cache. Cheap to clone (shared).
@@ -188,6 +198,7 @@ impl Cuda {
                 arch: format!("sm_{major}{minor}"),
                 limits,
                 cache: Mutex::new(HashMap::new()),
+                ahead: Mutex::new(HashMap::new()),
             }),
             timeout: crate::settings::launch_timeout(),
         })
@@ -231,11 +242,38 @@ impl Cuda {
             reason,
         })?;
         let key = source.cache_key(&defs);
+        if ahead::collecting() {
+            let loaded = self
+                .inner
+                .cache
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .contains_key(&key);
+            let cell = Arc::clone(
+                self.inner
+                    .ahead
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .entry(key)
+                    .or_default(),
+            );
+            if !loaded && cell.get().is_none() {
+                let (arch, source, config) = (self.inner.arch.clone(), *source, config.clone());
+                ahead::defer(Build::new(false, move || {
+                    cell.get_or_init(|| compile::compile_with(&source, &defs, &arch, &config));
+                }));
+            }
+            return Err(CudaError::Deferred { config });
+        }
+        ahead::note_request(false);
+        let start = Instant::now();
         let mut cache = self.inner.cache.lock().unwrap_or_else(|e| e.into_inner());
         let loaded = cache
-            .entry(key)
-            .or_insert_with(|| self.load(source, &defs, &config).map(Arc::new))
-            .clone()?;
+            .entry(key.clone())
+            .or_insert_with(|| self.load(source, &defs, &config, &key).map(Arc::new))
+            .clone();
+        report_compile_time(start.elapsed().as_secs_f64());
+        let loaded = loaded?;
         Ok(CompiledKernel {
             loaded,
             cuda: Arc::clone(&self.inner),
@@ -244,8 +282,26 @@ impl Cuda {
         })
     }
 
-    fn load(&self, source: &Source, defs: &[String], config: &str) -> Result<Loaded, CudaError> {
-        let compiled = compile::compile_with(source, defs, &self.inner.arch, config)?;
+    fn load(
+        &self,
+        source: &Source,
+        defs: &[String],
+        config: &str,
+        key: &Key,
+    ) -> Result<Loaded, CudaError> {
+        // Compiled ahead (or being compiled: wait for it), else compiled now.
+        let ahead = self
+            .inner
+            .ahead
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(key);
+        let compiled = match ahead {
+            Some(cell) => cell
+                .get_or_init(|| compile::compile_with(source, defs, &self.inner.arch, config))
+                .clone()?,
+            None => compile::compile_with(source, defs, &self.inner.arch, config)?,
+        };
         // Always a CUBIN for an `sm_` architecture; PTX text must end with a NUL byte.
         let image = compiled.cubin.unwrap_or_else(|| {
             let mut ptx = compiled.ptx.into_bytes();

@@ -3,21 +3,36 @@
 //! One program per (source, options, definitions), built for the handle's device and kept for
 //! the life of the [`OpenCl`] handle, failed builds included: a variant is compiled once however
 //! often it is run, and a variant that does not compile fails again at once with the same log.
+//!
+//! Builds run outside the cache's lock, one cell per program: several threads build different
+//! programs at once, and a thread asking for a program being built waits for that build. While
+//! the tuner collects a batch ([`crate::ahead`]), a request hands the build over to the tuner's
+//! compile pool and fails with [`OpenClError::Deferred`]. Build time, and the first launch's
+//! time beyond the kernel's own (a CPU driver such as PoCL compiles the work-group function
+//! then), are reported with [`crate::measure::report_compile_time`].
 
 use super::error::OpenClError;
 use super::{Inner, OpenCl, code};
+use crate::ahead::{self, Build};
 use crate::backend::{Source, definitions};
+use crate::measure::report_compile_time;
 use crate::params::Params;
+use opencl3::device::CL_DEVICE_TYPE_CPU;
 use opencl3::kernel::Kernel as ClKernel;
 use opencl3::program::Program;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
 
 type Key = (usize, usize, String);
 
+/// A program's build: done once, by whichever thread gets there first.
+type Cell = Arc<OnceLock<Result<Arc<Compiled>, OpenClError>>>;
+
 /// Compiled kernels by source and options.
 #[derive(Default)]
-pub(crate) struct Cache(HashMap<Key, Result<Arc<Compiled>, OpenClError>>);
+pub(crate) struct Cache(HashMap<Key, Cell>);
 
 /// A built program and its kernel object.
 pub(crate) struct Compiled {
@@ -28,6 +43,8 @@ pub(crate) struct Compiled {
     pub(super) max_work_group: usize,
     /// `CL_KERNEL_NUM_ARGS`.
     pub(super) num_args: usize,
+    /// Whether it was launched already (its first launch may compile on a CPU driver).
+    pub(super) launched: AtomicBool,
 }
 
 /// A kernel compiled for one configuration, ready to [`launch`](CompiledKernel::launch).
@@ -64,7 +81,9 @@ impl CompiledKernel {
 impl OpenCl {
     /// `source` compiled for `params` (from the cache after the first time): the kernel body of
     /// a `#[tunable]` function passes its `params`. A failed build is an
-    /// [`OpenClError::Build`] with the compiler's log.
+    /// [`OpenClError::Build`] with the compiler's log; while the tuner collects a batch
+    /// ([`crate::ahead`]) the build is handed over and the call fails with
+    /// [`OpenClError::Deferred`].
     pub fn kernel<P: Params>(
         &self,
         source: &Source,
@@ -76,12 +95,33 @@ impl OpenCl {
             reason,
         })?;
         let key = source.cache_key(&defs);
-        let mut cache = self.inner.cache.lock().unwrap_or_else(|e| e.into_inner());
-        let compiled = cache
-            .0
-            .entry(key)
-            .or_insert_with(|| build(&self.inner, source, &defs, &config).map(Arc::new))
-            .clone()?;
+        let cell = Arc::clone(
+            self.inner
+                .cache
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .0
+                .entry(key)
+                .or_default(),
+        );
+        let host = self.inner.device.dev_type().unwrap_or(0) & CL_DEVICE_TYPE_CPU != 0;
+        if ahead::collecting() {
+            if cell.get().is_none() {
+                let (cl, source) = (Arc::clone(&self.inner), *source);
+                let config = config.clone();
+                ahead::defer(Build::new(host, move || {
+                    cell.get_or_init(|| build(&cl, &source, &defs, &config).map(Arc::new));
+                }));
+            }
+            return Err(OpenClError::Deferred { config });
+        }
+        ahead::note_request(host);
+        let start = Instant::now();
+        let compiled = cell
+            .get_or_init(|| build(&self.inner, source, &defs, &config).map(Arc::new))
+            .clone();
+        report_compile_time(start.elapsed().as_secs_f64());
+        let compiled = compiled?;
         Ok(CompiledKernel {
             compiled,
             cl: Arc::clone(&self.inner),
@@ -144,5 +184,6 @@ fn build(
         _program: program,
         max_work_group,
         num_args,
+        launched: AtomicBool::new(false),
     })
 }

@@ -34,6 +34,13 @@ pub enum OpenClError {
         /// The error code's name.
         code: String,
     },
+    /// The build was handed over to the tuner's compile pool ([`crate::ahead`]): the tuner is
+    /// collecting a batch, nothing ran.
+    #[error("[{config}] is being compiled ahead")]
+    Deferred {
+        /// The configuration.
+        config: String,
+    },
     /// A parameter value cannot be passed as `-DNAME=value`.
     #[error("[{config}] cannot be compiled: {reason}")]
     Definition {

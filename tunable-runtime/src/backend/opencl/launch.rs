@@ -9,13 +9,15 @@ use super::code;
 use super::compile::CompiledKernel;
 use super::error::OpenClError;
 use crate::backend::{Dims, Element, Status, wait_until};
-use crate::measure::report_device_time;
+use crate::measure::{report_compile_time, report_device_time};
 use opencl3::event::{CL_COMPLETE, CL_RUNNING};
 use opencl3::kernel::set_kernel_arg;
 use opencl3::types::cl_mem;
 use std::ffi::c_void;
 use std::marker::PhantomData;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
 
 mod sealed {
     pub trait Sealed {}
@@ -185,6 +187,7 @@ impl<'a> Launch<'a> {
                 code: code(e),
             }
         };
+        let launched = Instant::now();
         let event = {
             let kernel = k.compiled.kernel.lock().unwrap_or_else(|e| e.into_inner());
             for (i, a) in self.args.iter().enumerate() {
@@ -254,7 +257,12 @@ impl<'a> Launch<'a> {
                 .map_err(|e| failed(code(e)))?,
             event.profiling_command_end().map_err(|e| failed(code(e)))?,
         );
-        report_device_time(end.saturating_sub(start) as f64 / 1e6);
+        let device_ms = end.saturating_sub(start) as f64 / 1e6;
+        report_device_time(device_ms);
+        if !k.compiled.launched.swap(true, Ordering::Relaxed) {
+            // A CPU driver (PoCL) compiles the work-group function on the first launch.
+            report_compile_time((launched.elapsed().as_secs_f64() - device_ms / 1e3).max(0.0));
+        }
         Ok(())
     }
 }

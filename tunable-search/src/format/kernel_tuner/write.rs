@@ -89,9 +89,24 @@ impl<W: Write> CacheWriter<W> {
     /// Appends (and flushes) the record of one configuration, given by its values in the
     /// header's parameter order: its time in milliseconds, or the reason it failed.
     pub fn append(&mut self, values: &[Value], result: Result<f64, &str>) -> io::Result<()> {
+        self.append_times(values, result, &[])
+    }
+
+    /// Appends (and flushes) a record like [`append`](Self::append), with the individual timed
+    /// runs in Kernel Tuner's `times` field (left out when `times` is empty): how many runs the
+    /// configuration got, and their spread.
+    pub fn append_times(
+        &mut self,
+        values: &[Value],
+        result: Result<f64, &str>,
+        times: &[f64],
+    ) -> io::Result<()> {
         let mut rec = Map::new();
         for (name, v) in self.names.iter().zip(values) {
             rec.insert(name.clone(), json!(v));
+        }
+        if !times.is_empty() {
+            rec.insert("times".into(), json!(times));
         }
         match result {
             Ok(ms) => {

@@ -1,0 +1,163 @@
+//! # Where the time of a tuning goes
+//!
+//! [`Spent`] splits the wall time of a tuning into compilation (what the backends report with
+//! [`report_compile_time`](crate::measure::report_compile_time)), measurement (the rest of the
+//! time inside the evaluator: the runs, their checks, the confirmation), the strategy (inside
+//! `ask` and `tell`) and everything else (the journal, the store, the driver's bookkeeping), so
+//! that the four add up to the wall time. The progress bar shows it while the tuning runs
+//! ([`Spent::live`]), the [`Summary`](super::Summary) line at the end.
+
+use crate::measure::take_compile_time;
+use std::cell::Cell;
+use std::fmt;
+use std::time::Instant;
+use tunable_search::strategy::Evaluator;
+
+/// Seconds of a tuning's wall time by where they went.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Spent {
+    /// Compiling variants.
+    pub compile: f64,
+    /// Running, checking and timing variants.
+    pub measure: f64,
+    /// Inside the strategy's `ask` and `tell`.
+    pub strategy: f64,
+    /// The rest of the wall time.
+    pub other: f64,
+}
+
+thread_local! {
+    /// The tuning running on this thread, so far.
+    static LIVE: Cell<Spent> = const { Cell::new(Spent { compile: 0.0, measure: 0.0, strategy: 0.0, other: 0.0 }) };
+}
+
+impl Spent {
+    /// The total: the wall time it splits.
+    pub fn total(&self) -> f64 {
+        self.compile + self.measure + self.strategy + self.other
+    }
+
+    /// Evaluations per minute of wall time, for `evaluations` in `total()` seconds.
+    pub fn per_minute(&self, evaluations: usize) -> f64 {
+        let t = self.total();
+        if t > 0.0 {
+            evaluations as f64 * 60.0 / t
+        } else {
+            0.0
+        }
+    }
+
+    /// `self` with `other` set so that the total is `wall` seconds (never below zero).
+    pub fn with_wall(mut self, wall: f64) -> Self {
+        self.other = (wall - self.compile - self.measure - self.strategy).max(0.0);
+        self
+    }
+
+    /// The split of the tuning running on this thread so far (as [`tune`](super::tune) keeps
+    /// it after each batch; `other` holds what is not known yet).
+    pub fn live() -> Spent {
+        LIVE.get()
+    }
+
+    pub(super) fn set_live(spent: Spent) {
+        LIVE.set(spent);
+    }
+
+    /// The batch a tuner that compiles ahead on `threads` threads asks for next: the observed
+    /// compile/measure ratio rounded up, between 1 and `threads`. Compiling dominates: as many
+    /// configurations as the pool builds at once; measuring dominates (or nothing compiles, a
+    /// CPU kernel): one at a time, which gives the strategy every result before its next ask.
+    ///
+    /// ```
+    /// use tunable_runtime::tuner::Spent;
+    ///
+    /// let spent = |compile, measure| Spent { compile, measure, ..Spent::default() };
+    /// assert_eq!(spent(30.0, 2.0).batch(2), 2);
+    /// assert_eq!(spent(3.0, 2.0).batch(8), 2);
+    /// assert_eq!(spent(0.0, 2.0).batch(8), 1);
+    /// assert_eq!(Spent::default().batch(8), 1);
+    /// ```
+    pub fn batch(&self, threads: usize) -> usize {
+        if self.compile <= 0.0 {
+            return 1;
+        }
+        let ratio = self.compile / self.measure.max(f64::MIN_POSITIVE);
+        (ratio.ceil().min(threads as f64) as usize).clamp(1, threads.max(1))
+    }
+
+    /// The time since `start` spent running variants on this thread: the compile time the
+    /// backends reported since it was last taken, and the rest as measurement.
+    pub fn since(start: Instant) -> Spent {
+        let compile = take_compile_time();
+        Spent {
+            compile,
+            measure: (start.elapsed().as_secs_f64() - compile).max(0.0),
+            ..Spent::default()
+        }
+    }
+
+    /// `self` and `more` added bucket by bucket.
+    pub fn plus(self, more: Spent) -> Spent {
+        Spent {
+            compile: self.compile + more.compile,
+            measure: self.measure + more.measure,
+            strategy: self.strategy + more.strategy,
+            other: self.other + more.other,
+        }
+    }
+}
+
+/// An evaluator with a stopwatch: the time of each batch goes to `compile` (as the backends
+/// report it) and `measure` (the rest), kept in [`Spent::live`] after each batch.
+pub(super) struct Timed<'e, E: ?Sized> {
+    pub(super) inner: &'e mut E,
+    pub(super) spent: Spent,
+}
+
+impl<E: Evaluator + ?Sized> Evaluator for Timed<'_, E> {
+    type Report = E::Report;
+    type Error = E::Error;
+
+    fn evaluate(&mut self, positions: &[usize]) -> Result<Vec<E::Report>, E::Error> {
+        let start = Instant::now();
+        let r = self.inner.evaluate(positions);
+        self.spent = self.spent.plus(Spent::since(start));
+        Spent::set_live(self.spent);
+        r
+    }
+}
+
+impl fmt::Display for Spent {
+    /// `compile 12.3 s, measure 4.0 s, strategy 0.1 s, other 0.4 s`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "compile {:.1} s, measure {:.1} s, strategy {:.1} s, other {:.1} s",
+            self.compile, self.measure, self.strategy, self.other
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adds_up_to_the_wall_time() {
+        let s = Spent {
+            compile: 6.0,
+            measure: 2.0,
+            strategy: 0.5,
+            other: 0.0,
+        }
+        .with_wall(10.0);
+        assert_eq!(s.other, 1.5);
+        assert_eq!(s.total(), 10.0);
+        assert_eq!(s.per_minute(50), 300.0);
+        assert_eq!(
+            s.to_string(),
+            "compile 6.0 s, measure 2.0 s, strategy 0.5 s, other 1.5 s"
+        );
+        assert_eq!(Spent::default().per_minute(3), 0.0);
+    }
+}

@@ -11,6 +11,7 @@
 //!   Kernel Tuner caches and score them (see [`bench`](mod@bench)).
 //! - `show [DIR] [--json]`: print the tuned configurations stored in DIR (default `tuned/`).
 
+mod anytime;
 mod bench;
 mod family;
 mod gap;

@@ -123,6 +123,7 @@ pub mod cluster;
 mod covariance;
 mod feasibility;
 mod gp;
+mod init;
 mod knn;
 pub mod likelihood;
 mod options;
@@ -139,6 +140,7 @@ pub use cluster::ClusterCount;
 pub use covariance::{Covariance, CovarianceKind, sq_dist};
 pub use feasibility::Feasibility;
 pub use gp::{Gp, GpParams, Points, exact_posterior};
+pub use init::{Design, MAXIMIN_DESIGNS, STRATIFIED_DESIGNS};
 pub use knn::Neighbours;
 pub use options::{
     AcquisitionChoice, BatchFill, BayesOptions, Exploration, SurrogateChoice, Transform,

@@ -5,7 +5,8 @@
 //! [module docs](super)).
 
 use super::{
-    Acquisition, ClusterCount, ClusterOptions, CovarianceKind, PortfolioKind, PortfolioOptions,
+    Acquisition, ClusterCount, ClusterOptions, CovarianceKind, Design, PortfolioKind,
+    PortfolioOptions,
 };
 use crate::strategy::options::{Configure, parse_bool, parse_checked};
 
@@ -76,8 +77,11 @@ pub struct BayesOptions {
     pub fit: bool,
     /// `explore`: `cv`, `cv*SCALE` or a constant.
     pub exploration: Exploration,
-    /// `init`: size of the initial maximin Latin-hypercube sample.
+    /// `init`: size of the initial sample.
     pub init: usize,
+    /// `design`: how the initial sample is chosen, `random`, `stratified` or `maximin`
+    /// ([`Design`]).
+    pub design: Design,
     /// `feasibility`: weigh the acquisition by a learnt probability of validity.
     pub feasibility: bool,
     /// `feas_min`: candidates less likely than this to be valid are only considered when no
@@ -122,6 +126,7 @@ impl Default for BayesOptions {
             fit: false,
             exploration: Exploration::ContextualVariance(0.5),
             init: 5,
+            design: Design::Maximin,
             feasibility: true,
             min_feasibility: 0.5,
             skip_threshold: 5,
@@ -178,6 +183,7 @@ impl Configure for BayesOptions {
         "fit",
         "explore",
         "init",
+        "design",
         "feasibility",
         "feas_min",
         "skip",
@@ -236,6 +242,10 @@ impl Configure for BayesOptions {
                 }
             }
             "init" => self.init = parse_checked(v, "an integer >= 1", |&n| n >= 1)?,
+            "design" => {
+                self.design = Design::parse(v)
+                    .ok_or_else(|| Some("expected random, stratified or maximin".to_owned()))?
+            }
             "feasibility" => self.feasibility = parse_bool(v)?,
             "feas_min" => {
                 self.min_feasibility =
@@ -337,6 +347,7 @@ mod tests {
             "bayes:transform=sqrt",
             "bayes:polish=-1",
             "bayes:init=0",
+            "bayes:design=lhs",
         ] {
             match apply(bad) {
                 Err(StrategyError::BadValue { key, reason, .. }) => {

@@ -18,9 +18,6 @@ use rayon::prelude::*;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-/// Random Latin-hypercube designs the maximin initial sample chooses from.
-const MAXIMIN_DESIGNS: usize = 1000;
-
 /// Bayesian optimization over a [`Space`] (see the [module docs](super)).
 pub struct Bayes {
     space: Arc<Space>,
@@ -107,9 +104,7 @@ impl Bayes {
         let init_queue = if space.is_empty() {
             VecDeque::new()
         } else {
-            space
-                .maximin_latin_hypercube(&mut rng, options.init, MAXIMIN_DESIGNS)
-                .into()
+            options.design.sample(&space, &mut rng, options.init).into()
         };
         let portfolio = match options.acquisition {
             AcquisitionChoice::Portfolio(kind) => Some(Portfolio::new(

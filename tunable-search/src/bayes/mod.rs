@@ -130,6 +130,7 @@ mod options;
 mod portfolio;
 mod strategy;
 mod surrogate;
+mod trust;
 
 pub use acquisition::{
     Acquisition, contextual_variance, expected_improvement, log_ei_factor, log_normal_cdf,
@@ -148,6 +149,7 @@ pub use options::{
 pub use portfolio::{Pick, Portfolio, PortfolioKind, PortfolioOptions};
 pub use strategy::Bayes;
 pub use surrogate::{Prediction, Surrogate};
+pub use trust::TrustRegion;
 
 /// Why a Bayesian-optimization model could not be built.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -108,6 +108,9 @@ pub struct BayesOptions {
     pub polish: usize,
     /// `transform`: `none` or `log`.
     pub transform: Transform,
+    /// `trust`: the initial half-width of the trust region in normalized coordinates, in
+    /// `[0, 1]` ([`TrustRegion`](super::TrustRegion)); 0 turns it off.
+    pub trust: f64,
     /// `surrogate`: `gp` or `cgp`; the clustered GP's settings are `clusters` (3, or `auto`: 1 to
     /// 3 by BIC), `xi` (1), `min_cluster` (3), `knn` (3) and `boundary` (0).
     pub surrogate: SurrogateChoice,
@@ -137,6 +140,7 @@ impl Default for BayesOptions {
             local: 3,
             polish: 5,
             transform: Transform::Log,
+            trust: 0.0,
             surrogate: SurrogateChoice::Gp,
             tau: None,
         }
@@ -194,6 +198,7 @@ impl Configure for BayesOptions {
         "local",
         "polish",
         "transform",
+        "trust",
         "surrogate",
         "clusters",
         "xi",
@@ -278,6 +283,10 @@ impl Configure for BayesOptions {
                     _ => return Err(Some("expected none or log".into())),
                 }
             }
+            "trust" => {
+                self.trust =
+                    parse_checked(v, "a number in [0, 1]", |x: &f64| (0.0..=1.0).contains(x))?
+            }
             "surrogate" => match v {
                 "gp" => self.surrogate = SurrogateChoice::Gp,
                 "cgp" => {
@@ -348,6 +357,7 @@ mod tests {
             "bayes:polish=-1",
             "bayes:init=0",
             "bayes:design=lhs",
+            "bayes:trust=1.5",
         ] {
             match apply(bad) {
                 Err(StrategyError::BadValue { key, reason, .. }) => {

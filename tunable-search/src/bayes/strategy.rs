@@ -368,7 +368,9 @@ impl Bayes {
         let points = &self.points;
         // The `k` best candidates of every function among those valid with probability at least
         // `min_p` (inside the trust region if `region`).
-        let scan = |min_p: f64, region: Option<(&[f64], &TrustRegion)>| -> Vec<Vec<Vec<(f64, usize)>>> {
+        let scan = |min_p: f64,
+                    region: Option<(&[f64], &TrustRegion)>|
+         -> Vec<Vec<Vec<(f64, usize)>>> {
             (0..chunks)
                 .into_par_iter()
                 .map(|ci| {

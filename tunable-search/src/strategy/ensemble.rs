@@ -120,7 +120,7 @@ impl std::fmt::Debug for Ensemble {
 }
 
 /// The seed of member `i`: a SplitMix64 step over the run's seed and the member's index.
-fn member_seed(seed: u64, i: usize) -> u64 {
+pub(super) fn member_seed(seed: u64, i: usize) -> u64 {
     let mut z = seed ^ (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -174,18 +174,24 @@ impl Ensemble {
 
     /// Up to `want` positions proposed by member `m` that the ensemble has not asked yet.
     fn propose(&mut self, m: usize, want: usize) -> Vec<usize> {
-        let mut out = Vec::with_capacity(want);
-        // A member proposes each position at most once, so the loop ends: every round either
-        // yields a new position or uses up some of the member's finitely many proposals.
-        while out.len() < want {
-            let asked = self.members[m].ask(want - out.len());
-            if asked.is_empty() {
-                break;
-            }
-            out.extend(asked.into_iter().filter(|&p| self.memo.mark_asked(p)));
-        }
-        out
+        propose(self.members[m].as_mut(), &mut self.memo, want)
     }
+}
+
+/// Up to `want` positions proposed by `member` that `memo` has not seen asked, marked asked
+/// there: what a strategy sharing its budget with others may ask for.
+pub(super) fn propose(member: &mut dyn Strategy, memo: &mut Memo, want: usize) -> Vec<usize> {
+    let mut out = Vec::with_capacity(want);
+    // A member proposes each position at most once, so the loop ends: every round either yields
+    // a new position or uses up some of the member's finitely many proposals.
+    while out.len() < want {
+        let asked = member.ask(want - out.len());
+        if asked.is_empty() {
+            break;
+        }
+        out.extend(asked.into_iter().filter(|&p| memo.mark_asked(p)));
+    }
+    out
 }
 
 impl Strategy for Ensemble {

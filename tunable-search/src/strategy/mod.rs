@@ -30,6 +30,7 @@ mod genetic;
 mod local_search;
 mod memo;
 pub(crate) mod options;
+mod portfolio;
 mod pso;
 mod random;
 mod repair;
@@ -45,6 +46,7 @@ pub use genetic::{Genetic, GeneticOptions};
 pub use local_search::{LocalSearch, LocalSearchOptions};
 pub use memo::Memo;
 pub use options::{StrategyError, StrategySpec};
+pub use portfolio::{OnlinePortfolio, OnlinePortfolioOptions};
 pub use pso::{Pso, PsoOptions};
 pub use random::RandomSearch;
 pub use repair::{Repair, repair_candidates};
@@ -109,7 +111,7 @@ pub trait Strategy: Send {
 pub const AUTO: &str = "bayes";
 
 /// The names [`build`] accepts.
-pub const STRATEGY_NAMES: [&str; 12] = [
+pub const STRATEGY_NAMES: [&str; 13] = [
     "auto",
     "random",
     "exhaustive",
@@ -121,6 +123,7 @@ pub const STRATEGY_NAMES: [&str; 12] = [
     "mls",
     "ils",
     "ensemble",
+    "portfolio",
     "bayes",
 ];
 
@@ -187,6 +190,11 @@ pub fn build(
         "ensemble" => Box::new(Ensemble::new(
             space,
             spec.apply(EnsembleOptions::default())?,
+            seed,
+        )?),
+        "portfolio" => Box::new(OnlinePortfolio::new(
+            space,
+            spec.apply(OnlinePortfolioOptions::default())?,
             seed,
         )?),
         "bayes" => Box::new(crate::bayes::Bayes::new(

@@ -140,7 +140,10 @@ fn pairs_run_as_ensembles_and_loko_selects_among_them() {
         "{table}"
     );
     assert!(table.contains("Mean held-out score"), "{table}");
-    assert!(table.contains("in-sample mean over the families"), "{table}");
+    assert!(
+        table.contains("in-sample mean over the families"),
+        "{table}"
+    );
     // Anytime checkpoints up to the budget (40): 25 only.
     assert!(table.contains("| strategy | 25 | worst at 25 |"), "{table}");
     assert!(!table.contains("worst at 50"), "{table}");

@@ -70,6 +70,9 @@ pub struct BayesOptions {
     pub kernel: CovarianceKind,
     /// `lengthscale`: the covariance function's lengthscale (in normalized coordinates).
     pub lengthscale: f64,
+    /// `additive`: the weight of the covariance's additive part, in `[0, 1]` (0: isotropic; see
+    /// [`Covariance`](super::Covariance)).
+    pub additive: f64,
     /// `noise`: the noise variance relative to the standardized signal variance.
     pub noise: f64,
     /// `fit`: re-estimate lengthscale and noise by marginal likelihood after the initial sample
@@ -125,6 +128,7 @@ impl Default for BayesOptions {
             acquisition: AcquisitionChoice::Single(Acquisition::Ei),
             kernel: CovarianceKind::Matern32,
             lengthscale: 1.0,
+            additive: 0.0,
             noise: 1e-6,
             fit: false,
             exploration: Exploration::ContextualVariance(0.5),
@@ -183,6 +187,7 @@ impl Configure for BayesOptions {
         "acq",
         "kernel",
         "lengthscale",
+        "additive",
         "noise",
         "fit",
         "explore",
@@ -227,6 +232,10 @@ impl Configure for BayesOptions {
                     .ok_or_else(|| Some("expected matern32, matern52 or rbf".to_owned()))?
             }
             "lengthscale" => self.lengthscale = positive(v)?,
+            "additive" => {
+                self.additive =
+                    parse_checked(v, "a number in [0, 1]", |x: &f64| (0.0..=1.0).contains(x))?
+            }
             "noise" => {
                 self.noise = parse_checked(v, "a number in [1e-12, 10]", |x: &f64| {
                     (1e-12..=10.0).contains(x)
@@ -358,6 +367,7 @@ mod tests {
             "bayes:init=0",
             "bayes:design=lhs",
             "bayes:trust=1.5",
+            "bayes:additive=2",
         ] {
             match apply(bad) {
                 Err(StrategyError::BadValue { key, reason, .. }) => {

@@ -77,7 +77,9 @@ impl Bayes {
     pub fn new(space: Arc<Space>, options: BayesOptions, seed: u64) -> Self {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let points = Arc::new(Points::from_space(&space));
-        let kernel = Covariance::new(options.kernel, options.lengthscale).expect("checked option");
+        let kernel = Covariance::new(options.kernel, options.lengthscale)
+            .and_then(|k| k.with_additive(options.additive))
+            .expect("checked option");
         let params = GpParams::new(kernel, options.noise).expect("checked option");
         let (candidates, in_pool) = if space.len() > options.pool {
             let mut pool = space.sample(&mut rng, options.pool);
@@ -617,6 +619,7 @@ mod tests {
             "bayes:design=stratified:trust=0.3",
             "bayes:design=random:trust=0.1:pool=100:polish=0",
             "bayes:design=maximin:trust=1",
+            "bayes:additive=0.5:fit=true:design=stratified",
         ] {
             let spec: StrategySpec = spec.parse().unwrap();
             for batch in [1, 3] {

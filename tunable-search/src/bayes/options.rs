@@ -133,7 +133,7 @@ impl Default for BayesOptions {
             fit: false,
             exploration: Exploration::ContextualVariance(0.5),
             init: 5,
-            design: Design::Maximin,
+            design: Design::Stratified,
             feasibility: true,
             min_feasibility: 0.5,
             skip_threshold: 5,

@@ -353,7 +353,13 @@ impl Surrogate for ClusteredGp {
         if self.rows.len() < 3 {
             return;
         }
-        let fitted = likelihood::fit(self.params.kernel.kind(), &self.points, &self.rows, &self.y);
+        let fitted = likelihood::fit(
+            self.params.kernel.kind(),
+            self.params.kernel.additive(),
+            &self.points,
+            &self.rows,
+            &self.y,
+        );
         if fitted != self.params {
             self.params = fitted;
             for c in &mut self.components {

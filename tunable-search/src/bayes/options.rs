@@ -146,6 +146,13 @@ declare_options! {
         /// when those are all visited), so the end of a run refines the incumbent as a local
         /// search would; 0 turns it off.
         polish: usize = 5, "polish" => at_least(0);
+        /// While fewer than this many configurations have been asked, an acquisition round only
+        /// considers `early_pool` unvisited configurations drawn at random afresh each round, so
+        /// the first model-guided picks are typical configurations rather than the extremes of the
+        /// space where a model of a few points is most uncertain; 0 turns it off.
+        early: usize = 0, "early" => at_least(0);
+        /// The random candidates of an early round (see `early`), at least 1.
+        early_pool: usize = 256, "early_pool" => at_least(1);
         /// How targets are transformed: `none` or `log` (objectives must be positive, as run
         /// times are; use `none` otherwise).
         transform: Transform = Transform::Log, "transform" => choice(&[

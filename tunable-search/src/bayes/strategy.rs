@@ -267,6 +267,18 @@ impl Bayes {
             .unwrap_or_default()
     }
 
+    /// An early round's candidates (option `early`): `early_pool` random unvisited
+    /// configurations, ascending; `None` once `early` configurations have been asked.
+    fn early_candidates(&mut self) -> Option<Vec<usize>> {
+        if self.memo.asked_count() >= self.options.early {
+            return None;
+        }
+        let mut draw = self.space.sample(&mut self.rng, self.options.early_pool);
+        draw.retain(|&p| !self.memo.is_asked(p));
+        draw.sort_unstable();
+        Some(draw)
+    }
+
     /// Predicts every candidate, scores them and queues the round's picks.
     fn new_round(&mut self) {
         self.sync_fantasies();
@@ -275,6 +287,8 @@ impl Bayes {
         // A polishing round: only the neighbours of the best configuration found compete.
         let only: Option<Vec<usize>> = (polish > 0 && self.round_count.is_multiple_of(polish))
             .then(|| self.polish_candidates())
+            .filter(|n| !n.is_empty())
+            .or_else(|| self.early_candidates())
             .filter(|n| !n.is_empty());
         let cand: Vec<u32> = self.model.candidates().to_vec();
         let nc = cand.len();

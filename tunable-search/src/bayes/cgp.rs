@@ -348,6 +348,14 @@ impl Surrogate for ClusteredGp {
         })
     }
 
+    fn set_params(&mut self, params: GpParams) {
+        self.clear_fantasies();
+        self.params = params;
+        for c in &mut self.components {
+            c.gp.set_params(params);
+        }
+    }
+
     fn fit_hyperparameters(&mut self) {
         self.clear_fantasies();
         if self.rows.len() < 3 {
@@ -361,10 +369,7 @@ impl Surrogate for ClusteredGp {
             &self.y,
         );
         if fitted != self.params {
-            self.params = fitted;
-            for c in &mut self.components {
-                c.gp.set_params(fitted);
-            }
+            Surrogate::set_params(self, fitted);
         }
     }
 }

@@ -393,6 +393,10 @@ impl Surrogate for Gp {
         Self::prediction_of_sums(m, s, [dot(k, &self.w), dot(k, &self.u), dot(k, k)])
     }
 
+    fn set_params(&mut self, params: GpParams) {
+        Gp::set_params(self, params);
+    }
+
     fn fit_hyperparameters(&mut self) {
         let rows = &self.rows[..self.committed];
         let y = &self.y[..self.committed];

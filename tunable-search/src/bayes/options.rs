@@ -83,6 +83,13 @@ declare_options! {
         };
         /// The covariance function's lengthscale (in normalized coordinates).
         lengthscale: f64 = 1.0, "lengthscale" => positive;
+        /// The lengthscale of the first `early` evaluations (0: `lengthscale` throughout). A
+        /// longer lengthscale makes a model of a few points follow the broad trend the initial
+        /// sample shows rather than the differences between its points.
+        early_lengthscale: f64 = 0.0, "early_lengthscale" => non_negative;
+        /// The evaluations `early_lengthscale` applies to; afterwards the model switches to
+        /// `lengthscale`.
+        early: usize = 50, "early" => at_least(0);
         /// The weight of the covariance's first-order additive part, in `[0, 1]` (0: isotropic;
         /// see [`Covariance`](super::Covariance)).
         additive: f64 = 0.0, "additive" => probability();
@@ -146,13 +153,6 @@ declare_options! {
         /// when those are all visited), so the end of a run refines the incumbent as a local
         /// search would; 0 turns it off.
         polish: usize = 5, "polish" => at_least(0);
-        /// While fewer than this many configurations have been asked, an acquisition round only
-        /// considers `early_pool` unvisited configurations drawn at random afresh each round, so
-        /// the first model-guided picks are typical configurations rather than the extremes of the
-        /// space where a model of a few points is most uncertain; 0 turns it off.
-        early: usize = 0, "early" => at_least(0);
-        /// The random candidates of an early round (see `early`), at least 1.
-        early_pool: usize = 256, "early_pool" => at_least(1);
         /// How targets are transformed: `none` or `log` (objectives must be positive, as run
         /// times are; use `none` otherwise).
         transform: Transform = Transform::Log, "transform" => choice(&[
@@ -295,6 +295,7 @@ mod tests {
             "bayes:design=lhs",
             "bayes:trust=1.5",
             "bayes:additive=2",
+            "bayes:early_lengthscale=-1",
         ] {
             match apply(bad) {
                 Err(StrategyError::BadValue { key, reason, .. }) => {

@@ -52,6 +52,8 @@ pub struct Bayes {
     /// variance).
     init_stats: Option<(f64, f64)>,
     next_fit: usize,
+    /// The model's parameters while the early lengthscale is in effect (`early_lengthscale`).
+    early_params: Option<GpParams>,
     /// Acquisition rounds started (for `polish`).
     round_count: usize,
     preds: Vec<Prediction>,
@@ -77,7 +79,13 @@ impl Bayes {
     pub fn new(space: Arc<Space>, options: BayesOptions, seed: u64) -> Self {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let points = Arc::new(Points::from_space(&space));
-        let kernel = Covariance::new(options.kernel, options.lengthscale)
+        let early = options.early_lengthscale > 0.0 && options.early > 0;
+        let lengthscale = if early {
+            options.early_lengthscale
+        } else {
+            options.lengthscale
+        };
+        let kernel = Covariance::new(options.kernel, lengthscale)
             .and_then(|k| k.with_additive(options.additive))
             .expect("checked option");
         let params = GpParams::new(kernel, options.noise).expect("checked option");
@@ -130,6 +138,7 @@ impl Bayes {
             memo: Memo::new(space.len()),
             space,
             next_fit: options.init.max(3),
+            early_params: early.then_some(params),
             options,
             rng,
             model,
@@ -267,18 +276,6 @@ impl Bayes {
             .unwrap_or_default()
     }
 
-    /// An early round's candidates (option `early`): `early_pool` random unvisited
-    /// configurations, ascending; `None` once `early` configurations have been asked.
-    fn early_candidates(&mut self) -> Option<Vec<usize>> {
-        if self.memo.asked_count() >= self.options.early {
-            return None;
-        }
-        let mut draw = self.space.sample(&mut self.rng, self.options.early_pool);
-        draw.retain(|&p| !self.memo.is_asked(p));
-        draw.sort_unstable();
-        Some(draw)
-    }
-
     /// Predicts every candidate, scores them and queues the round's picks.
     fn new_round(&mut self) {
         self.sync_fantasies();
@@ -287,8 +284,6 @@ impl Bayes {
         // A polishing round: only the neighbours of the best configuration found compete.
         let only: Option<Vec<usize>> = (polish > 0 && self.round_count.is_multiple_of(polish))
             .then(|| self.polish_candidates())
-            .filter(|n| !n.is_empty())
-            .or_else(|| self.early_candidates())
             .filter(|n| !n.is_empty());
         let cand: Vec<u32> = self.model.candidates().to_vec();
         let nc = cand.len();
@@ -576,6 +571,15 @@ impl Strategy for Bayes {
             }
         }
         self.finish_rounds();
+        if let Some(early) = self.early_params
+            && self.memo.asked_count() >= self.options.early
+        {
+            let kernel = Covariance::new(self.options.kernel, self.options.lengthscale)
+                .and_then(|k| k.with_additive(self.options.additive))
+                .expect("checked option");
+            self.model.set_params(GpParams { kernel, ..early });
+            self.early_params = None;
+        }
         if self.options.fit && self.valid.len() >= self.next_fit {
             self.model.fit_hyperparameters();
             self.next_fit = 2 * self.valid.len();
@@ -634,6 +638,8 @@ mod tests {
             "bayes:design=random:trust=0.1:pool=100:polish=0",
             "bayes:design=maximin:trust=1",
             "bayes:additive=0.5:fit=true:design=stratified",
+            "bayes:init=2:early_lengthscale=3:early=20",
+            "bayes:surrogate=cgp:early_lengthscale=2:early=30:pool=150",
         ] {
             let spec: StrategySpec = spec.parse().unwrap();
             for batch in [1, 3] {

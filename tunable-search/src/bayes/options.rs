@@ -120,6 +120,13 @@ declare_options! {
             ("random", Design::Random),
             ("maximin", Design::Maximin),
         ]);
+        /// The valid results the contextual variance's reference (the mean value and the mean
+        /// posterior deviation it compares with) is taken with: every acquisition round until
+        /// there are this many updates it (`None`: the first round's, after the initial sample,
+        /// as in paper 000).
+        cv_ref: Option<usize> = None, "cv_ref" => |o: &BayesOptions, v: &str| {
+            at_least(1)(o, v).map(Some)
+        };
         /// Weigh the acquisition by a learnt probability of validity.
         feasibility: bool = true, "feasibility" => boolean();
         /// Candidates less likely than this to be valid are only considered when no other
@@ -296,6 +303,7 @@ mod tests {
             "bayes:trust=1.5",
             "bayes:additive=2",
             "bayes:early_lengthscale=-1",
+            "bayes:cv_ref=0",
         ] {
             match apply(bad) {
                 Err(StrategyError::BadValue { key, reason, .. }) => {

@@ -51,6 +51,8 @@ pub struct Bayes {
     /// The initial sample's mean value and the mean posterior deviation after it (contextual
     /// variance).
     init_stats: Option<(f64, f64)>,
+    /// Whether `init_stats` is final.
+    init_frozen: bool,
     next_fit: usize,
     /// The model's parameters while the early lengthscale is in effect (`early_lengthscale`).
     early_params: Option<GpParams>,
@@ -159,6 +161,7 @@ impl Bayes {
             targets: Vec::new(),
             best: None,
             init_stats: None,
+            init_frozen: false,
             round_count: 0,
             preds: Vec::new(),
             probs: Vec::new(),
@@ -344,12 +347,18 @@ impl Bayes {
             return;
         }
         let mean_std = sum_std / count as f64;
-        let (init_mean, init_std) = *self.init_stats.get_or_insert_with(|| {
-            (
-                self.valid.iter().sum::<f64>() / self.valid.len() as f64,
-                mean_std,
-            )
-        });
+        // The reference of the contextual variance: the statistics of the first round (with
+        // `cv_ref`, of every round until one sees that many valid results).
+        let (init_mean, init_std) = match self.init_stats {
+            Some(stats) if self.init_frozen => stats,
+            _ => {
+                self.init_frozen = self.options.cv_ref.is_none_or(|r| self.valid.len() >= r);
+                *self.init_stats.insert((
+                    self.valid.iter().sum::<f64>() / self.valid.len() as f64,
+                    mean_std,
+                ))
+            }
+        };
         let best_raw = self.best.map_or(0.0, |(_, b)| b);
         let lambda = match self.options.exploration {
             Exploration::ContextualVariance(scale) => {
@@ -640,6 +649,7 @@ mod tests {
             "bayes:additive=0.5:fit=true:design=stratified",
             "bayes:init=2:early_lengthscale=3:early=20",
             "bayes:surrogate=cgp:early_lengthscale=2:early=30:pool=150",
+            "bayes:init=2:cv_ref=5:batch=cl",
         ] {
             let spec: StrategySpec = spec.parse().unwrap();
             for batch in [1, 3] {

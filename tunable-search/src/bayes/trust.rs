@@ -27,7 +27,10 @@ pub const SUCCESS: usize = 3;
 /// The fewest rounds without improvement that halve it.
 pub const MIN_FAILURE: usize = 4;
 
-/// The state of a trust region (see the [module docs](self)).
+/// The state of a trust region: TuRBO's box around the best configuration found, of half-width
+/// `h` in normalized coordinates, doubled after `SUCCESS` (3) improvements in a row, halved after
+/// `max(varying parameters, 4)` rounds without one, restarted when it falls below half
+/// the finest value spacing or holds no unvisited configuration.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TrustRegion {
     initial: f64,

@@ -6,8 +6,17 @@
 //! ```text
 //! cargo tunable bench --cache FILE [--cache FILE ...] [--space FILE | --t1 FILE | --spaces-dir DIR]
 //!     --strategy NAME[,NAME...] --budget 220 --repeats 35 --seed 1 --out DIR [--peer DIR] [--batch N] [--jobs N]
-//!     [--pairs] [--loko] [--warm-start-from CACHE ... | --warm-start-family]
+//!     [--score kernel-tuner|window] [--anytime 25,50,100,220] [--pairs] [--loko]
+//!     [--warm-start-from CACHE ... | --warm-start-family]
 //! ```
+//!
+//! The score (`--score`) is by default the methodology's *cut-off* score, as Kernel Tuner's
+//! tools compute it (`shared/tools/score.py --invalid all --max-fevals 220`): the scored window
+//! ends where random search has come 95% of the way from the median to the optimum, capped at
+//! `--budget`; a failed configuration counts as the worst valid value, the median is over the
+//! valid ones. `--score window` scores the fixed window up to `--budget` instead. Beside it the
+//! bench prints the *anytime* tables ([`crate::anytime`]): the score at 25, 50, 100 and 220
+//! evaluations (fixed windows), per cache, per kernel family and the worst cache.
 //!
 //! For each cache and strategy it writes `DIR/<stem>/<strategy>.json`:
 //! `{"strategy": ..., "cache": ..., "budget": ..., "seed": ..., "runs": [[v, v, ...], ...],
@@ -23,17 +32,19 @@
 //! The space of a cache is its own keys, or `--space` / `--t1` for every cache, or with
 //! `--spaces-dir` the Kernel Tuner T1 file `<kernel>.t1.json` whose kernel name followed by `_`
 //! starts the cache's stem (`convolution_milo.t1.json` for `convolution_milo_A100.json.gz`, as
-//! benchmark_hub names caches `<kernel>/<GPU>.json`); caches without one use their own keys.
+//! benchmark_hub names caches `<kernel>/<GPU>.json`); caches without one, and caches whose
+//! parameters differ from the T1 file's (an older run of the kernel, as
+//! `convolution_milo_MI50`), use their own keys.
 //! `--peer DIR` also scores another tuner's runs stored in the same format under
 //! `DIR/<stem>/*.json[.gz]` (as `shared/data/peer-results` holds Kernel Tuner's), with the same
 //! scorer and space, as rows `kt:<name>`.
 //!
 //! `--pairs` also runs every pair of the given strategies as an ensemble
 //! (`ensemble:members=[a+b]`, paper 002's exhaustive search over pairs). `--loko` adds
-//! leave-one-kernel-out selection among the strategies run (see [`crate::loko`]) to the table.
+//! leave-one-family-out selection among the strategies run (see [`crate::loko`]) to the table.
 //! The runs of one cache and strategy are spread over `--jobs` threads (default: every core).
 
-use crate::{caches, family, gap, loko, plot};
+use crate::{anytime, caches, family, gap, loko, plot};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
@@ -90,15 +101,20 @@ pub(crate) struct BenchArgs {
     /// Worker threads (default: available cores).
     #[arg(long)]
     jobs: Option<usize>,
-    /// Score definition: `issue` (fixed budget B, median with failures as the worst value) or
-    /// `kernel-tuner` (score.py's: B also capped where the baseline is 95% of the way to the
-    /// optimum, median over valid values), which reproduces `peer-results/scores.json`.
-    #[arg(long, value_enum, default_value_t = ScoreKind::Issue)]
+    /// Score definition: `kernel-tuner` (the default; score.py's cut-off score: the window ends
+    /// where the baseline is 95% of the way from the median to the optimum, capped at
+    /// `--budget`, median over valid values), which reproduces `peer-results/scores.json`; or
+    /// `window` (alias `issue`: the fixed window up to `--budget`, median with failures as the
+    /// worst value).
+    #[arg(long, value_enum, default_value_t = ScoreKind::KernelTuner)]
     score: ScoreKind,
+    /// Checkpoints of the anytime tables: the score with the window ending at each (no cut-off).
+    #[arg(long, value_delimiter = ',', default_values_t = anytime::CHECKPOINTS)]
+    anytime: Vec<usize>,
     /// Also run every pair of the given strategies as an ensemble.
     #[arg(long)]
     pairs: bool,
-    /// Report leave-one-kernel-out selection among the strategies run.
+    /// Report leave-one-family-out selection among the strategies run.
     #[arg(long)]
     loko: bool,
     /// Warm start from other devices' caches (see [`crate::warm`]).
@@ -145,10 +161,24 @@ impl Source<'_> {
 /// Which score definition to use.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum ScoreKind {
-    /// The methodology score with a fixed budget.
-    Issue,
-    /// score.py's variant.
+    /// score.py's cut-off score (the default).
     KernelTuner,
+    /// The methodology score with a fixed window up to the budget.
+    #[value(alias = "issue")]
+    Window,
+}
+
+impl ScoreKind {
+    /// The score options for a budget.
+    fn options(self, budget: usize) -> ScoreOptions {
+        match self {
+            ScoreKind::Window => ScoreOptions::new(budget),
+            ScoreKind::KernelTuner => ScoreOptions {
+                budget,
+                ..ScoreOptions::peer_results()
+            },
+        }
+    }
 }
 
 /// One strategy's runs on one cache: the stable interchange format.
@@ -169,6 +199,8 @@ struct Row {
     strategy: String,
     /// Per cache stem: (mean score, standard error), in cache order.
     per_cache: Vec<(String, f64, f64)>,
+    /// Per cache stem, per anytime checkpoint: (mean score, standard error).
+    anytime: Vec<(String, Vec<(f64, f64)>)>,
     mean: f64,
     stderr: f64,
     /// Mean strategy seconds per run over caches (None for peer rows without timing).
@@ -228,6 +260,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
         .map(|s| Row {
             strategy: s.to_string(),
             per_cache: vec![],
+            anytime: vec![],
             mean: 0.0,
             stderr: 0.0,
             seconds_per_run: Some(0.0),
@@ -236,6 +269,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
         .collect();
     let mut peer_rows: Vec<Row> = Vec::new();
     let mut stems = Vec::new();
+    let mut anytime_checkpoints: Option<Vec<usize>> = None;
     // Per source: the optimum and the timing noise (for the distance-to-optimum tables).
     let mut optima: Vec<(f64, Option<f64>)> = Vec::new();
     for source in &sources {
@@ -252,14 +286,17 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
             _ => Vec::new(),
         };
         let mut source_bests = Vec::new();
-        let options = match args.score {
-            ScoreKind::Issue => ScoreOptions::new(args.budget),
-            ScoreKind::KernelTuner => ScoreOptions {
-                budget: args.budget,
-                ..ScoreOptions::peer_results()
-            },
-        };
+        let options = args.score.options(args.budget);
         let ctx = ScoreContext::with_options(replay.values(), &options)?;
+        let at = anytime::contexts(replay.values(), &options, &args.anytime);
+        let checkpoints: Vec<usize> = at.iter().map(|c| c.0).collect();
+        if anytime_checkpoints
+            .as_ref()
+            .is_some_and(|c| *c != checkpoints)
+        {
+            return Err("--anytime checkpoints must not exceed every objective's size".into());
+        }
+        anytime_checkpoints = Some(checkpoints);
         let dir = args.out.join(&stem);
         std::fs::create_dir_all(&dir)?;
         let mut curves = Vec::new();
@@ -271,6 +308,8 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
             let seconds: Vec<f64> = runs.iter().map(|r| r.1).collect();
             let (mean, se) = ctx.score_runs(&values);
             row.per_cache.push((stem.clone(), mean, se));
+            row.anytime
+                .push((stem.clone(), anytime_scores(&at, &values)));
             row.failed.push((stem.clone(), failed_share(&values)));
             source_bests.push(
                 values
@@ -308,14 +347,17 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
                 let (mean, se) = ctx.score_runs(&runs);
                 let label = format!("kt:{name}");
                 let failed = (stem.clone(), failed_share(&runs));
+                let curve = (stem.clone(), anytime_scores(&at, &runs));
                 match peer_rows.iter_mut().find(|r| r.strategy == label) {
                     Some(r) => {
                         r.per_cache.push((stem.clone(), mean, se));
+                        r.anytime.push(curve);
                         r.failed.push(failed);
                     }
                     None => peer_rows.push(Row {
                         strategy: label,
                         per_cache: vec![(stem.clone(), mean, se)],
+                        anytime: vec![curve],
                         mean: 0.0,
                         stderr: 0.0,
                         seconds_per_run: None,
@@ -374,6 +416,19 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
         .collect();
     table += "\n";
     table += &family::markdown(&scored);
+    let curves: Vec<anytime::Curve> = rows
+        .iter()
+        .map(|r| anytime::Curve {
+            strategy: &r.strategy,
+            per_cache: r
+                .anytime
+                .iter()
+                .map(|(stem, s)| (stem.as_str(), s.clone()))
+                .collect(),
+        })
+        .collect();
+    table += "\n";
+    table += &anytime::markdown(&anytime_checkpoints.unwrap_or_default(), &curves);
     if args.loko {
         let ours: Vec<loko::Scores> = rows
             .iter()
@@ -384,7 +439,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
             })
             .collect();
         table += "\n";
-        table += &loko::markdown(&loko::folds(&ours));
+        table += &loko::markdown(loko::select(&ours).as_ref());
     }
     if let Some(v) = versus {
         table += "\n";
@@ -404,6 +459,20 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
         serde_json::to_string_pretty(&rows)?,
     )?;
     Ok(())
+}
+
+/// The mean score and standard error of `runs` at each anytime checkpoint (`NaN` where the score
+/// is undefined).
+fn anytime_scores(
+    at: &[(usize, Option<ScoreContext>)],
+    runs: &[Vec<Option<f64>>],
+) -> Vec<(f64, f64)> {
+    at.iter()
+        .map(|(_, c)| {
+            c.as_ref()
+                .map_or((f64::NAN, f64::NAN), |c| c.score_runs(runs))
+        })
+        .collect()
 }
 
 /// The share of a strategy's evaluations that hit failing configurations, over all runs.
@@ -582,15 +651,21 @@ fn versus_table(
 }
 
 fn markdown_table(stems: &[String], rows: &[Row], args: &BenchArgs) -> String {
+    let window = match args.score {
+        ScoreKind::KernelTuner => {
+            "cut-off score: window up to 95% of random search's way to the optimum"
+        }
+        ScoreKind::Window => "fixed window",
+    };
     let mut t = format!(
-        "Scores (methodology score, 0 = random search, 1 = optimum at once; mean over {} runs, budget {}, seed {}):\n\n",
+        "Scores (methodology score, {window}, 0 = random search, 1 = optimum at once; mean over {} runs, budget {}, seed {}):\n\n",
         args.repeats, args.budget, args.seed
     );
     t += &format!(
-        "| strategy | {} | mean ± se | strategy s/run |\n",
+        "| strategy | {} | mean ± se | worst cache | strategy s/run |\n",
         stems.join(" | ")
     );
-    t += &format!("|---|{}---|---|\n", "---|".repeat(stems.len()));
+    t += &format!("|---|{}---|---|---|\n", "---|".repeat(stems.len()));
     for r in rows {
         let cells: Vec<String> = r
             .per_cache
@@ -600,8 +675,13 @@ fn markdown_table(stems: &[String], rows: &[Row], args: &BenchArgs) -> String {
         let secs = r
             .seconds_per_run
             .map_or("-".to_owned(), |s| format!("{s:.4}"));
+        let worst = r
+            .per_cache
+            .iter()
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map_or("-".to_owned(), |c| format!("{:.3} ({})", c.1, c.0));
         t += &format!(
-            "| {} | {} | **{:.3}** ± {:.3} | {} |\n",
+            "| {} | {} | **{:.3}** ± {:.3} | {worst} | {} |\n",
             r.strategy,
             cells.join(" | "),
             r.mean,

@@ -7,10 +7,10 @@
 //! the best configuration a run found lies, in percent, averaged over the runs. For every cache:
 //! its *timing noise*, the median relative standard deviation of the repeated measurements
 //! (Kernel Tuner's `times`) of its fastest 1% of valid configurations. Per kernel family (as in
-//! [leave-one-kernel-out](crate::loko)), a strategy is flagged when its mean distance exceeds the
+//! [`family`]), a strategy is flagged when its mean distance exceeds the
 //! family's best strategy's by more than the family's mean timing noise.
 
-use crate::loko::family;
+use crate::family::family;
 use tunable_search::sim::KernelTunerCache;
 
 /// The fraction of the fastest valid configurations whose measurement spread is the noise.

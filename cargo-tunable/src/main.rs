@@ -20,6 +20,7 @@
 //!   `worker --db URL [--devices ...]`: distributed tuning with PostgreSQL as the shared state
 //!   (see [`study`](mod@study), [`coordinator`](mod@coordinator), [`worker`](mod@worker)).
 
+mod anytime;
 mod bench;
 mod caches;
 mod chain;

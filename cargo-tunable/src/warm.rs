@@ -16,7 +16,7 @@
 //! in the target's space are left out. A cache without sources runs cold.
 
 use crate::caches::{SpaceArgs, stem_of};
-use crate::loko::family;
+use crate::family::family;
 use clap::Args;
 use std::path::{Path, PathBuf};
 use tunable_runtime::store::{Ranked, StoredValue, TunedEntry};

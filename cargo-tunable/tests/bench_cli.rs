@@ -50,6 +50,14 @@ fn bench_writes_runs_files_table_and_plot() {
         table.contains("| genetic:popsize=10 |") && table.contains("| kt:pso |"),
         "{table}"
     );
+    // The default score is the cut-off score; the anytime tables list the checkpoints up to the
+    // budget (50): 25 and 50, per cache and per family.
+    assert!(table.contains("cut-off score"), "{table}");
+    assert!(
+        table.contains("Anytime per kernel family (score at 25 / 50 evaluations)")
+            && table.contains("Anytime per cache"),
+        "{table}"
+    );
     let file: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(out.join("pnpoly_RTX_3090/genetic:popsize=10.json")).unwrap(),
     )
@@ -125,10 +133,20 @@ fn pairs_run_as_ensembles_and_loko_selects_among_them() {
         );
     }
     assert!(table.contains("| held-out family |"), "{table}");
+    // Families are kernel names (gemm_clblast), and the default's held-out and in-sample scores
+    // are printed.
     assert!(
-        table.contains("| gemm |") && table.contains("| pnpoly |"),
+        table.contains("| gemm_clblast |") && table.contains("| pnpoly |"),
         "{table}"
     );
+    assert!(table.contains("Mean held-out score"), "{table}");
+    assert!(
+        table.contains("in-sample mean over the families"),
+        "{table}"
+    );
+    // Anytime checkpoints up to the budget (40): 25 only.
+    assert!(table.contains("| strategy | 25 | worst at 25 |"), "{table}");
+    assert!(!table.contains("worst at 50"), "{table}");
     assert!(table.contains("6 strategies on 2 objectives"), "{table}");
     assert!(
         out.join("gemm_clblast_RTX_3090/ensemble:members=[mls+annealing].json")
@@ -156,6 +174,8 @@ fn synthetic_functions_and_run_by_run_comparison() {
             "random,annealing",
             "--versus",
             "random",
+            "--score",
+            "window",
         ])
         .args([
             "--budget",
@@ -170,6 +190,7 @@ fn synthetic_functions_and_run_by_run_comparison() {
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let table = String::from_utf8(r.stdout).unwrap();
     assert!(table.contains("Run by run against random"), "{table}");
+    assert!(table.contains("fixed window"), "{table}");
     let row = table
         .lines()
         .find(|l| l.starts_with("| annealing |") && l.contains('%'))

@@ -49,6 +49,8 @@ fn specs() -> Vec<String> {
     v.push("ensemble:members=mls+mls".into());
     v.push("ensemble:members=[genetic+annealing:constraint_aware=false]:weights=1+3".into());
     v.push("ensemble:members=[random+ensemble:members=[pso+exhaustive]]".into());
+    // Online portfolios: a member that runs dry (exhaustive) and overlapping members.
+    v.push("portfolio:members=[exhaustive+mls+mls]:floor=0.2:decay=0.5".into());
     v
 }
 

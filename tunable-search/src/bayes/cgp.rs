@@ -348,17 +348,28 @@ impl Surrogate for ClusteredGp {
         })
     }
 
+    fn set_params(&mut self, params: GpParams) {
+        self.clear_fantasies();
+        self.params = params;
+        for c in &mut self.components {
+            c.gp.set_params(params);
+        }
+    }
+
     fn fit_hyperparameters(&mut self) {
         self.clear_fantasies();
         if self.rows.len() < 3 {
             return;
         }
-        let fitted = likelihood::fit(self.params.kernel.kind(), &self.points, &self.rows, &self.y);
+        let fitted = likelihood::fit(
+            self.params.kernel.kind(),
+            self.params.kernel.additive(),
+            &self.points,
+            &self.rows,
+            &self.y,
+        );
         if fitted != self.params {
-            self.params = fitted;
-            for c in &mut self.components {
-                c.gp.set_params(fitted);
-            }
+            Surrogate::set_params(self, fitted);
         }
     }
 }

@@ -393,13 +393,23 @@ impl Surrogate for Gp {
         Self::prediction_of_sums(m, s, [dot(k, &self.w), dot(k, &self.u), dot(k, k)])
     }
 
+    fn set_params(&mut self, params: GpParams) {
+        Gp::set_params(self, params);
+    }
+
     fn fit_hyperparameters(&mut self) {
         let rows = &self.rows[..self.committed];
         let y = &self.y[..self.committed];
         if rows.len() < 3 {
             return;
         }
-        let fitted = likelihood::fit(self.params.kernel.kind(), &self.points, rows, y);
+        let fitted = likelihood::fit(
+            self.params.kernel.kind(),
+            self.params.kernel.additive(),
+            &self.points,
+            rows,
+            y,
+        );
         if fitted != self.params {
             self.set_params(fitted);
         } else {

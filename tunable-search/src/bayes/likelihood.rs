@@ -31,22 +31,15 @@ pub fn log_marginal_likelihood(
     rows: &[usize],
     y: &[f64],
 ) -> f64 {
-    let d2 = sq_dists(points, rows);
-    lml(&d2, params, y)
+    lml(points, rows, params, y)
 }
 
-fn sq_dists(points: &Points, rows: &[usize]) -> DMatrix<f64> {
-    let n = rows.len();
-    DMatrix::from_fn(n, n, |i, j| {
-        super::covariance::sq_dist(points.row(rows[i]), points.row(rows[j]))
-    })
-}
-
-fn lml(d2: &DMatrix<f64>, params: GpParams, y: &[f64]) -> f64 {
+fn lml(points: &Points, rows: &[usize], params: GpParams, y: &[f64]) -> f64 {
     let n = y.len();
     let (m, s) = standardization(y);
     let k = DMatrix::from_fn(n, n, |i, j| {
-        params.kernel.of_sq_dist(d2[(i, j)]) + if i == j { params.noise } else { 0.0 }
+        params.kernel.eval(points.row(rows[i]), points.row(rows[j]))
+            + if i == j { params.noise } else { 0.0 }
     });
     let Some(chol) = nalgebra::Cholesky::new(k) else {
         return f64::NEG_INFINITY;
@@ -57,13 +50,21 @@ fn lml(d2: &DMatrix<f64>, params: GpParams, y: &[f64]) -> f64 {
     -0.5 * ys.dot(&alpha) - log_det_half - 0.5 * n as f64 * (2.0 * std::f64::consts::PI).ln()
 }
 
-/// The lengthscale and noise of a `kind` kernel that maximize the log marginal likelihood of `y`
-/// at `rows` (see the module docs). Ties keep the earlier grid point; the result is
-/// deterministic.
-pub fn fit(kind: CovarianceKind, points: &Points, rows: &[usize], y: &[f64]) -> GpParams {
-    let d2 = sq_dists(points, rows);
+/// The lengthscale and noise of a `kind` kernel (with additive weight `additive`) that maximize
+/// the log marginal likelihood of `y` at `rows` (see the module docs). Ties keep the earlier grid
+/// point; the result is deterministic.
+pub fn fit(
+    kind: CovarianceKind,
+    additive: f64,
+    points: &Points,
+    rows: &[usize],
+    y: &[f64],
+) -> GpParams {
     let make = |ln_l: f64, noise: f64| {
-        GpParams::new(Covariance::new(kind, ln_l.exp()).expect("finite"), noise).expect("valid")
+        let kernel = Covariance::new(kind, ln_l.exp())
+            .and_then(|k| k.with_additive(additive))
+            .expect("finite lengthscale, checked weight");
+        GpParams::new(kernel, noise).expect("valid")
     };
     let (lo, hi, steps) = LENGTHSCALES;
     let (lo, hi) = (lo.ln(), hi.ln());
@@ -72,7 +73,7 @@ pub fn fit(kind: CovarianceKind, points: &Points, rows: &[usize], y: &[f64]) -> 
     for &noise in &NOISES {
         for i in 0..steps {
             let ln_l = lo + step * i as f64;
-            let v = lml(&d2, make(ln_l, noise), y);
+            let v = lml(points, rows, make(ln_l, noise), y);
             if v > best.0 {
                 best = (v, ln_l, noise);
             }
@@ -80,7 +81,7 @@ pub fn fit(kind: CovarianceKind, points: &Points, rows: &[usize], y: &[f64]) -> 
     }
     // Golden-section search of ln l within one grid step either side, at the best noise.
     let (_, mut ln_l, noise) = best;
-    let f = |x: f64| lml(&d2, make(x, noise), y);
+    let f = |x: f64| lml(points, rows, make(x, noise), y);
     let g = (5f64.sqrt() - 1.0) / 2.0;
     let (mut a, mut b) = ((ln_l - step).max(lo), (ln_l + step).min(hi));
     let (mut c, mut d) = (b - g * (b - a), a + g * (b - a));
@@ -114,13 +115,13 @@ mod tests {
         let pts = Points::new((0..60).map(|i| f64::from(i) / 59.0).collect(), 1).unwrap();
         let rows: Vec<usize> = (0..60).step_by(2).collect();
         let smooth: Vec<f64> = rows.iter().map(|&r| (pts.row(r)[0] * 3.0).sin()).collect();
-        let p = fit(CovarianceKind::Rbf, &pts, &rows, &smooth);
+        let p = fit(CovarianceKind::Rbf, 0.0, &pts, &rows, &smooth);
         assert!(p.kernel.lengthscale() > 0.2, "{p:?}");
         let rough: Vec<f64> = rows
             .iter()
             .map(|&r| if (r / 2) % 2 == 0 { 1.0 } else { -1.0 })
             .collect();
-        let q = fit(CovarianceKind::Rbf, &pts, &rows, &rough);
+        let q = fit(CovarianceKind::Rbf, 0.0, &pts, &rows, &rough);
         assert!(q.kernel.lengthscale() < p.kernel.lengthscale() || q.noise > p.noise);
         let best = log_marginal_likelihood(p, &pts, &rows, &smooth);
         for l in [0.05, 0.3, 1.0, 5.0] {

@@ -5,9 +5,10 @@
 //! `strategy/options.rs`); how the defaults were chosen is in the [module docs](super).
 
 use super::{
-    Acquisition, ClusterCount, ClusterOptions, CovarianceKind, PortfolioKind, PortfolioOptions,
+    Acquisition, ClusterCount, ClusterOptions, CovarianceKind, Design, PortfolioKind,
+    PortfolioOptions,
 };
-use crate::strategy::options::{at_least, boolean, checked, choice, declare_options};
+use crate::strategy::options::{at_least, boolean, checked, choice, declare_options, probability};
 
 /// What picks the next configuration: one acquisition function or a portfolio.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,6 +83,16 @@ declare_options! {
         };
         /// The covariance function's lengthscale (in normalized coordinates).
         lengthscale: f64 = 1.0, "lengthscale" => positive;
+        /// The lengthscale of the first `early` evaluations (0: `lengthscale` throughout). A
+        /// longer lengthscale makes a model of a few points follow the broad trend the initial
+        /// sample shows rather than the differences between its points.
+        early_lengthscale: f64 = 0.0, "early_lengthscale" => non_negative;
+        /// The evaluations `early_lengthscale` applies to; afterwards the model switches to
+        /// `lengthscale`.
+        early: usize = 50, "early" => at_least(0);
+        /// The weight of the covariance's first-order additive part, in `[0, 1]` (0: isotropic;
+        /// see [`Covariance`](super::Covariance)).
+        additive: f64 = 0.0, "additive" => probability();
         /// The noise variance relative to the standardized signal variance, in `[1e-12, 10]`.
         noise: f64 = 1e-6,
             "noise" => checked("a number in [1e-12, 10]", |x: &f64| (1e-12..=10.0).contains(x));
@@ -101,8 +112,21 @@ declare_options! {
                     .map(Exploration::Constant)
             }
         };
-        /// Size of the initial maximin Latin-hypercube sample.
+        /// Size of the initial sample.
         init: usize = 5, "init" => at_least(1);
+        /// How the initial sample is chosen: `stratified`, `random` or `maximin` ([`Design`]).
+        design: Design = Design::Stratified, "design" => choice(&[
+            ("stratified", Design::Stratified),
+            ("random", Design::Random),
+            ("maximin", Design::Maximin),
+        ]);
+        /// The valid results the contextual variance's reference (the mean value and the mean
+        /// posterior deviation it compares with) is taken with: every acquisition round until
+        /// there are this many updates it (`None`: the first round's, after the initial sample,
+        /// as in paper 000).
+        cv_ref: Option<usize> = None, "cv_ref" => |o: &BayesOptions, v: &str| {
+            at_least(1)(o, v).map(Some)
+        };
         /// Weigh the acquisition by a learnt probability of validity.
         feasibility: bool = true, "feasibility" => boolean();
         /// Candidates less likely than this to be valid are only considered when no other
@@ -142,6 +166,9 @@ declare_options! {
             ("none", Transform::None),
             ("log", Transform::Log),
         ]);
+        /// The initial half-width of the trust region in normalized coordinates, in `[0, 1]`
+        /// ([`TrustRegion`](super::TrustRegion)); 0 turns it off.
+        trust: f64 = 0.0, "trust" => probability();
         /// The model: `gp`, or `cgp`, the clustered GP of paper 004, whose settings are the keys
         /// `clusters`, `xi`, `min_cluster`, `knn` and `boundary` (setting any of them selects
         /// `cgp`).
@@ -272,6 +299,11 @@ mod tests {
             "bayes:transform=sqrt",
             "bayes:polish=-1",
             "bayes:init=0",
+            "bayes:design=lhs",
+            "bayes:trust=1.5",
+            "bayes:additive=2",
+            "bayes:early_lengthscale=-1",
+            "bayes:cv_ref=0",
         ] {
             match apply(bad) {
                 Err(StrategyError::BadValue { key, reason, .. }) => {

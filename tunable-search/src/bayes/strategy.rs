@@ -7,7 +7,7 @@ use super::options::{
 };
 use super::{
     Acquisition, ClusteredGp, Covariance, Feasibility, Gp, GpParams, Pick, Points, Portfolio,
-    PortfolioKind, Prediction, Surrogate, contextual_variance,
+    PortfolioKind, Prediction, Surrogate, TrustRegion, contextual_variance,
 };
 use crate::Space;
 use crate::space::Neighbourhood;
@@ -18,9 +18,6 @@ use rayon::prelude::*;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-/// Random Latin-hypercube designs the maximin initial sample chooses from.
-const MAXIMIN_DESIGNS: usize = 1000;
-
 /// Bayesian optimization over a [`Space`] (see the [module docs](super)).
 pub struct Bayes {
     space: Arc<Space>,
@@ -29,6 +26,9 @@ pub struct Bayes {
     memo: Memo,
     model: Box<dyn Surrogate>,
     feasibility: Option<Feasibility>,
+    points: Arc<Points>,
+    /// The trust region (`trust > 0`).
+    trust: Option<TrustRegion>,
     /// Rows in the candidate pool (pool mode only).
     in_pool: Option<Vec<bool>>,
     init_queue: VecDeque<usize>,
@@ -51,7 +51,11 @@ pub struct Bayes {
     /// The initial sample's mean value and the mean posterior deviation after it (contextual
     /// variance).
     init_stats: Option<(f64, f64)>,
+    /// Whether `init_stats` is final.
+    init_frozen: bool,
     next_fit: usize,
+    /// The model's parameters while the early lengthscale is in effect (`early_lengthscale`).
+    early_params: Option<GpParams>,
     /// Acquisition rounds started (for `polish`).
     round_count: usize,
     preds: Vec<Prediction>,
@@ -77,7 +81,15 @@ impl Bayes {
     pub fn new(space: Arc<Space>, options: BayesOptions, seed: u64) -> Self {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let points = Arc::new(Points::from_space(&space));
-        let kernel = Covariance::new(options.kernel, options.lengthscale).expect("checked option");
+        let early = options.early_lengthscale > 0.0 && options.early > 0;
+        let lengthscale = if early {
+            options.early_lengthscale
+        } else {
+            options.lengthscale
+        };
+        let kernel = Covariance::new(options.kernel, lengthscale)
+            .and_then(|k| k.with_additive(options.additive))
+            .expect("checked option");
         let params = GpParams::new(kernel, options.noise).expect("checked option");
         let (candidates, in_pool) = if space.len() > options.pool {
             let mut pool = space.sample(&mut rng, options.pool);
@@ -104,12 +116,17 @@ impl Bayes {
         let feasibility = options
             .feasibility
             .then(|| Feasibility::new(params, Arc::clone(&points), candidates));
+        let trust = (options.trust > 0.0).then(|| {
+            TrustRegion::new(
+                options.trust,
+                points.dims(),
+                TrustRegion::finest_spacing(&points),
+            )
+        });
         let init_queue = if space.is_empty() {
             VecDeque::new()
         } else {
-            space
-                .maximin_latin_hypercube(&mut rng, options.init, MAXIMIN_DESIGNS)
-                .into()
+            options.design.sample(&space, &mut rng, options.init).into()
         };
         let portfolio = match options.acquisition {
             AcquisitionChoice::Portfolio(kind) => Some(Portfolio::new(
@@ -123,10 +140,13 @@ impl Bayes {
             memo: Memo::new(space.len()),
             space,
             next_fit: options.init.max(3),
+            early_params: early.then_some(params),
             options,
             rng,
             model,
             feasibility,
+            points,
+            trust,
             in_pool,
             init_queue,
             init_asked: 0,
@@ -141,6 +161,7 @@ impl Bayes {
             targets: Vec::new(),
             best: None,
             init_stats: None,
+            init_frozen: false,
             round_count: 0,
             preds: Vec::new(),
             probs: Vec::new(),
@@ -326,12 +347,18 @@ impl Bayes {
             return;
         }
         let mean_std = sum_std / count as f64;
-        let (init_mean, init_std) = *self.init_stats.get_or_insert_with(|| {
-            (
-                self.valid.iter().sum::<f64>() / self.valid.len() as f64,
-                mean_std,
-            )
-        });
+        // The reference of the contextual variance: the statistics of the first round (with
+        // `cv_ref`, of every round until one sees that many valid results).
+        let (init_mean, init_std) = match self.init_stats {
+            Some(stats) if self.init_frozen => stats,
+            _ => {
+                self.init_frozen = self.options.cv_ref.is_none_or(|r| self.valid.len() >= r);
+                *self.init_stats.insert((
+                    self.valid.iter().sum::<f64>() / self.valid.len() as f64,
+                    mean_std,
+                ))
+            }
+        };
         let best_raw = self.best.map_or(0.0, |(_, b)| b);
         let lambda = match self.options.exploration {
             Exploration::ContextualVariance(scale) => {
@@ -353,16 +380,25 @@ impl Bayes {
             },
         };
         let k = functions.len();
+        // The trust region's box (not in polishing rounds): its centre and the region.
+        let centre: Option<Vec<f64>> = match (&self.trust, &only, self.best) {
+            (Some(_), None, Some((b, _))) => Some(self.points.row(b).to_vec()),
+            _ => None,
+        };
+        let points = &self.points;
         // The `k` best candidates of every function among those valid with probability at least
-        // `min_p`.
-        let scan = |min_p: f64| -> Vec<Vec<Vec<(f64, usize)>>> {
+        // `min_p` (inside the trust region if `region`).
+        let scan = |min_p: f64,
+                    region: Option<(&[f64], &TrustRegion)>|
+         -> Vec<Vec<Vec<(f64, usize)>>> {
             (0..chunks)
                 .into_par_iter()
                 .map(|ci| {
                     let mut tops = vec![Vec::with_capacity(k + 1); k];
                     for i in ci * CHUNK..total.min((ci + 1) * CHUNK) {
                         let (r, pred, p, w) = at(i);
-                        let excluded = only.as_ref().is_some_and(|o| o.binary_search(&r).is_err());
+                        let excluded = only.as_ref().is_some_and(|o| o.binary_search(&r).is_err())
+                            || region.is_some_and(|(c, t)| !t.contains(c, points.row(r)));
                         if p < min_p || excluded || memo.is_asked(r) {
                             continue;
                         }
@@ -375,9 +411,22 @@ impl Bayes {
                 })
                 .collect()
         };
-        let mut tops = scan(self.options.min_feasibility);
-        if tops.iter().all(|chunk| chunk.iter().all(Vec::is_empty)) {
-            tops = scan(0.0);
+        let empty = |tops: &Vec<Vec<Vec<(f64, usize)>>>| {
+            tops.iter().all(|chunk| chunk.iter().all(Vec::is_empty))
+        };
+        let mut tops = Vec::new();
+        if let (Some(c), Some(t)) = (&centre, &self.trust) {
+            tops = scan(self.options.min_feasibility, Some((c, t)));
+        }
+        if empty(&tops) {
+            if centre.is_some() {
+                // Nothing likely valid left in the region: start it afresh, search globally.
+                self.trust.as_mut().expect("trust region").restart();
+            }
+            tops = scan(self.options.min_feasibility, None);
+        }
+        if empty(&tops) {
+            tops = scan(0.0, None);
         }
         let mut merged = vec![Vec::with_capacity(k + 1); k];
         for chunk in tops {
@@ -503,7 +552,13 @@ impl Strategy for Bayes {
             if let Some(i) = self.pending.iter().position(|&p| p == t.position) {
                 self.pending.remove(i);
             }
-            match t.outcome.value().filter(|v| v.is_finite()) {
+            let value = t.outcome.value().filter(|v| v.is_finite());
+            if let Some(trust) = &mut self.trust
+                && self.bo_started
+            {
+                trust.record(value.is_some_and(|v| self.best.is_none_or(|(_, b)| v < b)));
+            }
+            match value {
                 Some(v) => {
                     let y = self.target(v);
                     self.model.observe(t.position, y);
@@ -525,6 +580,15 @@ impl Strategy for Bayes {
             }
         }
         self.finish_rounds();
+        if let Some(early) = self.early_params
+            && self.memo.asked_count() >= self.options.early
+        {
+            let kernel = Covariance::new(self.options.kernel, self.options.lengthscale)
+                .and_then(|k| k.with_additive(self.options.additive))
+                .expect("checked option");
+            self.model.set_params(GpParams { kernel, ..early });
+            self.early_params = None;
+        }
         if self.options.fit && self.valid.len() >= self.next_fit {
             self.model.fit_hyperparameters();
             self.next_fit = 2 * self.valid.len();
@@ -579,6 +643,13 @@ mod tests {
             "bayes:surrogate=cgp",
             "bayes:surrogate=cgp:acq=ei:clusters=auto:pool=150:boundary=1",
             "bayes:clusters=2:xi=2:min_cluster=5:knn=5:tau=0.5:batch=cl",
+            "bayes:design=stratified:trust=0.3",
+            "bayes:design=random:trust=0.1:pool=100:polish=0",
+            "bayes:design=maximin:trust=1",
+            "bayes:additive=0.5:fit=true:design=stratified",
+            "bayes:init=2:early_lengthscale=3:early=20",
+            "bayes:surrogate=cgp:early_lengthscale=2:early=30:pool=150",
+            "bayes:init=2:cv_ref=5:batch=cl",
         ] {
             let spec: StrategySpec = spec.parse().unwrap();
             for batch in [1, 3] {

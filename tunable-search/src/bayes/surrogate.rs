@@ -16,6 +16,8 @@
 //! predicting each candidate with its cluster's GP; with one cluster it is the GP itself, which
 //! the trait's prediction methods let a test check exactly.
 
+use super::GpParams;
+
 /// A posterior prediction at one point, in the units of the observed targets.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Prediction {
@@ -49,6 +51,9 @@ pub trait Surrogate: Send + Sync {
     fn predict_candidates(&self, out: &mut [Prediction]);
     /// The prediction at any row.
     fn predict(&self, row: usize) -> Prediction;
+    /// Sets the model's covariance and noise, conditioning on the same observations (clears
+    /// fantasies).
+    fn set_params(&mut self, params: GpParams);
     /// Re-estimates the model's hyperparameters from its observations (e.g. by marginal
     /// likelihood); models with fixed hyperparameters do nothing. Clears fantasies.
     fn fit_hyperparameters(&mut self) {}

@@ -47,14 +47,14 @@ declare_options! {
     #[derive(Clone, Debug, PartialEq)]
     pub struct EnsembleOptions {
         /// The members' specs, separated by `+`; a member with options goes in brackets.
-        members: Vec<StrategySpec> = specs(&["annealing", "mls"]), "members" => members;
+        members: Vec<StrategySpec> = specs(&["annealing", "mls"]), "members" => member_specs;
         /// Slots per round for each member, separated by `+` (empty: one each).
         weights: Vec<usize> = Vec::new(), "weights" => weights;
     }
 }
 
 /// The specs of `names` (the default members).
-fn specs(names: &[&str]) -> Vec<StrategySpec> {
+pub(super) fn specs(names: &[&str]) -> Vec<StrategySpec> {
     names
         .iter()
         .map(|s| s.parse().expect("valid default member"))
@@ -69,8 +69,8 @@ fn unbracket(value: &str) -> &str {
         .unwrap_or(value)
 }
 
-/// `members`: specs separated by `+` at the top level.
-fn members(_: &EnsembleOptions, value: &str) -> Result<Vec<StrategySpec>, String> {
+/// `members`: specs separated by `+` at the top level (a member with options in brackets).
+pub(super) fn member_specs<O>(_: &O, value: &str) -> Result<Vec<StrategySpec>, String> {
     let members = split_top_level(unbracket(value), '+')
         .into_iter()
         .map(|m| m.parse::<StrategySpec>().map_err(|e| e.to_string()))
@@ -116,11 +116,38 @@ impl std::fmt::Debug for Ensemble {
 }
 
 /// The seed of member `i`: a SplitMix64 step over the run's seed and the member's index.
-fn member_seed(seed: u64, i: usize) -> u64 {
+pub(super) fn member_seed(seed: u64, i: usize) -> u64 {
     let mut z = seed ^ (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
+}
+
+/// The strategies `specs` name over `space`, member `i` seeded with [`member_seed`]`(seed, i)`.
+pub(super) fn build_members(
+    specs: &[StrategySpec],
+    space: &Arc<Space>,
+    seed: u64,
+) -> Result<Vec<Box<dyn Strategy>>, StrategyError> {
+    specs
+        .iter()
+        .enumerate()
+        .map(|(i, m)| build(m, Arc::clone(space), member_seed(seed, i)))
+        .collect()
+}
+
+/// Up to `n` uniformly random positions `memo` has not seen asked, marked asked there: the last
+/// resort of strategies whose members have nothing new to propose.
+pub(super) fn random_unasked(memo: &mut Memo, rng: &mut ChaCha8Rng, n: usize) -> Vec<usize> {
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let Some(p) = memo.random_unasked(rng) else {
+            break;
+        };
+        memo.mark_asked(p);
+        out.push(p);
+    }
+    out
 }
 
 impl Ensemble {
@@ -148,12 +175,7 @@ impl Ensemble {
                 ),
             });
         }
-        let members = opts
-            .members
-            .iter()
-            .enumerate()
-            .map(|(i, m)| build(m, Arc::clone(&space), member_seed(seed, i)))
-            .collect::<Result<Vec<_>, _>>()?;
+        let members = build_members(&opts.members, &space, seed)?;
         let round = weights
             .iter()
             .enumerate()
@@ -170,18 +192,24 @@ impl Ensemble {
 
     /// Up to `want` positions proposed by member `m` that the ensemble has not asked yet.
     fn propose(&mut self, m: usize, want: usize) -> Vec<usize> {
-        let mut out = Vec::with_capacity(want);
-        // A member proposes each position at most once, so the loop ends: every round either
-        // yields a new position or uses up some of the member's finitely many proposals.
-        while out.len() < want {
-            let asked = self.members[m].ask(want - out.len());
-            if asked.is_empty() {
-                break;
-            }
-            out.extend(asked.into_iter().filter(|&p| self.memo.mark_asked(p)));
-        }
-        out
+        propose(self.members[m].as_mut(), &mut self.memo, want)
     }
+}
+
+/// Up to `want` positions proposed by `member` that `memo` has not seen asked, marked asked
+/// there: what a strategy sharing its budget with others may ask for.
+pub(super) fn propose(member: &mut dyn Strategy, memo: &mut Memo, want: usize) -> Vec<usize> {
+    let mut out = Vec::with_capacity(want);
+    // A member proposes each position at most once, so the loop ends: every round either yields
+    // a new position or uses up some of the member's finitely many proposals.
+    while out.len() < want {
+        let asked = member.ask(want - out.len());
+        if asked.is_empty() {
+            break;
+        }
+        out.extend(asked.into_iter().filter(|&p| memo.mark_asked(p)));
+    }
+    out
 }
 
 impl Strategy for Ensemble {
@@ -208,14 +236,7 @@ impl Strategy for Ensemble {
             short -= got.len();
             out.extend(got);
         }
-        while short > 0 {
-            let Some(p) = self.memo.random_unasked(&mut self.rng) else {
-                break;
-            };
-            self.memo.mark_asked(p);
-            out.push(p);
-            short -= 1;
-        }
+        out.extend(random_unasked(&mut self.memo, &mut self.rng, short));
         out
     }
 

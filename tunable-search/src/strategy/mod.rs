@@ -100,6 +100,7 @@ pub mod local_search;
 mod memo;
 mod moves;
 pub(crate) mod options;
+pub mod portfolio;
 pub mod pso;
 pub mod random;
 mod repair;
@@ -119,6 +120,7 @@ pub use iterative::{Algorithm, FALLBACK, Iterative, Stall, Step};
 pub use local_search::{Improvement, LocalSearch, LocalSearchAlgorithm, LocalSearchOptions};
 pub use memo::Memo;
 pub use moves::Neighbour;
+pub use portfolio::{OnlinePortfolio, OnlinePortfolioOptions};
 pub use pso::{Pso, PsoAlgorithm, PsoOptions};
 pub use random::{RandomAlgorithm, RandomSearch};
 pub use repair::{Repair, repair_candidates};
@@ -178,20 +180,30 @@ pub trait Strategy: Send {
     fn tell(&mut self, trials: &[Trial]);
 }
 
-/// The strategy `auto` (the default of `#[tunable]`) stands for.
+/// The strategy `auto` (the default of `#[tunable]`) stands for: Bayesian optimization with a
+/// stratified random initial sample.
 ///
-/// Chosen by evidence, not by taste: every single strategy, the clustered-GP BO and ensembles of
-/// the best of them were run on the ten shared Kernel Tuner caches (35 runs, seed 1, budget 220)
-/// with `cargo tunable bench ... --loko`, which holds out each kernel family in turn (caches
-/// grouped by the name before the first `_`: convolution, dedispersion, gemm, pnpoly), selects
-/// the strategy with the best mean on the other families and scores it on the held-out one. The
-/// strategy selected in every fold, which also has the best mean over all ten caches, is this
-/// one. The command, the table and the per-family comparison are in the README ("Choosing the
-/// default"); re-run it when strategies change.
-pub const AUTO: &str = "bayes";
+/// Chosen by evidence, not by taste, as the README's "Choosing the default" describes: the
+/// candidates (every single strategy and the variants of `bayes`) were run on the fourteen shared
+/// Kernel Tuner caches (35 runs, seed 1, budget 220) and scored with the methodology's cut-off
+/// score (`cargo tunable bench ... --loko`). Leave-one-family-out selection holds out each of the
+/// five kernel families in turn (`convolution`, `convolution_milo`, `dedispersion_milo`,
+/// `gemm_clblast`, `pnpoly`), selects the strategy with the best mean on the other families and
+/// scores it on the held-out one. This spec was chosen in 4 of the 5 folds (mean held-out score
+/// 0.754; in sample 0.761 over the families, 0.734 over the caches). Against the previous `auto`
+/// (`bayes` with paper 000's maximin Latin-hypercube sample, 0.703) it lifts the worst cache from
+/// 0.061 (`convolution_milo_MI50`) to 0.460 and the score at 25 evaluations from 0.346 to 0.371,
+/// and keeps the score at 220 (0.737 against 0.734). A second round (same caches, runs and score)
+/// tried two-point initial samples to let the model steer sooner: the best of them
+/// (`bayes:init=2:lengthscale=2:cv_ref=5`) ties on the cut-off score (0.736 ± 0.009) and is
+/// chosen in 4 of 5 folds, but scores lower at 25 (0.340) and at 220 evaluations (0.722) and on
+/// its worst cache (0.362), so this spec stays; among the candidates that keep the anytime curve
+/// and the worst cache it is chosen in every fold (held-out 0.761). Re-run the command when
+/// strategies change.
+pub const AUTO: &str = "bayes:design=stratified";
 
 /// The names [`build`] accepts.
-pub const STRATEGY_NAMES: [&str; 12] = [
+pub const STRATEGY_NAMES: [&str; 13] = [
     "auto",
     "random",
     "exhaustive",
@@ -203,6 +215,7 @@ pub const STRATEGY_NAMES: [&str; 12] = [
     "mls",
     "ils",
     "ensemble",
+    "portfolio",
     "bayes",
 ];
 
@@ -269,6 +282,11 @@ pub fn build(
         "ensemble" => Box::new(Ensemble::new(
             space,
             spec.apply(EnsembleOptions::default())?,
+            seed,
+        )?),
+        "portfolio" => Box::new(OnlinePortfolio::new(
+            space,
+            spec.apply(OnlinePortfolioOptions::default())?,
             seed,
         )?),
         "bayes" => Box::new(crate::bayes::Bayes::new(

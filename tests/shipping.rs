@@ -175,8 +175,8 @@ fn plain_builds_bake_what_was_tuned_and_retune_measures_again() {
     let (out, err) = c.run(true, &[("TUNABLE_MODE", "retune")]);
     assert!(out.contains("tunes=true"), "{out}{err}");
     assert_eq!(measured(&err), 4, "retune must measure again: {err}");
-    // The reference, the 4 configurations, then the best 3 re-timed to confirm the winner.
-    assert!(c.calls() >= before + 4 + 1, "{err}");
+    // The reference and the 4 configurations (then the best 3 re-timed to confirm the winner).
+    assert!(c.calls() > before + 4, "{err}");
 
     // 6. The journal answers a tuning of the same body (the tuned file deleted)...
     std::fs::remove_file(dir.join("tuned/kernel.bin")).unwrap();

@@ -25,7 +25,7 @@ use crate::settings::{self, Mode, env_usize};
 use crate::store::{Ranked, TunedEntry, read, store, tuned_dir, tuned_file};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
-use tunable_search::{Space, Value};
+use tunable_search::Space;
 
 /// Static facts about a kernel, from its `#[tunable]` attribute.
 #[derive(Debug)]
@@ -208,17 +208,16 @@ fn tune_call<P: Params>(
     };
     eprintln!("{summary}");
     session::record(&Record::of(&summary));
-    let Some((position, time_ms)) = best else {
+    let Some(best) = best else {
         return (default, Origin::Default);
     };
-    let values = space.values(position);
+    let values = space.values(best.0);
     let winner = Winner {
-        top: &report.top,
-        time_ms,
+        top: confirmed_top(best, &report.top),
         evaluations: report.evaluations,
         strategy: &opts.strategy,
     };
-    if let Err(e) = winner.store(kernel, space, device, key, &values) {
+    if let Err(e) = winner.store(kernel, space, device, key) {
         eprintln!(
             "tunable: cannot store the tuned configuration of {}: {e}",
             kernel.name
@@ -254,32 +253,42 @@ fn first_positions(
     first
 }
 
-/// What the tuned file keeps about a winner beside its values.
+/// What the tuned file keeps about a winner.
 struct Winner<'a> {
-    /// The fastest configurations evaluated (positions, times), fastest first.
-    top: &'a [(usize, f64)],
-    time_ms: f64,
+    /// The fastest configurations evaluated (positions, times), the confirmed winner first at
+    /// its confirmed time ([`confirmed_top`]).
+    top: Vec<(usize, f64)>,
     evaluations: usize,
     strategy: &'a str,
 }
 
+/// The kept list: the confirmed winner `best` first, at its confirmed time, then the tuning's
+/// fastest others, [`KEPT`](tunable_search::portable::KEPT) at most. The confirmation can pick a
+/// configuration the tuning ranked second, so the list is not `top` as measured.
+fn confirmed_top(best: (usize, f64), top: &[(usize, f64)]) -> Vec<(usize, f64)> {
+    std::iter::once(best)
+        .chain(top.iter().copied().filter(|&(p, _)| p != best.0))
+        .take(tunable_search::portable::KEPT)
+        .collect()
+}
+
 impl Winner<'_> {
-    /// Stores the winner `values` for the slot into the kernel's tuned file.
+    /// Stores the winner (the first of `top`) for the slot into the kernel's tuned file.
     fn store(
         &self,
         kernel: &KernelSpec,
         space: &Space,
         device: &str,
         key: u64,
-        values: &[Value],
     ) -> Result<(), RuntimeError> {
+        let (position, time_ms) = self.top[0];
         let entry = TunedEntry {
             kernel: kernel.name.to_owned(),
             device: device.to_owned(),
             key,
             space_hash: space.fingerprint(),
-            params: TunedEntry::named(space, values),
-            time_ms: self.time_ms,
+            params: TunedEntry::named(space, &space.values(position)),
+            time_ms,
             evaluations: self.evaluations as u32,
             strategy: self.strategy.to_owned(),
             timestamp: SystemTime::now()
@@ -304,7 +313,7 @@ mod tests {
     use crate::tuner::testing::Tile;
     use crate::tuner::{Call, panic};
     use std::time::Duration;
-    use tunable_search::SpaceBuilder;
+    use tunable_search::{SpaceBuilder, Value};
 
     /// A fake kernel with planted faults, CubeCL-style: tile 6 panics, tile 5 fails to launch,
     /// tile 4 is the fastest and wrong, tile 3 the fastest correct one.
@@ -377,5 +386,20 @@ mod tests {
         let p = autotune(&kernel, &space, "dev", 1, &[], Tile(1), &mut run);
         assert_eq!((p, runs.get()), (Tile(3), before));
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn the_kept_list_starts_with_the_confirmed_winner_at_its_confirmed_time() {
+        // The tuning ranked 7 first (a lucky 1.0 ms); the confirmation picked 4 at 1.2 ms.
+        let top = [(7, 1.0), (4, 1.1), (9, 2.0)];
+        assert_eq!(
+            confirmed_top((4, 1.2), &top),
+            [(4, 1.2), (7, 1.0), (9, 2.0)]
+        );
+        // A winner the tuning ranked first keeps its place, once.
+        assert_eq!(
+            confirmed_top((7, 1.05), &top),
+            [(7, 1.05), (4, 1.1), (9, 2.0)]
+        );
     }
 }

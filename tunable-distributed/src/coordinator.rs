@@ -156,8 +156,9 @@ pub fn run(
             if n == 0 && state.outstanding() == 0 {
                 n = 1;
             }
-            if n > 0 {
-                let positions = state.ask(n);
+            let positions = if n > 0 { state.ask(n) } else { Vec::new() };
+            // Nothing asked: the strategy waits for outstanding results (no event to record).
+            if !positions.is_empty() || state.exhausted() {
                 let seq = state.events() as i32;
                 let configs: Vec<String> = positions
                     .iter()

@@ -106,13 +106,18 @@ impl StrategyState {
     }
 
     /// Asks the strategy for up to `n` configurations; answers their positions. Record the
-    /// event (its keys: [`Space::kernel_tuner_key`]) before acting on them.
+    /// event (its keys: [`Space::kernel_tuner_key`]) before acting on them. An empty answer
+    /// while configurations are outstanding is the strategy waiting for their results: it is no
+    /// event (nothing to record or replay); with none outstanding, the space is used up.
     pub fn ask(&mut self, n: usize) -> Vec<usize> {
         let positions = self.strategy.ask(n);
-        self.events += 1;
         if positions.is_empty() {
+            if self.outstanding() > 0 {
+                return positions;
+            }
             self.exhausted = true;
         }
+        self.events += 1;
         for &p in &positions {
             self.asked.insert(
                 tunable_search::format::kernel_tuner::key(&self.space.values(p)),
@@ -233,6 +238,10 @@ mod tests {
             if can_ask && (running.is_empty() || rng.below(2) == 0) {
                 let n = (1 + rng.below(4)).min(budget - state.asked());
                 let got = state.ask(n);
+                if got.is_empty() && !state.exhausted() {
+                    // The strategy waits for results: no event.
+                    continue;
+                }
                 events.push(Event::Ask {
                     requested: n,
                     keys: got

@@ -184,6 +184,13 @@ declare_options! {
         tau: Option<f64> = None, "tau" => |o: &BayesOptions, v: &str| {
             checked("a number in (0, 1]", |x: &f64| *x > 0.0 && *x <= 1.0)(o, v).map(Some)
         };
+        /// If `R > 0`, a batch ask (or asks made before earlier results are told) keeps at most
+        /// `max(1, valid / R)` configurations outstanding once the initial sample is asked, where
+        /// `valid` is the number of valid results told: a young model is not asked for more
+        /// guesses than it can tell apart, and the caller gets fewer positions than it asked for
+        /// (at least one when none is outstanding). 0 turns it off. Asking one at a time and
+        /// telling each result before the next ask is unaffected.
+        ramp: usize = 2, "ramp" => at_least(0);
     }
     more keys {
         /// the clustered GP's number of clusters: an integer >= 1, or `auto` (1 to 3 by BIC);

@@ -219,6 +219,16 @@ impl Bayes {
             .or_else(|| self.memo.random_unasked(&mut self.rng))
     }
 
+    /// Whether the next ask waits for results (see the `ramp` option): the initial sample is
+    /// asked and as many configurations are outstanding as the valid results told support.
+    fn waits(&self) -> bool {
+        let ramp = self.options.ramp;
+        ramp > 0
+            && self.init_queue.is_empty()
+            && !self.pending.is_empty()
+            && self.pending.len() >= (self.valid.len() / ramp).max(1)
+    }
+
     /// Conditions the model on every pending configuration with a made-up result.
     fn sync_fantasies(&mut self) {
         while self.fantasized < self.pending.len() {
@@ -529,7 +539,7 @@ fn median(values: &[f64]) -> f64 {
 impl Strategy for Bayes {
     fn ask(&mut self, n: usize) -> Vec<usize> {
         let mut out = Vec::with_capacity(n);
-        while out.len() < n {
+        while out.len() < n && !self.waits() {
             let Some(p) = self.next_position() else {
                 break;
             };
@@ -733,8 +743,12 @@ mod tests {
         // Asking again before telling (an asynchronous tuner) conditions on fantasies; a run can
         // spend the whole space.
         let space = space();
-        let mut s =
-            strategy::build(&"bayes:init=4".parse().unwrap(), Arc::clone(&space), 3).unwrap();
+        let mut s = strategy::build(
+            &"bayes:init=4:ramp=0".parse().unwrap(),
+            Arc::clone(&space),
+            3,
+        )
+        .unwrap();
         let mut seen = HashSet::new();
         let mut pending = Vec::new();
         while seen.len() < space.len() {
@@ -757,6 +771,54 @@ mod tests {
             pending = keep;
         }
         assert!(s.ask(1).is_empty());
+    }
+
+    #[test]
+    fn ramp_keeps_as_many_outstanding_as_the_results_support() {
+        // `ramp=2`: after the initial sample of 4, at most max(1, valid / 2) outstanding; never
+        // an empty answer when nothing is outstanding; asking one at a time is unchanged.
+        let space = space();
+        let spec = |s: &str| s.parse::<StrategySpec>().unwrap();
+        let mut s = strategy::build(&spec("bayes:init=4:ramp=2"), Arc::clone(&space), 5).unwrap();
+        let tell = |s: &mut Box<dyn crate::strategy::Strategy>, asked: &[usize]| {
+            let trials: Vec<_> = asked
+                .iter()
+                .map(|&p| crate::strategy::Trial {
+                    position: p,
+                    outcome: objective(&space, p),
+                })
+                .collect();
+            s.tell(&trials);
+        };
+        let first = s.ask(8);
+        assert_eq!(first.len(), 4, "the initial sample, then a wait");
+        assert!(s.ask(8).is_empty(), "waits while the initial sample is out");
+        tell(&mut s, &first);
+        let valid = first
+            .iter()
+            .filter(|&&p| objective(&space, p) != Outcome::Failed)
+            .count();
+        let second = s.ask(8);
+        assert_eq!(second.len(), (valid / 2).max(1));
+        tell(&mut s, &second);
+        let mut sizes = Vec::new();
+        for _ in 0..12 {
+            let asked = s.ask(8);
+            assert!(!asked.is_empty());
+            sizes.push(asked.len());
+            tell(&mut s, &asked);
+        }
+        assert_eq!(
+            sizes.last(),
+            Some(&8),
+            "the batch grows to the full ask: {sizes:?}"
+        );
+        assert!(sizes.windows(2).all(|w| w[0] <= w[1]), "{sizes:?}");
+        let run = |spec_text: &str| {
+            let mut s = strategy::build(&spec(spec_text), Arc::clone(&space), 9).unwrap();
+            drive(s.as_mut(), 60, 1, |p| objective(&space, p)).trials
+        };
+        assert_eq!(run("bayes:init=4"), run("bayes:init=4:ramp=0"));
     }
 
     #[test]

@@ -174,7 +174,9 @@ pub struct Trial {
 
 /// An ask/tell search strategy.
 pub trait Strategy: Send {
-    /// Up to `n` distinct positions never asked before; empty only when all have been asked.
+    /// Up to `n` distinct positions never asked before. Fewer (even none) while positions asked
+    /// earlier are untold means the strategy waits for their results (Bayesian optimization's
+    /// `ramp`); an empty answer with nothing untold means all have been asked.
     fn ask(&mut self, n: usize) -> Vec<usize>;
     /// Results for previously asked positions.
     fn tell(&mut self, trials: &[Trial]);

@@ -79,6 +79,8 @@ fn planted_devices_give_the_fractions_worked_out_by_hand() {
     assert_eq!(z_line["portable"], 0.25);
     // b=2 reaches 0.8 of x's and y's optima, below the hedge of 0.9: the set stays b=1.
     assert_eq!(z_line["set"], 0.25);
+    // Stored of x and y: b=1 and b=2 (b=3 too, the three configurations); z's best is b=3.
+    assert_eq!(z_line["ceiling"], 1.0);
     // Held out x: y's winner b=1 is x's optimum; z's winner b=3 is a quarter of it.
     assert_eq!(lines[0]["singles"]["k_y"], 1.0);
     assert_eq!(lines[0]["singles"]["k_z"], 0.25);
@@ -110,10 +112,12 @@ fn on_the_gemm_caches_the_set_is_never_below_the_portable_configuration() {
         );
         // The set's first pick is the portable configuration, and re-timing keeps the fastest.
         assert!(set >= portable && set <= 1.0, "{line}");
+        // No set drawn from the stored configurations beats all of them.
+        assert!(line["ceiling"].as_f64().unwrap() >= set, "{line}");
         assert!(line["set_configs"].as_array().unwrap().len() <= 4);
     }
     let s = &lines[caches.len()];
-    for key in ["single", "portable", "set"] {
+    for key in ["single", "portable", "set", "ceiling"] {
         let (mean, min) = (
             s[format!("{key}_mean")].as_f64().unwrap(),
             s[format!("{key}_min")].as_f64().unwrap(),

@@ -15,25 +15,29 @@
 //!
 //! Without a portable set (a tuned file written before the sets, or no tuned file) this is
 //! [`baked`], and a single-device table never asks for the device.
+//!
+//! Every configuration it answers from the table or a set comes with its instance, the copy of
+//! the kernel's body the macro compiled with that configuration as constants
+//! ([`Variant::instance`]); only the default runs the generic body.
 
-use super::lookup::{Baked, baked, key_distance};
+use super::lookup::{Baked, Variant, baked, key_distance};
 use crate::params::Params;
 use crate::settings::{self, Mode};
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Instant;
 
-/// Runs one configuration on the call's arguments: `Err` with the reason if it failed (the
-/// `Ok` answer, as the tuning closure's, is not used here).
-pub type RunOne<'r, P> = dyn FnMut(&P) -> Result<Option<Vec<f64>>, String> + 'r;
+/// Runs one configuration (through its instance) on the call's arguments: `Err` with the
+/// reason if it failed (the `Ok` answer, as the tuning closure's, is not used here).
+pub type RunOne<'r, P> = dyn FnMut(&Variant<P>) -> Result<Option<Vec<f64>>, String> + 'r;
 
 /// The portable set baked for one key.
 #[derive(Debug)]
 pub struct Portable<P: 'static> {
     /// Problem-size key.
     pub key: u64,
-    /// The configurations, best compromise first.
-    pub candidates: &'static [P],
+    /// The configurations with their instances, best compromise first.
+    pub candidates: &'static [Variant<P>],
 }
 
 /// What the code generated for a shipped binary's call runs with; see the [module docs](self).
@@ -42,6 +46,7 @@ pub struct Portable<P: 'static> {
 ///
 /// # Panics
 /// If the set must be timed and `TUNABLE_MODE` holds an unknown value (as in a tuning build).
+#[inline]
 pub fn shipped<P: Params, D: AsRef<str>>(
     kernel: &'static str,
     table: &'static [Baked<P>],
@@ -50,7 +55,7 @@ pub fn shipped<P: Params, D: AsRef<str>>(
     default: P,
     device: impl FnOnce() -> D,
     run: &mut RunOne<'_, P>,
-) -> P {
+) -> Variant<P> {
     if portable.is_empty() {
         return baked(table, key, default, device);
     }
@@ -65,7 +70,8 @@ pub fn shipped<P: Params, D: AsRef<str>>(
     .unwrap_or_else(|| baked(table, key, default, || device))
 }
 
-type Chosen = HashMap<(&'static str, String, u64), Vec<tunable_search::Value>>;
+/// Per slot, the chosen configuration's values and instance.
+type Chosen = HashMap<(&'static str, String, u64), (Vec<tunable_search::Value>, Option<u16>)>;
 
 static CHOSEN: Mutex<Option<Chosen>> = Mutex::new(None);
 
@@ -79,7 +85,7 @@ fn choose<P: Params>(
     key: u64,
     run: &mut RunOne<'_, P>,
     mode: impl FnOnce() -> Mode,
-) -> Option<P> {
+) -> Option<Variant<P>> {
     let set = portable
         .iter()
         .min_by(|a, b| key_distance(a.key, key).total_cmp(&key_distance(b.key, key)))?;
@@ -90,14 +96,19 @@ fn choose<P: Params>(
         .unwrap_or_else(|e| e.into_inner())
         .get_or_insert_with(HashMap::new)
         .get(&slot)
-        .and_then(|v| P::from_values(v));
+        .and_then(|(v, instance)| {
+            P::from_values(v).map(|params| Variant {
+                params,
+                instance: *instance,
+            })
+        });
     if let Some(p) = known {
         return Some(p);
     }
     if mode() == Mode::Off {
         return Some(first);
     }
-    let mut best: Option<(P, f64)> = None;
+    let mut best: Option<(Variant<P>, f64)> = None;
     let mut failed = 0;
     for p in set.candidates {
         let start = Instant::now();
@@ -114,11 +125,14 @@ fn choose<P: Params>(
     let (chosen, ms) = best.unwrap_or((first, f64::NAN));
     let mut slots = CHOSEN.lock().unwrap_or_else(|e| e.into_inner());
     let slots = slots.get_or_insert_with(HashMap::new);
-    if let Some(v) = slots.get(&slot) {
+    if let Some((v, instance)) = slots.get(&slot) {
         // Another thread timed the set meanwhile: its choice stands, and it said so.
-        return Some(P::from_values(v).unwrap_or(chosen));
+        return Some(P::from_values(v).map_or(chosen, |params| Variant {
+            params,
+            instance: *instance,
+        }));
     }
-    slots.insert(slot, chosen.to_values());
+    slots.insert(slot, (chosen.params.to_values(), chosen.instance));
     let failures = if failed > 0 {
         format!(", {failed} failed")
     } else {
@@ -127,7 +141,7 @@ fn choose<P: Params>(
     eprintln!(
         "tunable: {kernel} has no tuned configuration for device {device:?}: timed the {} portable configurations once on key {key}{failures}; running {} ({ms:.3} ms) from now on",
         set.candidates.len(),
-        chosen.describe()
+        chosen.params.describe()
     );
     Some(chosen)
 }
@@ -142,22 +156,35 @@ mod tests {
         device: "tuned",
         key: 64,
         params: Tile(1),
+        instance: 0,
     }];
+
+    /// Tile `t` as compiled into instance `t`.
+    const fn tile(t: i64) -> Variant<Tile> {
+        Variant {
+            params: Tile(t),
+            instance: Some(t as u16),
+        }
+    }
 
     static PORTABLE: [Portable<Tile>; 2] = [
         Portable {
             key: 64,
-            candidates: &[Tile(2), Tile(3), Tile(4)],
+            candidates: &[tile(2), tile(3), tile(4)],
         },
         Portable {
             key: 4096,
-            candidates: &[Tile(5)],
+            candidates: &[tile(5)],
         },
     ];
 
     /// Tile 4 is the fastest, tile 3 fails.
-    fn timed(runs: &mut Vec<i64>) -> impl FnMut(&Tile) -> Result<Option<Vec<f64>>, String> + '_ {
-        |&Tile(t)| {
+    fn timed(
+        runs: &mut Vec<i64>,
+    ) -> impl FnMut(&Variant<Tile>) -> Result<Option<Vec<f64>>, String> + '_ {
+        |v| {
+            let Tile(t) = v.params;
+            assert_eq!(v.instance, Some(t as u16), "a candidate runs its own instance");
             runs.push(t);
             if t == 3 {
                 return Err("launch failed".into());
@@ -179,7 +206,7 @@ mod tests {
             || "tuned",
             &mut timed(&mut runs),
         );
-        assert_eq!((p, runs.len()), (Tile(1), 0));
+        assert_eq!((p, runs.len()), (Variant::of(&TABLE[0]), 0));
         // No portable set: the baked table, as always.
         let p = shipped(
             "k_tuned",
@@ -190,7 +217,7 @@ mod tests {
             || "other",
             &mut timed(&mut runs),
         );
-        assert_eq!((p, runs.len()), (Tile(1), 0));
+        assert_eq!((p, runs.len()), (Variant::of(&TABLE[0]), 0));
     }
 
     #[test]
@@ -205,7 +232,7 @@ mod tests {
             &mut timed(&mut runs),
             tune,
         );
-        assert_eq!(p, Some(Tile(4)));
+        assert_eq!(p, Some(tile(4)));
         assert_eq!(runs, [2, 3, 4]);
         // Later calls for the key: no timing.
         let p = choose(
@@ -216,7 +243,7 @@ mod tests {
             &mut timed(&mut runs),
             tune,
         );
-        assert_eq!((p, runs.len()), (Some(Tile(4)), 3));
+        assert_eq!((p, runs.len()), (Some(tile(4)), 3));
         // Another key, nearest to 4096: its own set, timed once.
         let p = choose(
             "k_unseen",
@@ -226,7 +253,7 @@ mod tests {
             &mut timed(&mut runs),
             tune,
         );
-        assert_eq!((p, &runs[3..]), (Some(Tile(5)), &[5][..]));
+        assert_eq!((p, &runs[3..]), (Some(tile(5)), &[5][..]));
     }
 
     #[test]
@@ -235,7 +262,7 @@ mod tests {
         let p = choose("k_off", &PORTABLE, "new", 64, &mut timed(&mut runs), || {
             Mode::Off
         });
-        assert_eq!((p, runs.len()), (Some(Tile(2)), 0));
+        assert_eq!((p, runs.len()), (Some(tile(2)), 0));
         assert_eq!(
             choose::<Tile>("k_off", &[], "new", 64, &mut timed(&mut runs), || {
                 Mode::Tune

@@ -47,11 +47,10 @@ pub(super) fn items(k: &Kernel, tuned: &Tuned) -> TokenStream {
         Some(r) => quote!(#r, #(#typed),*),
         None => quote!(#(#typed),*),
     };
-    let cfg = k
-        .f
-        .attrs
-        .iter()
-        .filter(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"));
+    let cfg =
+        k.f.attrs
+            .iter()
+            .filter(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"));
     let (params_ty, body) = (&k.params_ty, &k.f.block);
     let rebound = rebound(k);
     let fns = tuned.instances.iter().enumerate().map(|(i, idx)| {
@@ -115,11 +114,7 @@ fn name(k: &Kernel, i: usize) -> Ident {
 /// for those in `rebound` (see the [module docs](self)).
 pub(super) fn bindings(k: &Kernel, idx: &[usize], rebound: &[Ident]) -> TokenStream {
     let items = k.model.params.iter().zip(idx).map(|(p, &i)| {
-        let (f, ty, l) = (
-            &p.name,
-            tokens::ty(&p.ty),
-            tokens::literal(&p.values[i]),
-        );
+        let (f, ty, l) = (&p.name, tokens::ty(&p.ty), tokens::literal(&p.values[i]));
         if rebound.contains(f) {
             quote!(#[allow(unused_variables)] let #f: #ty = #l;)
         } else {

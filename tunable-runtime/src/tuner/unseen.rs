@@ -184,7 +184,11 @@ mod tests {
     ) -> impl FnMut(&Variant<Tile>) -> Result<Option<Vec<f64>>, String> + '_ {
         |v| {
             let Tile(t) = v.params;
-            assert_eq!(v.instance, Some(t as u16), "a candidate runs its own instance");
+            assert_eq!(
+                v.instance,
+                Some(t as u16),
+                "a candidate runs its own instance"
+            );
             runs.push(t);
             if t == 3 {
                 return Err("launch failed".into());

@@ -19,12 +19,19 @@
 //! Every configuration it answers from the table or a set comes with its instance, the copy of
 //! the kernel's body the macro compiled with that configuration as constants
 //! ([`Variant::instance`]); only the default runs the generic body.
+//!
+//! The answer for a key never changes in a process (the device is read once, a portable choice
+//! is kept), so each thread remembers the last key it asked about and its answer ([`Last`]): a
+//! call with the same key as the one before costs a thread-local read and a comparison, not a
+//! walk of the table and a comparison of device names.
 
 use super::lookup::{Baked, Variant, baked, key_distance};
 use crate::params::Params;
 use crate::settings::{self, Mode};
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::thread::LocalKey;
 use std::time::Instant;
 
 /// Runs one configuration (through its instance) on the call's arguments: `Err` with the
@@ -40,14 +47,59 @@ pub struct Portable<P: 'static> {
     pub candidates: &'static [Variant<P>],
 }
 
+/// The last key a thread asked [`shipped`] about for one kernel, and the answer: generated code
+/// holds one per kernel in a `thread_local!` (`const`-initialized, so reading it is a plain
+/// thread-local access).
+pub struct Last<P>(Cell<Option<(u64, Variant<P>)>>);
+
+impl<P: Copy> Last<P> {
+    /// Nothing asked yet.
+    pub const fn new() -> Self {
+        Last(Cell::new(None))
+    }
+}
+
+impl<P: Copy> Default for Last<P> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 /// What the code generated for a shipped binary's call runs with; see the [module docs](self).
 /// `kernel` names the kernel in the stderr line; `run` runs one configuration on the call's
-/// arguments (restoring them first), `Err` with the reason if it failed.
+/// arguments (restoring them first), `Err` with the reason if it failed; `last` is the kernel's
+/// [`Last`] answer on this thread, which answers a call with the same key at once.
 ///
 /// # Panics
 /// If the set must be timed and `TUNABLE_MODE` holds an unknown value (as in a tuning build).
+#[allow(clippy::too_many_arguments)] // one per fact of the kernel's generated call
 #[inline]
 pub fn shipped<P: Params, D: AsRef<str>>(
+    kernel: &'static str,
+    table: &'static [Baked<P>],
+    portable: &'static [Portable<P>],
+    key: u64,
+    default: P,
+    device: impl FnOnce() -> D,
+    run: &mut RunOne<'_, P>,
+    last: &'static LocalKey<Last<P>>,
+) -> Variant<P> {
+    let known = last
+        .try_with(|l| l.0.get())
+        .ok()
+        .flatten()
+        .filter(|(k, _)| *k == key);
+    if let Some((_, v)) = known {
+        return v;
+    }
+    let v = select(kernel, table, portable, key, default, device, run);
+    let _ = last.try_with(|l| l.0.set(Some((key, v))));
+    v
+}
+
+/// [`shipped`]'s answer for a key it has not seen last on this thread.
+#[inline(never)]
+fn select<P: Params, D: AsRef<str>>(
     kernel: &'static str,
     table: &'static [Baked<P>],
     portable: &'static [Portable<P>],
@@ -200,6 +252,9 @@ mod tests {
 
     #[test]
     fn a_tuned_device_runs_its_entry_without_timing() {
+        thread_local! {
+            static LAST: Last<Tile> = const { Last::new() };
+        }
         let mut runs = Vec::new();
         let p = shipped(
             "k_tuned",
@@ -209,10 +264,11 @@ mod tests {
             Tile(0),
             || "tuned",
             &mut timed(&mut runs),
+            &LAST,
         );
         assert_eq!((p, runs.len()), (Variant::of(&TABLE[0]), 0));
         // No portable set: the baked table, as always.
-        let p = shipped(
+        let p = select(
             "k_tuned",
             &TABLE,
             &[],
@@ -222,6 +278,36 @@ mod tests {
             &mut timed(&mut runs),
         );
         assert_eq!((p, runs.len()), (Variant::of(&TABLE[0]), 0));
+    }
+
+    #[test]
+    fn the_same_key_again_is_answered_without_asking_the_device() {
+        thread_local! {
+            static LAST: Last<Tile> = const { Last::new() };
+        }
+        let mut runs = Vec::new();
+        let mut call = |key, device: &'static str| {
+            shipped(
+                "k_last",
+                &TABLE,
+                &PORTABLE,
+                key,
+                Tile(0),
+                || device,
+                &mut timed(&mut runs),
+                &LAST,
+            )
+        };
+        assert_eq!(call(100, "tuned"), Variant::of(&TABLE[0]));
+        // The device is not asked again (another would have timed the portable set)...
+        assert_eq!(call(100, "unseen"), Variant::of(&TABLE[0]));
+        // ...until another key is asked for.
+        assert_eq!(call(5000, "unseen"), tile(5));
+        assert_eq!(runs, [5]);
+        // Another thread remembers its own.
+        std::thread::spawn(|| assert_eq!(LAST.with(|l| l.0.get()), None))
+            .join()
+            .unwrap();
     }
 
     #[test]

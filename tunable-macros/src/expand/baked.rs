@@ -42,7 +42,8 @@ pub(super) struct BakedEntry {
     pub(super) device: String,
     /// The problem-size key.
     pub(super) key: u64,
-    indices: Vec<usize>,
+    /// The configuration's value indices.
+    pub(super) indices: Vec<usize>,
     /// The best configurations kept for the slot (value indices) with their times, fastest
     /// first: those that still fit the annotation.
     pub(super) ranked: Vec<(Vec<usize>, f64)>,
@@ -69,14 +70,7 @@ pub(super) struct Tuned {
 impl Tuned {
     /// Reads the kernel's tuned file (nothing outside a cargo build).
     pub(super) fn read(model: &Model) -> Tuned {
-        let mut tuned = Tuned {
-            entries: vec![],
-            portable: vec![],
-            instances: vec![],
-            dropped: vec![],
-            tracked: None,
-            warning: None,
-        };
+        let mut tuned = Tuned::of(vec![]);
         let Ok(manifest) = std::env::var("CARGO_MANIFEST_DIR") else {
             return tuned;
         };
@@ -112,14 +106,34 @@ impl Tuned {
                 )),
             }
         }
-        tuned.portable = portable::sets(&tuned.entries);
-        let configurations = tuned.entries.iter().map(|e| &e.indices);
-        for c in configurations.chain(tuned.portable.iter().flat_map(|(_, set)| set)) {
-            if !tuned.instances.contains(c) {
-                tuned.instances.push(c.clone());
+        tuned.add_instances();
+        tuned
+    }
+
+    /// What the usable `entries` give, without a file.
+    pub(super) fn of(entries: Vec<BakedEntry>) -> Tuned {
+        let mut tuned = Tuned {
+            entries,
+            portable: vec![],
+            instances: vec![],
+            dropped: vec![],
+            tracked: None,
+            warning: None,
+        };
+        tuned.add_instances();
+        tuned
+    }
+
+    /// The portable sets of the entries, and the instances of the entries' and the sets'
+    /// configurations.
+    fn add_instances(&mut self) {
+        self.portable = portable::sets(&self.entries);
+        let configurations = self.entries.iter().map(|e| &e.indices);
+        for c in configurations.chain(self.portable.iter().flat_map(|(_, set)| set)) {
+            if !self.instances.contains(c) {
+                self.instances.push(c.clone());
             }
         }
-        tuned
     }
 
     /// The index of the instance compiled for a configuration of the table or a portable set.

@@ -60,10 +60,9 @@ pub(super) fn items(k: &Kernel, tuned: &Tuned) -> TokenStream {
         let cfg = cfg.clone();
         // The body's lints are reported once, on `<name>_with`; here constants can make rustc
         // see a panic or an overflow in code that never runs with these values. No `#[inline]`:
-        // with it rustc's own (MIR) inliner may inline the instance into the entry point's
-        // caller, losing that `&mut` arguments do not alias, and the kernel then runs runtime
-        // alias checks a hand-written call does not (measured on `benches/dispatch.rs`: 32 ns
-        // against 26 ns); LLVM still inlines it where that pays.
+        // with it, `benches/dispatch.rs`'s kernel inlined into the bench loop was compiled with
+        // run-time alias checks between its slices that the hand-written const call has not
+        // (32 ns against 26 ns); without it, the same 26 ns.
         quote! {
             #(#cfg)*
             #[doc(hidden)]
@@ -148,4 +147,114 @@ pub(super) fn rebound(k: &Kernel) -> Vec<Ident> {
     };
     v.visit_block(&k.f.block);
     v.found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::baked::BakedEntry;
+    use super::super::{Place, arg_names, with_tuned};
+    use super::*;
+    use crate::{attr, check};
+    use syn::parse::Parser;
+    use syn::punctuated::Punctuated;
+
+    /// The kernel `f` with the attribute arguments `args`, expanded with `entries` baked
+    /// (`(key, value indices)`, one device): the instances' and the whole expansion's code.
+    fn expanded(
+        args: TokenStream,
+        f: syn::ItemFn,
+        entries: &[(u64, &[usize])],
+    ) -> (String, String) {
+        let args = Punctuated::<attr::Arg, syn::Token![,]>::parse_terminated
+            .parse2(args)
+            .unwrap();
+        let names: Vec<Ident> = arg_names(&f).unwrap().into_iter().map(|(n, _)| n).collect();
+        let model = check::model(args.into_iter().collect(), &f.sig.ident, &names).unwrap();
+        let k = Kernel::new(&model, &f, &Place { self_ty: None }).unwrap();
+        let tuned = Tuned::of(
+            entries
+                .iter()
+                .map(|&(key, idx)| BakedEntry {
+                    device: "cpu".into(),
+                    key,
+                    indices: idx.to_vec(),
+                    ranked: vec![(idx.to_vec(), 1.0)],
+                })
+                .collect(),
+        );
+        let (outer, inner) = with_tuned(&model, &f, &Place { self_ty: None }, &tuned).unwrap();
+        (
+            items(&k, &tuned).to_string(),
+            quote!(#outer #inner).to_string(),
+        )
+    }
+
+    fn kernel() -> syn::ItemFn {
+        syn::parse_quote! {
+            fn k(x: &mut [f32]) -> usize {
+                let mut lanes = [0.0f32; 4];
+                for c in x.chunks(a + 1) { lanes[0] += c[0] * b as f32; }
+                a + b
+            }
+        }
+    }
+
+    #[test]
+    fn the_code_grows_with_the_baked_configurations_not_with_the_space() {
+        let big = quote!(a = 0..100, b = 0..100);
+        // The same values, 100 valid configurations instead of 10,000.
+        let small = quote!(a = 0..100, b = 0..100, constraint = "a == b");
+        let count = |code: &str| code.matches("fn __tunable_k_").count();
+        // Nothing baked: no instance, nothing changes.
+        let (none, none_all) = expanded(big.clone(), kernel(), &[]);
+        assert!(none.is_empty(), "{none}");
+        // One instance per distinct configuration, whatever the space.
+        let (one, one_all) = expanded(big.clone(), kernel(), &[(64, &[37, 61])]);
+        assert_eq!(count(&one), 1, "{one}");
+        assert!(one.contains("const a : usize = 37 ;") && one.contains("const b : usize = 61 ;"));
+        let (two, _) = expanded(
+            big.clone(),
+            kernel(),
+            &[(64, &[37, 61]), (128, &[37, 61]), (256, &[1, 2])],
+        );
+        assert_eq!(count(&two), 2, "{two}");
+        // An entry in a space of 100 configurations costs as much code as in one of 10,000.
+        let (_, small_all) = expanded(small, kernel(), &[(64, &[37, 37])]);
+        let body = one.len() / count(&one);
+        assert!(
+            one_all.len().abs_diff(small_all.len()) < body,
+            "10,000 configurations: {} bytes of code, 100: {}",
+            one_all.len(),
+            small_all.len()
+        );
+        // The table, the portable set and the dispatch add a few lines per entry beside its body.
+        assert!(one_all.len() - none_all.len() < 3 * body);
+    }
+
+    #[test]
+    fn a_parameter_the_body_rebinds_is_a_local_in_the_instances() {
+        let f: syn::ItemFn = syn::parse_quote! {
+            fn k(n: usize) -> usize {
+                let a = a.min(n);
+                let g = |b: usize| b + 1;
+                match n { c => g(a) + c }
+            }
+        };
+        let (code, _) = expanded(
+            quote!(a = [1, 2], b = [3, 4], c = [5, 6]),
+            f,
+            &[(0, &[1, 0, 1])],
+        );
+        assert!(code.contains("let a : usize = 2 ;"), "{code}");
+        assert!(code.contains("let b : usize = 3 ;"), "{code}");
+        assert!(code.contains("let c : usize = 6 ;"), "{code}");
+        let (code, _) = expanded(quote!(a = [1, 2]), kernel_with_a(), &[(0, &[1])]);
+        assert!(code.contains("const a : usize = 2 ;"), "{code}");
+    }
+
+    fn kernel_with_a() -> syn::ItemFn {
+        syn::parse_quote! {
+            fn k(n: usize) -> usize { let m = a.min(n); m }
+        }
+    }
 }

@@ -149,11 +149,20 @@ pub(crate) fn expand(
     f: &ItemFn,
     place: &Place,
 ) -> syn::Result<(TokenStream, TokenStream)> {
+    with_tuned(model, f, place, &baked::Tuned::read(model))
+}
+
+/// [`expand`] with the tuned entries given.
+fn with_tuned(
+    model: &Model,
+    f: &ItemFn,
+    place: &Place,
+    tuned: &baked::Tuned,
+) -> syn::Result<(TokenStream, TokenStream)> {
     let k = Kernel::new(model, f, place)?;
     let outer = params::items(&k);
-    let tuned = baked::Tuned::read(model);
     let (space, with) = (space::item(&k), with::item(&k));
-    let instances = instances::items(&k, &tuned);
-    let (entry, config) = (entry::item(&k, &tuned), config::item(&k, &tuned));
+    let instances = instances::items(&k, tuned);
+    let (entry, config) = (entry::item(&k, tuned), config::item(&k, tuned));
     Ok((outer, quote!(#space #with #instances #entry #config)))
 }

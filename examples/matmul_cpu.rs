@@ -102,6 +102,9 @@ fn matmul_hand<const BM: usize, const BK: usize, const BN: usize, const UNROLL: 
 /// A matmul variant.
 type Matmul = fn(&[f32], &[f32], &mut [f32], usize);
 
+/// A timed run on the output `c`.
+type Run<'a> = dyn Fn(&mut [f32]) + 'a;
+
 /// The hand-written instance of a configuration of `matmul_small`'s space (small enough that
 /// every configuration has one).
 fn matmul_hand_instance(p: &MatmulSmallParams) -> Option<Matmul> {
@@ -153,7 +156,7 @@ fn specialized(a: &[f32], b: &[f32], c: &mut [f32], n: usize) {
         f();
         s.elapsed().as_secs_f64() * 1e3
     };
-    let runs: [&dyn Fn(&mut [f32]); 3] = [
+    let runs: [&Run; 3] = [
         &|c| matmul_small(a, b, black_box(c), n),
         &|c| hand(a, b, black_box(c), n),
         &|c| matmul_small_with(&p, a, b, black_box(c), n),

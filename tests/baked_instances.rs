@@ -7,7 +7,7 @@
 //! so running the generic body where an instance was due fails the test. Covered: a free
 //! function, a generic method taking `&mut self` that returns `Result` and has `restore`, a
 //! `consts` kernel using its parameter as an array length, a body that rebinds a parameter's
-//! name, a space of 10,000 configurations, the portable set on a device nobody tuned on, a kernel
+//! name, a function returning `impl Trait` (no instances), a space of 10,000 configurations, the portable set on a device nobody tuned on, a kernel
 //! with nothing baked, and a build with the `autotune` feature (only the generic body).
 //!
 //! Shares the target folder of `end_to_end.rs` (`target/e2e`), so the dependencies are built once.
@@ -63,6 +63,13 @@ fn rebinds(n: usize) -> usize {
     f(tile)
 }
 
+/// Returns `impl Trait` (capturing nothing, as the entry point's call of `steps_with(&params,
+/// ..)` requires): no instances (each would return a type of its own), the generic body.
+#[tunable(step = [1, 2, 3])]
+fn steps(n: usize) -> impl Iterator<Item = usize> + use<> {
+    (0..n).step_by(step)
+}
+
 struct Acc {
     total: usize,
 }
@@ -90,6 +97,7 @@ fn main() {
     println!("big {:?}", big());
     println!("lanes {:?}", lanes());
     println!("rebinds {}", rebinds(3));
+    println!("steps {:?}", steps(7).collect::<Vec<_>>());
     let mut acc = Acc { total: 0 };
     let mut out = [9u64; 2];
     let r = acc.sums(&mut out, &[1u8, 2, 3, 4, 5, 6]);
@@ -228,6 +236,7 @@ fn shipped_builds_run_baked_configurations_as_constant_instances() {
     c.tune("lanes", &["width"], &[("cpu: fixture", 0, &[8])]);
     c.tune("rebinds", &["tile"], &[("cpu: fixture", 0, &[8])]);
     c.tune("sums", &["step"], &[("cpu: fixture", 0, &[3])]);
+    c.tune("steps", &["step"], &[("cpu: fixture", 0, &[3])]);
     let (out, err) = c.run(false, &[]);
     assert_eq!(line(&out, "probe"), "(4, true)", "{out}{err}");
     // `_with` is the generic body, whatever is baked.
@@ -240,6 +249,7 @@ fn shipped_builds_run_baked_configurations_as_constant_instances() {
     assert_eq!(line(&out, "big"), "(37, 61, true)", "{out}{err}");
     assert_eq!(line(&out, "lanes"), "(8, true)", "{out}{err}");
     assert_eq!(line(&out, "rebinds"), "30", "{out}{err}");
+    assert_eq!(line(&out, "steps"), "[0, 3, 6]", "{out}{err}");
     // Summed in threes (nothing timed, so nothing restored); an `Err` is still returned.
     assert_eq!(
         line(&out, "sums"),

@@ -20,6 +20,9 @@
 //! values: the default configuration, every call of a build with the `autotune` feature (which
 //! compiles no instance), and `<name>_with` itself.
 //!
+//! A function returning `impl Trait` has no instances: each copy would return a type of its
+//! own, and the entry point can return only one.
+//!
 //! A parameter the body rebinds (`let tile = tile.min(n);`, a closure argument or a pattern
 //! named like it) cannot be a `const`, whose name in a pattern would be a constant pattern: in
 //! the instances it is a local initialized with the literal instead, which the optimizer folds
@@ -36,7 +39,7 @@ use syn::{FnArg, Ident};
 /// The instances of the kernel's configurations in `tuned`, compiled only in shipped builds
 /// (`__private::shipped_only!`); nothing without a tuned entry.
 pub(super) fn items(k: &Kernel, tuned: &Tuned) -> TokenStream {
-    if tuned.instances.is_empty() {
+    if count(k, tuned) == 0 {
         return TokenStream::new();
     }
     let sig = &k.f.sig;
@@ -92,10 +95,11 @@ pub(super) fn dispatch(
 ) -> TokenStream {
     let call_with = &k.call_with;
     let generic = quote!(#call_with(&#variant.params, #(#args),*));
-    if tuned.instances.is_empty() {
+    let n = count(k, tuned);
+    if n == 0 {
         return generic;
     }
-    let arms = (0..tuned.instances.len()).map(|i| {
+    let arms = (0..n).map(|i| {
         let (call, i16) = (k.call(&name(k, i)), i as u16);
         quote!(::core::option::Option::Some(#i16) => #call(#(#args),*),)
     });
@@ -105,6 +109,20 @@ pub(super) fn dispatch(
             _ => #generic,
         }
     }
+}
+
+/// How many instances the kernel has: one per configuration in `tuned`, none for a function
+/// returning `impl Trait` (see the [module docs](self)).
+fn count(k: &Kernel, tuned: &Tuned) -> usize {
+    struct Opaque(bool);
+    impl<'ast> Visit<'ast> for Opaque {
+        fn visit_type_impl_trait(&mut self, _: &'ast syn::TypeImplTrait) {
+            self.0 = true;
+        }
+    }
+    let mut opaque = Opaque(false);
+    opaque.visit_return_type(&k.f.sig.output);
+    if opaque.0 { 0 } else { tuned.instances.len() }
 }
 
 /// The name of instance `i`: `__tunable_<name>_<i>`.
@@ -250,6 +268,16 @@ mod tests {
         assert!(code.contains("let c : usize = 6 ;"), "{code}");
         let (code, _) = expanded(quote!(a = [1, 2]), kernel_with_a(), &[(0, &[1])]);
         assert!(code.contains("const a : usize = 2 ;"), "{code}");
+    }
+
+    #[test]
+    fn a_function_returning_impl_trait_has_no_instances() {
+        let f: syn::ItemFn = syn::parse_quote! {
+            fn k(n: usize) -> impl Iterator<Item = usize> { (0..n).step_by(a) }
+        };
+        let (code, all) = expanded(quote!(a = [1, 2]), f, &[(0, &[1])]);
+        assert!(code.is_empty(), "{code}");
+        assert!(!all.contains("__tunable_k_"), "{all}");
     }
 
     fn kernel_with_a() -> syn::ItemFn {

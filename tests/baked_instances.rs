@@ -12,8 +12,9 @@
 //!
 //! Shares the target folder of `end_to_end.rs` (`target/e2e`), so the dependencies are built once.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod temp_crate;
+
+use temp_crate::TempCrate;
 use tunable_search::format::tuned::{Ranked, StoredValue, TunedEntry, encode};
 
 /// `is_const!(p)`, hidden in a macro so that `#[tunable]` does not see the pattern (a parameter
@@ -106,103 +107,36 @@ fn main() {
 }
 "#;
 
-/// The crate under test: its folder, and the shared target folder.
-struct Crate {
-    dir: PathBuf,
-    target: PathBuf,
-}
-
-impl Crate {
-    fn new(name: &str) -> Crate {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-        let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("src")).unwrap();
-        std::fs::write(
-            dir.join("Cargo.toml"),
-            format!(
-                "[package]\nname = \"instances\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\ntunable = {{ path = {root:?} }}\n\n[features]\nautotune = [\"tunable/autotune\"]\n\n[workspace]\n",
-            ),
-        )
-        .unwrap();
-        std::fs::write(dir.join("src/main.rs"), format!("{IS_CONST}{KERNELS}")).unwrap();
-        Crate {
-            dir,
-            target: root.join("target/e2e"),
-        }
-    }
-
-    /// Builds (with the `autotune` feature or not) and runs the binary with `env`: (stdout,
-    /// build output + stderr of the run).
-    fn run(&self, autotune: bool, env: &[(&str, &str)]) -> (String, String) {
-        let mut b = Command::new(env!("CARGO"));
-        b.args(["build", "--quiet"])
-            .current_dir(&self.dir)
-            .env("CARGO_TARGET_DIR", &self.target)
-            .env_remove("TUNABLE_DIR");
-        if autotune {
-            b.args(["--features", "autotune"]);
-        }
-        let built = ok(&mut b);
-        let mut r = Command::new(self.target.join("debug/instances"));
-        r.current_dir(&self.dir)
-            .env_remove("TUNABLE_DIR")
-            .env_remove("TUNABLE_MODE")
-            .env("TUNABLE_DEVICE", "cpu: fixture");
-        for (k, v) in env {
-            r.env(k, v);
-        }
-        let out = ok(&mut r);
-        (
-            String::from_utf8(out.stdout).unwrap(),
-            String::from_utf8_lossy(&built.stderr).into_owned()
-                + &String::from_utf8_lossy(&out.stderr),
-        )
-    }
-
-    /// Writes `tuned/<kernel>.bin` with one entry per `(device, key, values)`, in the space
-    /// fingerprint the last build recorded in `tuned/<kernel>.space`. Each entry ranks its
-    /// winner first, then the other listed configurations of the same key.
-    fn tune(&self, kernel: &str, names: &[&str], entries: &[(&str, u64, &[i64])]) {
-        let tuned = self.dir.join("tuned");
-        let space = std::fs::read_to_string(tuned.join(format!("{kernel}.space"))).unwrap();
-        let space_hash = u64::from_str_radix(space.trim(), 16).unwrap();
-        let stored = |v: &[i64]| v.iter().map(|&x| StoredValue::Int(x)).collect::<Vec<_>>();
-        let entries: Vec<TunedEntry> = entries
-            .iter()
-            .map(|&(device, key, values)| TunedEntry {
-                kernel: kernel.into(),
-                device: device.into(),
-                key,
-                space_hash,
-                params: names
-                    .iter()
-                    .map(|n| n.to_string())
-                    .zip(stored(values))
-                    .collect(),
+/// Writes `tuned/<kernel>.bin` in `c` with one entry per `(device, key, values)`, in the space
+/// fingerprint the last build recorded in `tuned/<kernel>.space`.
+fn tune(c: &TempCrate, kernel: &str, names: &[&str], entries: &[(&str, u64, &[i64])]) {
+    let tuned = c.dir.join("tuned");
+    let space = std::fs::read_to_string(tuned.join(format!("{kernel}.space"))).unwrap();
+    let space_hash = u64::from_str_radix(space.trim(), 16).unwrap();
+    let stored = |v: &[i64]| v.iter().map(|&x| StoredValue::Int(x)).collect::<Vec<_>>();
+    let entries: Vec<TunedEntry> = entries
+        .iter()
+        .map(|&(device, key, values)| TunedEntry {
+            kernel: kernel.into(),
+            device: device.into(),
+            key,
+            space_hash,
+            params: names
+                .iter()
+                .map(|n| n.to_string())
+                .zip(stored(values))
+                .collect(),
+            time_ms: 1.0,
+            evaluations: 1,
+            strategy: "fixture".into(),
+            timestamp: 0,
+            top: vec![Ranked {
+                values: stored(values),
                 time_ms: 1.0,
-                evaluations: 1,
-                strategy: "fixture".into(),
-                timestamp: 0,
-                top: vec![Ranked {
-                    values: stored(values),
-                    time_ms: 1.0,
-                }],
-            })
-            .collect();
-        std::fs::write(tuned.join(format!("{kernel}.bin")), encode(&entries)).unwrap();
-    }
-}
-
-fn ok(cmd: &mut Command) -> Output {
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
+            }],
+        })
+        .collect();
+    std::fs::write(tuned.join(format!("{kernel}.bin")), encode(&entries)).unwrap();
 }
 
 /// The line of `out` that starts with `label ` (without it).
@@ -215,10 +149,17 @@ fn line<'a>(out: &'a str, label: &str) -> &'a str {
 
 #[test]
 fn shipped_builds_run_baked_configurations_as_constant_instances() {
-    let c = Crate::new("tunable-instances");
+    let c = TempCrate::new("instances", &format!("{IS_CONST}{KERNELS}"));
+    // The device the fixtures are tuned on, unless a run names another.
+    let run = |autotune, env: &[(&str, &str)]| {
+        c.run(
+            autotune,
+            &[&[("TUNABLE_DEVICE", "cpu: fixture")], env].concat(),
+        )
+    };
 
     // 1. Nothing tuned: every kernel runs its default through the generic body.
-    let (out, err) = c.run(false, &[]);
+    let (out, err) = run(false, &[]);
     assert_eq!(line(&out, "probe"), "(1, false)", "{out}{err}");
     assert_eq!(line(&out, "big"), "(0, 0, false)", "{out}{err}");
     // `consts` instantiates every configuration, baked or not.
@@ -228,16 +169,16 @@ fn shipped_builds_run_baked_configurations_as_constant_instances() {
         "Ok(false) [10, 11] total 1",
         "{out}{err}"
     );
-    assert!(Path::new(&c.dir.join("tuned/probe.space")).exists());
+    assert!(c.dir.join("tuned/probe.space").exists());
 
     // 2. Baked entries (the plain build is rebuilt because the tuned files changed).
-    c.tune("probe", &["tile"], &[("cpu: fixture", 1024, &[4])]);
-    c.tune("big", &["a", "b"], &[("cpu: fixture", 0, &[37, 61])]);
-    c.tune("lanes", &["width"], &[("cpu: fixture", 0, &[8])]);
-    c.tune("rebinds", &["tile"], &[("cpu: fixture", 0, &[8])]);
-    c.tune("sums", &["step"], &[("cpu: fixture", 0, &[3])]);
-    c.tune("steps", &["step"], &[("cpu: fixture", 0, &[3])]);
-    let (out, err) = c.run(false, &[]);
+    tune(&c, "probe", &["tile"], &[("cpu: fixture", 1024, &[4])]);
+    tune(&c, "big", &["a", "b"], &[("cpu: fixture", 0, &[37, 61])]);
+    tune(&c, "lanes", &["width"], &[("cpu: fixture", 0, &[8])]);
+    tune(&c, "rebinds", &["tile"], &[("cpu: fixture", 0, &[8])]);
+    tune(&c, "sums", &["step"], &[("cpu: fixture", 0, &[3])]);
+    tune(&c, "steps", &["step"], &[("cpu: fixture", 0, &[3])]);
+    let (out, err) = run(false, &[]);
     assert_eq!(line(&out, "probe"), "(4, true)", "{out}{err}");
     // `_with` is the generic body, whatever is baked.
     assert_eq!(line(&out, "probe_with"), "(4, false)", "{out}{err}");
@@ -259,7 +200,7 @@ fn shipped_builds_run_baked_configurations_as_constant_instances() {
     assert_eq!(line(&out, "sums empty"), "Err(\"empty\")", "{out}{err}");
 
     // 3. A device nobody tuned on times the portable set, as instances.
-    let (out, err) = c.run(false, &[("TUNABLE_DEVICE", "cpu: elsewhere")]);
+    let (out, err) = run(false, &[("TUNABLE_DEVICE", "cpu: elsewhere")]);
     assert_eq!(line(&out, "probe"), "(4, true)", "{out}{err}");
     assert!(
         err.contains("probe has no tuned configuration for device"),
@@ -269,7 +210,7 @@ fn shipped_builds_run_baked_configurations_as_constant_instances() {
     assert_eq!(line(&out, "sums"), "Ok(true) [6, 15] total 6", "{out}{err}");
 
     // 4. A tuning build runs the generic body only, baked entries included.
-    let (out, err) = c.run(true, &[("TUNABLE_MODE", "off")]);
+    let (out, err) = run(true, &[("TUNABLE_MODE", "off")]);
     assert_eq!(line(&out, "probe"), "(4, false)", "{out}{err}");
     assert_eq!(line(&out, "big"), "(37, 61, false)", "{out}{err}");
     assert_eq!(

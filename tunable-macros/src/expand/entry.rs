@@ -106,17 +106,25 @@ fn tune(k: &Kernel, dropped: &[String]) -> TokenStream {
 
 /// The shipped branch's choice, a `Variant`: the baked entry of this device, else the fastest of
 /// the portable set (each timed once on the call's arguments as its instance, after `restore`),
-/// remembered per thread for the last key; see `tunable_runtime::tuner::unseen`.
+/// remembered per thread for the last key on this CPU; see `tunable_runtime::tuner::unseen`.
 fn shipped(k: &Kernel, tuned: &Tuned) -> TokenStream {
     let (model, params_ty) = (k.model, &k.params_ty);
     let kernel_name = &model.name;
     let device = device(k);
     let run = restored_run(k, instances::dispatch(k, tuned, &quote!(v), &reborrowed(k)));
-    quote! {{
-        ::std::thread_local! {
-            static LAST: ::tunable::__private::Last<#params_ty> =
-                const { ::tunable::__private::Last::new() };
-        }
+    // The last answer is remembered only where the device cannot change between calls.
+    let last = if model.device.is_none() {
+        quote! {{
+            ::std::thread_local! {
+                static LAST: ::tunable::__private::Last<#params_ty> =
+                    const { ::tunable::__private::Last::new() };
+            }
+            ::core::option::Option::Some(&LAST)
+        }}
+    } else {
+        quote!(::core::option::Option::None)
+    };
+    quote! {
         ::tunable::__private::shipped(
             #kernel_name,
             BAKED,
@@ -125,9 +133,9 @@ fn shipped(k: &Kernel, tuned: &Tuned) -> TokenStream {
             DEFAULT,
             || #device,
             &mut |v: &::tunable::__private::Variant<#params_ty>| #run,
-            &LAST,
+            #last,
         )
-    }}
+    }
 }
 
 /// `static KERNEL: KernelSpec`, the kernel's static facts for the runtime.

@@ -20,10 +20,12 @@
 //! the kernel's body the macro compiled with that configuration as constants
 //! ([`Variant::instance`]); only the default runs the generic body.
 //!
-//! The answer for a key never changes in a process (the device is read once, a portable choice
-//! is kept), so each thread remembers the last key it asked about and its answer ([`Last`]): a
-//! call with the same key as the one before costs a thread-local read and a comparison, not a
-//! walk of the table and a comparison of device names.
+//! For a kernel on this CPU the answer for a key never changes in a process (the device is read
+//! once, a portable choice is kept), so each thread remembers the last key it asked about and its
+//! answer ([`Last`]): a call with the same key as the one before costs a thread-local read and a
+//! comparison, not a walk of the table and a comparison of device names. A kernel whose device
+//! is an expression over the arguments (a GPU kernel) may run on another device at the next
+//! call, and asks every time.
 
 use super::lookup::{Baked, Variant, baked, key_distance};
 use crate::params::Params;
@@ -67,8 +69,9 @@ impl<P: Copy> Default for Last<P> {
 
 /// What the code generated for a shipped binary's call runs with; see the [module docs](self).
 /// `kernel` names the kernel in the stderr line; `run` runs one configuration on the call's
-/// arguments (restoring them first), `Err` with the reason if it failed; `last` is the kernel's
-/// [`Last`] answer on this thread, which answers a call with the same key at once.
+/// arguments (restoring them first), `Err` with the reason if it failed; `last`, for a kernel
+/// whose device cannot change between calls, is its [`Last`] answer on this thread, which
+/// answers a call with the same key at once.
 ///
 /// # Panics
 /// If the set must be timed and `TUNABLE_MODE` holds an unknown value (as in a tuning build).
@@ -82,8 +85,11 @@ pub fn shipped<P: Params, D: AsRef<str>>(
     default: P,
     device: impl FnOnce() -> D,
     run: &mut RunOne<'_, P>,
-    last: &'static LocalKey<Last<P>>,
+    last: Option<&'static LocalKey<Last<P>>>,
 ) -> Variant<P> {
+    let Some(last) = last else {
+        return select(kernel, table, portable, key, default, device, run);
+    };
     let known = last
         .try_with(|l| l.0.get())
         .ok()
@@ -264,7 +270,7 @@ mod tests {
             Tile(0),
             || "tuned",
             &mut timed(&mut runs),
-            &LAST,
+            Some(&LAST),
         );
         assert_eq!((p, runs.len()), (Variant::of(&TABLE[0]), 0));
         // No portable set: the baked table, as always.
@@ -295,7 +301,7 @@ mod tests {
                 Tile(0),
                 || device,
                 &mut timed(&mut runs),
-                &LAST,
+                Some(&LAST),
             )
         };
         assert_eq!(call(100, "tuned"), Variant::of(&TABLE[0]));

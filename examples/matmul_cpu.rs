@@ -8,12 +8,16 @@
 //! ```
 //!
 //! With `--features autotune` the first call of `matmul_cpu` for a problem-size bucket tunes it on
-//! its own arguments and stores the winner in `tuned/matmul_cpu.bin`; a later plain build bakes it
-//! in. The program prints the default configuration's time, the tuned one's and the speedup.
+//! its own arguments and stores the winner in `tuned/matmul_cpu.bin` (and the first call of
+//! `matmul_small` tunes that one); a later plain build bakes them in. The program prints the
+//! default configuration's time, the tuned one's and the speedup; a plain build also prints
+//! `specialized: shipped X ms, hand-specialized Y ms, ratio R`: the shipped call of
+//! `matmul_small`, which runs the baked configuration's instance with constants, against the same
+//! configuration written by hand with const generics ([`matmul_hand`]), timed interleaved.
 
 use std::hint::black_box;
 use std::time::Instant;
-use tunable::tunable;
+use tunable::{Params, tunable};
 
 /// The blocked kernel, shared by the kernels below; the block sizes and the unroll factor are
 /// whatever `bm`, `bk`, `bn` and `unroll` name where it is expanded (locals or consts).
@@ -65,8 +69,18 @@ pub fn matmul_cpu(a: &[f32], b: &[f32], c: &mut [f32], n: usize) {
     blocked_matmul!(a, b, c, n, bm, bk, bn, unroll)
 }
 
-/// The same kernel on a narrower space (32 configurations), parameters as runtime locals.
-#[tunable(bm = [32, 64], bk = [64, 128], bn = [128, 256], unroll = [1, 4, 8, 16], budget = 32)]
+/// The same kernel on a narrower space (32 configurations), small enough that each configuration
+/// also has a hand-written instance ([`matmul_hand`]) to compare the shipped call with. Tuned by
+/// its first call, as `matmul_cpu`.
+#[tunable(
+    bm = [32, 64],
+    bk = [64, 128],
+    bn = [128, 256],
+    unroll = [1, 4, 8, 16],
+    budget = 32,
+    repeats = 3,
+    warmup = 1
+)]
 pub fn matmul_small(a: &[f32], b: &[f32], c: &mut [f32], n: usize) {
     blocked_matmul!(a, b, c, n, bm, bk, bn, unroll)
 }
@@ -76,6 +90,107 @@ pub fn matmul_small(a: &[f32], b: &[f32], c: &mut [f32], n: usize) {
 #[tunable(bm = [32, 64], bk = [64, 128], bn = [128, 256], unroll = [1, 4, 8, 16], budget = 32, consts)]
 pub fn matmul_small_consts(a: &[f32], b: &[f32], c: &mut [f32], n: usize) {
     blocked_matmul!(a, b, c, n, bm, bk, bn, unroll)
+}
+
+/// The blocked kernel written out by hand, without the macro, with the block sizes and the
+/// unroll factor as const generics: what a user who knew the tuned values would write.
+fn matmul_hand<const BM: usize, const BK: usize, const BN: usize, const UNROLL: usize>(
+    a: &[f32],
+    b: &[f32],
+    c: &mut [f32],
+    n: usize,
+) {
+    blocked_matmul!(a, b, c, n, BM, BK, BN, UNROLL)
+}
+
+/// A matmul variant.
+type Matmul = fn(&[f32], &[f32], &mut [f32], usize);
+
+/// A timed run on the output `c`.
+type Run<'a> = dyn Fn(&mut [f32]) + 'a;
+
+/// The hand-written instance of a configuration of `matmul_small`'s space (small enough that
+/// every configuration has one).
+fn matmul_hand_instance(p: &MatmulSmallParams) -> Option<Matmul> {
+    macro_rules! unroll {
+        ($bm:literal, $bk:literal, $bn:literal) => {
+            match p.unroll {
+                1 => Some(matmul_hand::<$bm, $bk, $bn, 1> as Matmul),
+                4 => Some(matmul_hand::<$bm, $bk, $bn, 4> as Matmul),
+                8 => Some(matmul_hand::<$bm, $bk, $bn, 8> as Matmul),
+                16 => Some(matmul_hand::<$bm, $bk, $bn, 16> as Matmul),
+                _ => None,
+            }
+        };
+    }
+    match (p.bm, p.bk, p.bn) {
+        (32, 64, 128) => unroll!(32, 64, 128),
+        (32, 64, 256) => unroll!(32, 64, 256),
+        (32, 128, 128) => unroll!(32, 128, 128),
+        (32, 128, 256) => unroll!(32, 128, 256),
+        (64, 64, 128) => unroll!(64, 64, 128),
+        (64, 64, 256) => unroll!(64, 64, 256),
+        (64, 128, 128) => unroll!(64, 128, 128),
+        (64, 128, 256) => unroll!(64, 128, 256),
+        _ => None,
+    }
+}
+
+/// The shipped call of `matmul_small` against the same configuration instantiated by hand
+/// ([`matmul_hand`]), timed interleaved: what running the baked configuration's instance costs
+/// over hand-written constants. The generic body (`matmul_small_with`, parameters as run-time
+/// values) is timed beside them, for scale.
+fn specialized(a: &[f32], b: &[f32], c: &mut [f32], n: usize) {
+    // With `--features autotune` this first call tunes `matmul_small`, as the first call of
+    // `matmul_cpu` tuned it; a later plain build bakes both.
+    matmul_small(a, b, c, n);
+    let choice = matmul_small_config(a, b, c, n);
+    if cfg!(feature = "autotune") || choice.origin != tunable::Origin::Baked {
+        println!(
+            "  specialized: matmul_small runs {} ({:?}); a plain build with its tuned file compares the baked instance with a hand-specialized copy",
+            choice.params.describe(),
+            choice.origin
+        );
+        return;
+    }
+    let p = choice.params;
+    let hand = matmul_hand_instance(&p).expect("every configuration has a hand instance");
+    let once = |f: &mut dyn FnMut()| {
+        let s = Instant::now();
+        f();
+        s.elapsed().as_secs_f64() * 1e3
+    };
+    let runs: [&Run; 3] = [
+        &|c| matmul_small(a, b, black_box(c), n),
+        &|c| hand(a, b, black_box(c), n),
+        &|c| matmul_small_with(&p, a, b, black_box(c), n),
+    ];
+    let mut times = [Vec::new(), Vec::new(), Vec::new()];
+    for run in runs {
+        once(&mut || run(c));
+    }
+    // Interleaved, each round in another order, so that none always runs on a warmer cache; the
+    // ratio is taken per round (the two runs a few milliseconds apart see the same load from
+    // other processes), then its median.
+    const ROUNDS: usize = 60;
+    for round in 0..ROUNDS {
+        for i in 0..3 {
+            let i = (i + round) % 3;
+            times[i].push(once(&mut || runs[i](c)));
+        }
+    }
+    let median = |v: &[f64]| {
+        let mut v = v.to_vec();
+        v.sort_by(f64::total_cmp);
+        (v[v.len() / 2 - 1] + v[v.len() / 2]) / 2.0
+    };
+    let ratios: Vec<f64> = times[0].iter().zip(&times[1]).map(|(x, y)| x / y).collect();
+    let [x, y, z] = [0, 1, 2].map(|i| median(&times[i]));
+    println!(
+        "  specialized: shipped {x:.3} ms, hand-specialized {y:.3} ms, ratio {:.3} (matmul_small's baked {}; generic body {z:.3} ms; medians of {ROUNDS} interleaved rounds, the ratio's per round)",
+        median(&ratios),
+        p.describe()
+    );
 }
 
 fn time_ms(f: &mut dyn FnMut()) -> f64 {
@@ -147,14 +262,13 @@ fn main() {
                 .split(',')
                 .map(|x| tunable::Value::Int(x.trim().parse().expect("--against: integers")))
                 .collect();
-            <MatmulCpuParams as tunable::Params>::from_values(&values)
-                .expect("--against: bm,bk,bn,unroll")
+            <MatmulCpuParams as Params>::from_values(&values).expect("--against: bm,bk,bn,unroll")
         });
     let reference = if exhaustive {
         let mut best = (f64::INFINITY, default);
         for pos in 0..space.len() {
             let v = space.values(pos);
-            let p = <MatmulCpuParams as tunable::Params>::from_values(&v).expect("fits");
+            let p = <MatmulCpuParams as Params>::from_values(&v).expect("fits");
             let t = time_ms(&mut || matmul_cpu_with(&p, &a, &b, black_box(&mut c), n));
             if t < best.0 {
                 best = (t, p);
@@ -191,6 +305,8 @@ fn main() {
         );
     }
 
+    specialized(&a, &b, &mut c, n);
+
     if consts {
         // What true constants buy: every configuration of the small space, with the parameters
         // as runtime locals and as consts.
@@ -198,8 +314,8 @@ fn main() {
         let (mut rt, mut ct) = (Vec::new(), Vec::new());
         for pos in 0..small.len() {
             let v = small.values(pos);
-            let p = <MatmulSmallParams as tunable::Params>::from_values(&v).expect("fits");
-            let q = <MatmulSmallConstsParams as tunable::Params>::from_values(&v).expect("fits");
+            let p = <MatmulSmallParams as Params>::from_values(&v).expect("fits");
+            let q = <MatmulSmallConstsParams as Params>::from_values(&v).expect("fits");
             rt.push(time_ms(&mut || {
                 matmul_small_with(&p, &a, &b, black_box(&mut c), n)
             }));

@@ -79,5 +79,23 @@ pub mod __private {
         ({ $($tune:tt)* } else { $($ship:tt)* }) => {{ $($ship)* }};
     }
 
+    /// `shipped_only! { items }`: the items in a build without the `autotune` feature (the
+    /// instances of the baked configurations, which only shipped builds run), nothing with it.
+    #[cfg(not(feature = "autotune"))]
+    #[doc(hidden)]
+    #[macro_export]
+    macro_rules! __tunable_shipped_only {
+        ($($item:tt)*) => { $($item)* };
+    }
+
+    /// See the other `__tunable_shipped_only`.
+    #[cfg(feature = "autotune")]
+    #[doc(hidden)]
+    #[macro_export]
+    macro_rules! __tunable_shipped_only {
+        ($($item:tt)*) => {};
+    }
+
     pub use crate::__tunable_select as select;
+    pub use crate::__tunable_shipped_only as shipped_only;
 }

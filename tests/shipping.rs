@@ -8,8 +8,10 @@
 //! One test, steps in order, sharing the target folder of `end_to_end.rs` (`target/e2e`) so that
 //! the dependencies are built once.
 
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+mod temp_crate;
+
+use std::process::Command;
+use temp_crate::{TempCrate, ok};
 
 /// Fastest at tile 4, by far; every run of a variant is logged to calls.log.
 const MAIN: &str = r#"
@@ -32,60 +34,9 @@ fn main() {
 }
 "#;
 
-/// The crate under test: its folder, and the shared target folder.
-struct Crate {
-    dir: PathBuf,
-    target: PathBuf,
-}
-
-impl Crate {
-    /// Builds (with the `autotune` feature or not) and runs the binary with `env`, stderr into
-    /// a file; answers (stdout, build output + stderr of the run).
-    fn run(&self, autotune: bool, env: &[(&str, &str)]) -> (String, String) {
-        let mut b = Command::new(env!("CARGO"));
-        b.args(["build", "--quiet"])
-            .current_dir(&self.dir)
-            .env("CARGO_TARGET_DIR", &self.target)
-            .env_remove("TUNABLE_DIR");
-        if autotune {
-            b.args(["--features", "autotune"]);
-        }
-        for (k, v) in env {
-            b.env(k, v);
-        }
-        let built = ok(&mut b);
-        let err_file = self.dir.join("stderr.txt");
-        let mut r = Command::new(self.target.join("debug/ship"));
-        r.current_dir(&self.dir)
-            .env_remove("TUNABLE_DIR")
-            .env_remove("TUNABLE_MODE")
-            .stderr(Stdio::from(std::fs::File::create(&err_file).unwrap()));
-        for (k, v) in env {
-            r.env(k, v);
-        }
-        let out = ok(&mut r);
-        let err = std::fs::read_to_string(&err_file).unwrap();
-        (
-            String::from_utf8(out.stdout).unwrap(),
-            String::from_utf8_lossy(&built.stderr).into_owned() + &err,
-        )
-    }
-
-    /// Variant runs logged so far.
-    fn calls(&self) -> usize {
-        std::fs::read_to_string(self.dir.join("calls.log")).map_or(0, |t| t.lines().count())
-    }
-}
-
-fn ok(cmd: &mut Command) -> Output {
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
+/// Variant runs logged so far.
+fn calls(c: &TempCrate) -> usize {
+    std::fs::read_to_string(c.dir.join("calls.log")).map_or(0, |t| t.lines().count())
 }
 
 /// The summary line of the tuning of `kernel`, and its measured count.
@@ -100,22 +51,8 @@ fn measured(err: &str) -> usize {
 
 #[test]
 fn plain_builds_bake_what_was_tuned_and_retune_measures_again() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let dir = std::env::temp_dir().join(format!("tunable-ship-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("src")).unwrap();
-    std::fs::write(
-        dir.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"ship\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\ntunable = {{ path = {root:?} }}\n\n[features]\nautotune = [\"tunable/autotune\"]\n\n[workspace]\n",
-        ),
-    )
-    .unwrap();
-    std::fs::write(dir.join("src/main.rs"), MAIN).unwrap();
-    let c = Crate {
-        dir: dir.clone(),
-        target: root.join("target/e2e"),
-    };
+    let c = TempCrate::new("ship", MAIN);
+    let dir = c.dir.clone();
 
     // 1. A plain build before any tuning: the default, and a placeholder tuned file to track.
     let (out, err) = c.run(false, &[]);
@@ -125,7 +62,7 @@ fn plain_builds_bake_what_was_tuned_and_retune_measures_again() {
     );
     assert!(out.contains("result 1"), "{out}{err}");
     assert!(dir.join("tuned/kernel.bin").exists(), "no placeholder");
-    assert_eq!(c.calls(), 1);
+    assert_eq!(calls(&c), 1);
     // That build compiled neither the search engine nor the journal's compression.
     let tree = ok(Command::new(env!("CARGO"))
         .args(["tree", "--offline", "-e", "normal", "--prefix", "none"])
@@ -147,14 +84,14 @@ fn plain_builds_bake_what_was_tuned_and_retune_measures_again() {
     assert!(err.contains("[tile=4]"), "{err}");
 
     // 3. The plain build made before tuning is rebuilt and bakes the winner, without tuning.
-    let before = c.calls();
+    let before = calls(&c);
     let (out, err) = c.run(false, &[]);
     assert!(
         out.contains("config tile=4 origin=Baked tunes=false"),
         "the plain build did not bake the tuned file: {out}{err}"
     );
     assert!(out.contains("result 4"), "{out}{err}");
-    assert_eq!(c.calls(), before + 1, "a shipped build never tunes");
+    assert_eq!(calls(&c), before + 1, "a shipped build never tunes");
 
     // 4. TUNABLE_DIR names another folder: rebuilt, nothing tuned there; unset: rebuilt again.
     let (out, err) = c.run(false, &[("TUNABLE_DIR", "elsewhere")]);
@@ -171,12 +108,12 @@ fn plain_builds_bake_what_was_tuned_and_retune_measures_again() {
         out.contains("config tile=4 origin=Baked tunes=false"),
         "{out}{err}"
     );
-    let before = c.calls();
+    let before = calls(&c);
     let (out, err) = c.run(true, &[("TUNABLE_MODE", "retune")]);
     assert!(out.contains("tunes=true"), "{out}{err}");
     assert_eq!(measured(&err), 4, "retune must measure again: {err}");
     // The reference and the 4 configurations (then the best 3 re-timed to confirm the winner).
-    assert!(c.calls() > before + 4, "{err}");
+    assert!(calls(&c) > before + 4, "{err}");
 
     // 6. The journal answers a tuning of the same body (the tuned file deleted)...
     std::fs::remove_file(dir.join("tuned/kernel.bin")).unwrap();
@@ -197,7 +134,7 @@ fn plain_builds_bake_what_was_tuned_and_retune_measures_again() {
 
     // 7. A bad number in a setting is an error naming the variable, not silently ignored.
     std::fs::remove_file(dir.join("tuned/kernel.bin")).unwrap();
-    let bad = Command::new(c.target.join("debug/ship"))
+    let bad = Command::new(c.binary())
         .current_dir(&dir)
         .env("TUNABLE_BUDGET", "ten")
         .output()

@@ -44,8 +44,10 @@ use syn::{ImplItem, ItemFn, ItemImpl, Token, parse_macro_input};
 /// (`autotune = ["tunable/autotune"]` in your crate); the winner is stored in
 /// `tuned/<kernel>.bin`, and every later build bakes it in: the generated code makes cargo
 /// rebuild when that file or `TUNABLE_DIR` changes. A build without the feature compiles no
-/// tuner and no search engine. The README's "Tuning, persistence and
-/// baking" describes the workflow and the `TUNABLE_*` environment variables.
+/// tuner and no search engine, and compiles the body once more for each configuration it bakes,
+/// with the parameters as constants (see [Baked configurations](#baked-configurations)). The
+/// README's "Tuning, persistence and baking" describes the workflow and the `TUNABLE_*`
+/// environment variables.
 ///
 /// # Parameters
 ///
@@ -137,7 +139,10 @@ use syn::{ImplItem, ItemFn, ItemImpl, Token, parse_macro_input};
 /// ## `consts`
 /// Instantiates the body once per valid configuration (at most 64), with each parameter a
 /// `const` rather than a local: array lengths, unroll counts and SIMD widths become compile-time
-/// facts, in tuning builds and shipped builds alike.
+/// facts, in tuning builds and shipped builds alike, and a parameter may be used where Rust wants
+/// a constant (an array length, a const generic argument). Without it, shipped builds still run
+/// their baked configurations with constants (see [Baked configurations](#baked-configurations)),
+/// but the body must compile with the parameters as locals.
 ///
 /// ```
 /// # use tunable::tunable;
@@ -197,15 +202,31 @@ use syn::{ImplItem, ItemFn, ItemImpl, Token, parse_macro_input};
 /// - `MatmulParams`: a `Copy`, `Debug`, `PartialEq`, serde struct with one public field per
 ///   parameter; `Default` is the default configuration, and it implements `tunable::Params`.
 /// - `matmul_space()`: the search space, `&'static Arc<tunable::Space>`.
-/// - `matmul_with(&params, args...)`: runs one variant, without tuning; inside the body
-///   `params` is the running configuration, which GPU kernels pass to their backend.
-/// - `matmul(args...)`: runs the tuned variant for this device and key.
+/// - `matmul_with(&params, args...)`: runs one variant through the generic body, without
+///   tuning; inside the body `params` is the running configuration, which GPU kernels pass to
+///   their backend.
+/// - `matmul(args...)`: runs the tuned variant for this device and key (a baked one as its
+///   instance with constants, see [Baked configurations](#baked-configurations)).
 /// - `matmul_config(args...)`: the configuration `matmul(args...)` would run and where it comes
 ///   from (`tunable::Choice`: baked, stored, tuned by this process, or the default, and whether
 ///   the call would tune first), without running anything.
 ///
 /// A kernel returning `Result` reports a variant's `Err(e)` as a failed configuration whose
 /// reason is `e`'s `Display` (else its `Debug`); a variant that panics fails the same way.
+///
+/// # Baked configurations
+///
+/// A build without the `autotune` feature compiles, beside the generic body of `<name>_with`
+/// (the parameters as run-time locals), one more copy of the body for each distinct
+/// configuration it can run from the tuned file: the winner of each (device, key) entry and the
+/// portable candidates for devices nobody tuned on (a handful, whatever the size of the space).
+/// In each copy every parameter is a `const` (`const bm: usize = 64;`) and `params` the
+/// constant configuration, so it compiles as if written by hand with those values. The entry
+/// point runs the copy of the configuration it selects; the default configuration (nothing
+/// baked), `<name>_with` and every call of a build with the `autotune` feature run the generic
+/// body. A parameter the body rebinds (`let tile = tile.min(n);`, a closure argument or a
+/// pattern of that name) stays a local holding the value in the copies; a function returning
+/// `impl Trait` has no copies. The copies are private functions named `__tunable_<name>_<i>`.
 ///
 /// # Methods
 ///

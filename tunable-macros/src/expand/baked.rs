@@ -2,8 +2,10 @@
 //!
 //! At compile time the macro reads `tuned/<kernel>.bin` (the folder `TUNABLE_DIR` names, if set)
 //! and keeps the entries whose space fingerprint and values still fit the annotation; the entry
-//! point holds them as a `static` table of parameter structs. Entries that no longer fit are
-//! reported on the next tuning run; an unreadable file is a build warning and the defaults run.
+//! point holds them as a `static` table of parameter structs, each with the index of its
+//! [instance](super::instances), the copy of the body compiled with it as constants. Entries
+//! that no longer fit are reported on the next tuning run; an unreadable file is a build warning
+//! and the defaults run.
 //!
 //! ## Rebuilding when the tuned file changes
 //!
@@ -27,7 +29,7 @@
 //! when it changes), which `cargo tunable show` compares with each entry's to mark the entries
 //! this annotation no longer bakes.
 
-use super::{Kernel, params};
+use super::{Kernel, params, portable};
 use crate::check::Model;
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -40,7 +42,8 @@ pub(super) struct BakedEntry {
     pub(super) device: String,
     /// The problem-size key.
     pub(super) key: u64,
-    indices: Vec<usize>,
+    /// The configuration's value indices.
+    pub(super) indices: Vec<usize>,
     /// The best configurations kept for the slot (value indices) with their times, fastest
     /// first: those that still fit the annotation.
     pub(super) ranked: Vec<(Vec<usize>, f64)>,
@@ -50,6 +53,11 @@ pub(super) struct BakedEntry {
 pub(super) struct Tuned {
     /// The usable entries.
     pub(super) entries: Vec<BakedEntry>,
+    /// The portable set of each key, by key ([`portable::sets`]).
+    pub(super) portable: Vec<(u64, Vec<Vec<usize>>)>,
+    /// The distinct configurations of the entries and the portable sets (value indices), in that
+    /// order: each is compiled into an [instance](super::instances) of the body.
+    pub(super) instances: Vec<Vec<usize>>,
     /// Why each dropped entry was dropped, printed on the next tuning run.
     pub(super) dropped: Vec<String>,
     /// The file, if it exists (or a placeholder could be written): included so that a change to
@@ -62,12 +70,7 @@ pub(super) struct Tuned {
 impl Tuned {
     /// Reads the kernel's tuned file (nothing outside a cargo build).
     pub(super) fn read(model: &Model) -> Tuned {
-        let mut tuned = Tuned {
-            entries: vec![],
-            dropped: vec![],
-            tracked: None,
-            warning: None,
-        };
+        let mut tuned = Tuned::of(vec![]);
         let Ok(manifest) = std::env::var("CARGO_MANIFEST_DIR") else {
             return tuned;
         };
@@ -103,14 +106,55 @@ impl Tuned {
                 )),
             }
         }
+        tuned.add_instances();
         tuned
     }
 
-    /// The table's elements: `Baked { device, key, params }`.
+    /// What the usable `entries` give, without a file.
+    pub(super) fn of(entries: Vec<BakedEntry>) -> Tuned {
+        let mut tuned = Tuned {
+            entries,
+            portable: vec![],
+            instances: vec![],
+            dropped: vec![],
+            tracked: None,
+            warning: None,
+        };
+        tuned.add_instances();
+        tuned
+    }
+
+    /// The portable sets of the entries, and the instances of the entries' and the sets'
+    /// configurations.
+    fn add_instances(&mut self) {
+        self.portable = portable::sets(&self.entries);
+        let configurations = self.entries.iter().map(|e| &e.indices);
+        for c in configurations.chain(self.portable.iter().flat_map(|(_, set)| set)) {
+            if !self.instances.contains(c) {
+                self.instances.push(c.clone());
+            }
+        }
+    }
+
+    /// The index of the instance compiled for a configuration of the table or a portable set.
+    ///
+    /// # Panics
+    /// If it is neither (a bug: [`Tuned::read`] makes an instance of each).
+    pub(super) fn instance(&self, indices: &[usize]) -> u16 {
+        let i = self
+            .instances
+            .iter()
+            .position(|c| c == indices)
+            .expect("every baked or portable configuration has an instance");
+        u16::try_from(i).expect("at most 65536 instances")
+    }
+
+    /// The table's elements: `Baked { device, key, params, instance }`.
     pub(super) fn table(&self, k: &Kernel) -> TokenStream {
         let entries = self.entries.iter().map(|b| {
             let (d, key, s) = (&b.device, b.key, params::literal(k, &b.indices));
-            quote!(::tunable::__private::Baked { device: #d, key: #key, params: #s })
+            let instance = self.instance(&b.indices);
+            quote!(::tunable::__private::Baked { device: #d, key: #key, params: #s, instance: #instance })
         });
         quote!(#(#entries),*)
     }

@@ -1,14 +1,17 @@
 //! # The entry point
 //!
 //! `<name>(args...)`, with the user's signature and attributes: looks up the configuration to run
-//! and calls `<name>_with`. Without the `autotune` feature it picks from the [baked
-//! table](super::baked) by device and key (no I/O), and on a device with no entry times the
-//! [portable set](super::portable) once; with it, `__private::autotune` tunes a missing
-//! (device, key) on this call's arguments through the tuning closure generated here, which runs
-//! a variant (after `restore`) and reads the output and answer [`verify`](super::verify) checks.
+//! and runs it. Without the `autotune` feature it picks from the [baked table](super::baked) by
+//! device and key (no I/O), and on a device with no entry times the [portable
+//! set](super::portable) once; the configuration picked runs as its
+//! [instance](super::instances), compiled with it as constants (the default, through
+//! `<name>_with`). With the feature, `__private::autotune` tunes a missing (device, key) on this
+//! call's arguments through the tuning closure generated here, which runs a variant (after
+//! `restore`) and reads the output and answer [`verify`](super::verify) checks; every
+//! configuration runs through `<name>_with`.
 
 use super::baked::Tuned;
-use super::{Kernel, params, verify};
+use super::{Kernel, instances, params, verify};
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{ReturnType, Type};
@@ -24,9 +27,10 @@ pub(super) fn item(k: &Kernel, tuned: &Tuned) -> TokenStream {
     let default_lit = params::literal(k, &model.default);
     let (track, warn, baked) = (tuned.track(), tuned.warn(), tuned.table(k));
     let portable = super::portable::table(tuned, k);
-    let shipped = shipped(k);
+    let shipped = shipped(k, tuned);
     let key = key(k);
-    let call_args = k.args.iter().map(|(a, _)| quote!(#a));
+    let call_args: Vec<TokenStream> = k.args.iter().map(|(a, _)| quote!(#a)).collect();
+    let run_shipped = instances::dispatch(k, tuned, &quote!(__tunable_variant), &call_args);
     let tune = tune(k, &tuned.dropped);
     let restore_after = model
         .restore
@@ -44,13 +48,15 @@ pub(super) fn item(k: &Kernel, tuned: &Tuned) -> TokenStream {
             let key: u64 = #key;
             #[allow(unused_mut, unused_variables)]
             let mut __tunable_ran = false;
-            let params = ::tunable::__private::select!({
-                #tune
+            ::tunable::__private::select!({
+                let params = { #tune };
+                #restore_after
+                #call_with(&params, #(#call_args),*)
             } else {
-                #shipped
-            });
-            #restore_after
-            #call_with(&params, #(#call_args),*)
+                let __tunable_variant = #shipped;
+                #restore_after
+                #run_shipped
+            })
         }
     }
 }
@@ -74,7 +80,8 @@ fn tune(k: &Kernel, dropped: &[String]) -> TokenStream {
         ..
     } = verify::glue(model);
     let device = device(k);
-    let run = restored_run(k);
+    let (call_with, args) = (&k.call_with, reborrowed(k));
+    let run = restored_run(k, quote!(#call_with(p, #(#args),*)));
     let spec = kernel_spec(k);
     quote! {
         #spec
@@ -97,13 +104,26 @@ fn tune(k: &Kernel, dropped: &[String]) -> TokenStream {
     }
 }
 
-/// The shipped branch: the baked entry of this device, else the fastest of the portable set
-/// (timed once on the call's arguments, after `restore`), see `tunable_runtime::tuner::unseen`.
-fn shipped(k: &Kernel) -> TokenStream {
+/// The shipped branch's choice, a `Variant`: the baked entry of this device, else the fastest of
+/// the portable set (each timed once on the call's arguments as its instance, after `restore`),
+/// remembered per thread for the last key on this CPU; see `tunable_runtime::tuner::unseen`.
+fn shipped(k: &Kernel, tuned: &Tuned) -> TokenStream {
     let (model, params_ty) = (k.model, &k.params_ty);
     let kernel_name = &model.name;
     let device = device(k);
-    let run = restored_run(k);
+    let run = restored_run(k, instances::dispatch(k, tuned, &quote!(v), &reborrowed(k)));
+    // The last answer is remembered only where the device cannot change between calls.
+    let last = if model.device.is_none() {
+        quote! {{
+            ::std::thread_local! {
+                static LAST: ::tunable::__private::Last<#params_ty> =
+                    const { ::tunable::__private::Last::new() };
+            }
+            ::core::option::Option::Some(&LAST)
+        }}
+    } else {
+        quote!(::core::option::Option::None)
+    };
     quote! {
         ::tunable::__private::shipped(
             #kernel_name,
@@ -112,7 +132,8 @@ fn shipped(k: &Kernel) -> TokenStream {
             key,
             DEFAULT,
             || #device,
-            &mut |p: &#params_ty| #run,
+            &mut |v: &::tunable::__private::Variant<#params_ty>| #run,
+            #last,
         )
     }
 }
@@ -156,30 +177,34 @@ pub(super) fn device(k: &Kernel) -> TokenStream {
     )
 }
 
-/// `{ restore; run the variant p }`: what tuning and the timing of the portable set run per
-/// configuration (`restore` also marks the arguments for restoring before the caller's run).
-fn restored_run(k: &Kernel) -> TokenStream {
+/// `{ restore; run }`: what tuning and the timing of the portable set run per configuration, `run`
+/// being the call of one variant (`restore` also marks the arguments for restoring before the
+/// caller's run).
+fn restored_run(k: &Kernel, run: TokenStream) -> TokenStream {
     let restore = k
         .model
         .restore
         .as_ref()
         .map(|r| quote!(__tunable_ran = true; #r;));
-    let check = run_variant(k);
+    let check = run_variant(k, run);
     quote!({ #restore #check })
 }
 
-/// Runs the variant `p` on the call's arguments (reborrowing `&mut` ones) and answers
-/// `Ok(None)`; for a function returning `Result`, an `Err(e)` is a failed configuration whose
-/// reason is `e`'s `Display` (else its `Debug`).
-fn run_variant(k: &Kernel) -> TokenStream {
-    let call_with = &k.call_with;
-    let args = k
-        .args
+/// The call's arguments as a closure passes them to a variant, reborrowing `&mut` ones.
+fn reborrowed(k: &Kernel) -> Vec<TokenStream> {
+    k.args
         .iter()
-        .map(|(a, re)| if *re { quote!(&mut *#a) } else { quote!(#a) });
+        .map(|(a, re)| if *re { quote!(&mut *#a) } else { quote!(#a) })
+        .collect()
+}
+
+/// Runs `run`, the call of one variant, and answers `Ok(None)`; for a function returning
+/// `Result`, an `Err(e)` is a failed configuration whose reason is `e`'s `Display` (else its
+/// `Debug`).
+fn run_variant(k: &Kernel, run: TokenStream) -> TokenStream {
     let returns_result = matches!(&k.f.sig.output, ReturnType::Type(_, t) if matches!(&**t, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Result")));
     if returns_result {
-        quote!(match #call_with(p, #(#args),*) {
+        quote!(match #run {
             ::std::result::Result::Ok(_) => ::std::result::Result::Ok(::std::option::Option::None),
             ::std::result::Result::Err(e) => {
                 #[allow(unused_imports)]
@@ -188,6 +213,6 @@ fn run_variant(k: &Kernel) -> TokenStream {
             }
         })
     } else {
-        quote!({ let _ = #call_with(p, #(#args),*); ::std::result::Result::Ok(::std::option::Option::None) })
+        quote!({ let _ = #run; ::std::result::Result::Ok(::std::option::Option::None) })
     }
 }

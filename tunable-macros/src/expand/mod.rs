@@ -4,6 +4,8 @@
 //! - [`params`]: the parameter struct and its impls (`Default`, `values`, `Params`);
 //! - [`space`]: `<name>_space()`, the search space;
 //! - [`with`]: `<name>_with(&params, args...)`, one variant without tuning;
+//! - [`instances`]: in a shipped build, one copy of the body per configuration of the [`baked`]
+//!   table and the [`portable`] sets, with the parameters as constants;
 //! - [`entry`]: `<name>(args...)`, the tuned entry point, which holds the [`baked`] table of
 //!   tuned configurations read from `tuned/<kernel>.bin` at compile time, the [`portable`] sets
 //!   for devices nobody tuned on, and the [`verify`] glue that reads the checked output while
@@ -17,6 +19,7 @@
 mod baked;
 mod config;
 mod entry;
+mod instances;
 mod params;
 mod portable;
 mod space;
@@ -73,6 +76,8 @@ struct Kernel<'a> {
     call_with: TokenStream,
     /// How the entry point calls `<name>_space`.
     call_space: TokenStream,
+    /// Whether the function is a method (in `impl Self`).
+    method: bool,
 }
 
 impl<'a> Kernel<'a> {
@@ -99,12 +104,13 @@ impl<'a> Kernel<'a> {
         let params_ty = format_ident!("{}{}Params", prefix, tokens::pascal(&name.to_string()));
         let with_fn = format_ident!("{}_with", name);
         let space_fn = format_ident!("{}_space", name);
-        let (call_with, call_space) = match (receiver.is_some(), place.self_ty.is_some()) {
-            (true, _) => (quote!(self.#with_fn), quote!(Self::#space_fn())),
-            (false, true) => (quote!(Self::#with_fn), quote!(Self::#space_fn())),
-            (false, false) => (quote!(#with_fn), quote!(#space_fn())),
+        let method = place.self_ty.is_some();
+        let call_space = if method {
+            quote!(Self::#space_fn())
+        } else {
+            quote!(#space_fn())
         };
-        Ok(Kernel {
+        let mut k = Kernel {
             model,
             f,
             receiver,
@@ -112,9 +118,22 @@ impl<'a> Kernel<'a> {
             params_ty,
             with_fn,
             space_fn,
-            call_with,
+            call_with: TokenStream::new(),
             call_space,
-        })
+            method,
+        };
+        k.call_with = k.call(&k.with_fn);
+        Ok(k)
+    }
+
+    /// How the entry point calls a generated sibling `f` taking the same receiver as the
+    /// function: `f`, `Self::f` or `self.f`.
+    fn call(&self, f: &Ident) -> TokenStream {
+        match (self.receiver.is_some(), self.method) {
+            (true, _) => quote!(self.#f),
+            (false, true) => quote!(Self::#f),
+            (false, false) => quote!(#f),
+        }
     }
 
     /// The parameter names, which are also the struct's fields and the body's locals.
@@ -130,10 +149,20 @@ pub(crate) fn expand(
     f: &ItemFn,
     place: &Place,
 ) -> syn::Result<(TokenStream, TokenStream)> {
+    with_tuned(model, f, place, &baked::Tuned::read(model))
+}
+
+/// [`expand`] with the tuned entries given.
+fn with_tuned(
+    model: &Model,
+    f: &ItemFn,
+    place: &Place,
+    tuned: &baked::Tuned,
+) -> syn::Result<(TokenStream, TokenStream)> {
     let k = Kernel::new(model, f, place)?;
     let outer = params::items(&k);
-    let tuned = baked::Tuned::read(model);
     let (space, with) = (space::item(&k), with::item(&k));
-    let (entry, config) = (entry::item(&k, &tuned), config::item(&k, &tuned));
-    Ok((outer, quote!(#space #with #entry #config)))
+    let instances = instances::items(&k, tuned);
+    let (entry, config) = (entry::item(&k, tuned), config::item(&k, tuned));
+    Ok((outer, quote!(#space #with #instances #entry #config)))
 }

@@ -3,11 +3,12 @@
 //! For devices nobody tuned on, the entry point carries per key a *portable set*: up to
 //! [`SHIPPED`](tunable_search::portable::SHIPPED) configurations chosen at compile time from the
 //! best configurations every tuned device kept for that key
-//! ([`tunable_search::portable::shipped`]), as a `static` table of `Portable { key, candidates }`.
+//! ([`tunable_search::portable::shipped`]), as a `static` table of `Portable { key, candidates }`,
+//! each candidate with its [instance](super::instances).
 //! A shipped binary on an unknown device times them once and keeps the fastest
 //! (`tunable_runtime::tuner::unseen`).
 
-use super::baked::Tuned;
+use super::baked::{BakedEntry, Tuned};
 use super::{Kernel, params};
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -16,19 +17,29 @@ use std::collections::BTreeMap;
 /// One device's best configurations (value indices) with their times, fastest first.
 type Ranked = Vec<(Vec<usize>, f64)>;
 
-/// The table's elements: `Portable { key, candidates: &[params...] }`, one per key, by key.
-pub(super) fn table(tuned: &Tuned, k: &Kernel) -> TokenStream {
+/// The portable set of each key (value indices, best compromise first), by key; keys whose set
+/// is empty are left out.
+pub(super) fn sets(entries: &[BakedEntry]) -> Vec<(u64, Vec<Vec<usize>>)> {
     let mut by_key: BTreeMap<u64, Vec<Ranked>> = BTreeMap::new();
-    for e in &tuned.entries {
+    for e in entries {
         by_key.entry(e.key).or_default().push(e.ranked.clone());
     }
-    let sets = by_key.into_iter().filter_map(|(key, devices)| {
-        let set = tunable_search::portable::shipped(&devices);
-        if set.is_empty() {
-            return None;
-        }
-        let candidates = set.iter().map(|c| params::literal(k, c));
-        Some(quote!(::tunable::__private::Portable { key: #key, candidates: &[#(#candidates),*] }))
+    by_key
+        .into_iter()
+        .map(|(key, devices)| (key, tunable_search::portable::shipped(&devices)))
+        .filter(|(_, set)| !set.is_empty())
+        .collect()
+}
+
+/// The table's elements: `Portable { key, candidates: &[Variant { params, instance }, ...] }`,
+/// one per key, by key.
+pub(super) fn table(tuned: &Tuned, k: &Kernel) -> TokenStream {
+    let sets = tuned.portable.iter().map(|(key, set)| {
+        let candidates = set.iter().map(|c| {
+            let (p, instance) = (params::literal(k, c), tuned.instance(c));
+            quote!(::tunable::__private::Variant { params: #p, instance: ::core::option::Option::Some(#instance) })
+        });
+        quote!(::tunable::__private::Portable { key: #key, candidates: &[#(#candidates),*] })
     });
     quote!(#(#sets),*)
 }

@@ -1,10 +1,12 @@
 //! # The `_with` function
 //!
 //! `<name>_with(&params, args...)`: the user's body run for one configuration, without tuning.
-//! The parameters are locals destructured from `params`, or, with `consts`, the body is
-//! instantiated once per valid configuration with the parameters as true constants.
+//! The parameters are locals destructured from `params` (the generic body), or, with `consts`,
+//! the body is instantiated once per valid configuration with the parameters as true constants.
+//! A shipped build also compiles the configurations it carries as constants, apart
+//! ([`instances`]).
 
-use super::{Kernel, tokens};
+use super::{Kernel, instances, tokens};
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::FnArg;
@@ -52,9 +54,10 @@ fn with_locals(k: &Kernel) -> TokenStream {
 }
 
 /// `consts`: a `match` on the value index of each parameter with one arm per valid
-/// configuration, whose body sees the parameters as `const`s.
+/// configuration, whose body sees the parameters as `const`s ([`instances::bindings`]).
 fn per_configuration(k: &Kernel) -> TokenStream {
     let (model, body) = (k.model, &k.f.block);
+    let rebound = instances::rebound(k);
     let kernel_name = &model.name;
     let index_exprs = model.params.iter().map(|p| {
         let f = &p.name;
@@ -67,15 +70,9 @@ fn per_configuration(k: &Kernel) -> TokenStream {
     });
     let arms = (0..model.space.len()).map(|pos| {
         let idx = model.space.indices(pos);
-        let consts = model.params.iter().zip(&idx).map(|(p, &i)| {
-            let (f, ty, l) = (
-                &p.name,
-                tokens::ty(&p.ty),
-                tokens::literal(&p.values[i as usize]),
-            );
-            quote!(#[allow(non_upper_case_globals)] const #f: #ty = #l;)
-        });
-        quote!((#(#idx),*) => { #(#consts)* #body })
+        let values: Vec<usize> = idx.iter().map(|&i| usize::from(i)).collect();
+        let consts = instances::bindings(k, &values, &rebound);
+        quote!((#(#idx),*) => { #consts #body })
     });
     quote! {
         match (#(#index_exprs),*) {

@@ -40,6 +40,41 @@ pub struct Baked<P: 'static> {
     pub key: u64,
     /// The configuration.
     pub params: P,
+    /// Which copy of the kernel's body, instantiated with `params` as constants, a shipped
+    /// build runs for this entry (an index into the generated code's instances).
+    pub instance: u16,
+}
+
+/// What a shipped call runs: a configuration, and the copy of the kernel's body instantiated
+/// with it as constants (`Some(index)`), or `None` for the generic body, which takes the
+/// parameters as run-time values (the default configuration, or a table without entries).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Variant<P> {
+    /// The configuration.
+    pub params: P,
+    /// The instance of the body compiled with `params` as constants, if there is one.
+    pub instance: Option<u16>,
+}
+
+impl<P> Variant<P> {
+    /// The baked entry's configuration and instance.
+    pub fn of(baked: &Baked<P>) -> Self
+    where
+        P: Copy,
+    {
+        Variant {
+            params: baked.params,
+            instance: Some(baked.instance),
+        }
+    }
+
+    /// `params` run by the generic body.
+    pub fn generic(params: P) -> Self {
+        Variant {
+            params,
+            instance: None,
+        }
+    }
 }
 
 /// Where a configuration comes from.
@@ -312,16 +347,16 @@ pub(super) fn key_distance(a: u64, b: u64) -> f64 {
 
 /// The baked configuration for `key`, without tuning and without I/O unless the table holds
 /// several devices (only then is `device` asked): the entry of this device (any device if none
-/// is for this one) with the same key, else the one with the nearest key (by ratio), else
-/// `default`. What a shipped binary runs.
+/// is for this one) with the same key, else the one with the nearest key (by ratio), with its
+/// instance; else `default`, run by the generic body. What a shipped binary runs.
 #[inline]
 pub fn baked<P: Copy, D: AsRef<str>>(
     table: &'static [Baked<P>],
     key: u64,
     default: P,
     device: impl FnOnce() -> D,
-) -> P {
-    pick(table, key, device).map_or(default, |b| b.params)
+) -> Variant<P> {
+    pick(table, key, device).map_or(Variant::generic(default), Variant::of)
 }
 
 #[cfg(all(test, feature = "autotune"))]
@@ -334,33 +369,43 @@ mod tests {
             device: "a",
             key: 64,
             params: 1,
+            instance: 0,
         },
         Baked {
             device: "a",
             key: 1024,
             params: 2,
+            instance: 1,
         },
         Baked {
             device: "b",
             key: 64,
             params: 3,
+            instance: 2,
         },
     ];
 
     #[test]
     fn baked_prefers_this_device_then_the_nearest_key() {
-        assert_eq!(baked(&TABLE, 100, 0, || "a"), 1);
-        assert_eq!(baked(&TABLE, 900, 0, || "a"), 2);
-        assert_eq!(baked(&TABLE, 900, 0, || "b"), 3);
-        assert_eq!(baked(&TABLE, 900, 0, || "c"), 2);
-        assert_eq!(baked(&TABLE[..1], 1, 0, || -> &str { unreachable!() }), 1);
-        assert_eq!(baked(&[], 1, 7, || "a"), 7);
+        let run = |table, key, device| {
+            let v = baked(table, key, 0, || device);
+            (v.params, v.instance)
+        };
+        assert_eq!(run(&TABLE, 100, "a"), (1, Some(0)));
+        assert_eq!(run(&TABLE, 900, "a"), (2, Some(1)));
+        assert_eq!(run(&TABLE, 900, "b"), (3, Some(2)));
+        assert_eq!(run(&TABLE, 900, "c"), (2, Some(1)));
+        let only = baked(&TABLE[..1], 1, 0, || -> &str { unreachable!() });
+        assert_eq!(only, Variant::of(&TABLE[0]));
+        // Nothing baked: the default, run by the generic body.
+        assert_eq!(baked(&[], 1, 7, || "a"), Variant::generic(7));
     }
 
     static TILES: [Baked<Tile>; 1] = [Baked {
         device: "dev",
         key: 8,
         params: Tile(4),
+        instance: 0,
     }];
 
     fn kernel(name: &'static str) -> KernelSpec {

@@ -15,33 +15,68 @@
 //!
 //! Without a portable set (a tuned file written before the sets, or no tuned file) this is
 //! [`baked`], and a single-device table never asks for the device.
+//!
+//! Every configuration it answers from the table or a set comes with its instance, the copy of
+//! the kernel's body the macro compiled with that configuration as constants
+//! ([`Variant::instance`]); only the default runs the generic body.
+//!
+//! For a kernel on this CPU the answer for a key never changes in a process (the device is read
+//! once, a portable choice is kept), so each thread remembers the last key it asked about and its
+//! answer ([`Last`]): a call with the same key as the one before costs a thread-local read and a
+//! comparison, not a walk of the table and a comparison of device names. A kernel whose device
+//! is an expression over the arguments (a GPU kernel) may run on another device at the next
+//! call, and asks every time.
 
-use super::lookup::{Baked, baked, key_distance};
+use super::lookup::{Baked, Variant, baked, key_distance};
 use crate::params::Params;
 use crate::settings::{self, Mode};
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::thread::LocalKey;
 use std::time::Instant;
 
-/// Runs one configuration on the call's arguments: `Err` with the reason if it failed (the
-/// `Ok` answer, as the tuning closure's, is not used here).
-pub type RunOne<'r, P> = dyn FnMut(&P) -> Result<Option<Vec<f64>>, String> + 'r;
+/// Runs one configuration (through its instance) on the call's arguments: `Err` with the
+/// reason if it failed (the `Ok` answer, as the tuning closure's, is not used here).
+pub type RunOne<'r, P> = dyn FnMut(&Variant<P>) -> Result<Option<Vec<f64>>, String> + 'r;
 
 /// The portable set baked for one key.
 #[derive(Debug)]
 pub struct Portable<P: 'static> {
     /// Problem-size key.
     pub key: u64,
-    /// The configurations, best compromise first.
-    pub candidates: &'static [P],
+    /// The configurations with their instances, best compromise first.
+    pub candidates: &'static [Variant<P>],
+}
+
+/// The last key a thread asked [`shipped`] about for one kernel, and the answer: generated code
+/// holds one per kernel in a `thread_local!` (`const`-initialized, so reading it is a plain
+/// thread-local access).
+pub struct Last<P>(Cell<Option<(u64, Variant<P>)>>);
+
+impl<P: Copy> Last<P> {
+    /// Nothing asked yet.
+    pub const fn new() -> Self {
+        Last(Cell::new(None))
+    }
+}
+
+impl<P: Copy> Default for Last<P> {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 /// What the code generated for a shipped binary's call runs with; see the [module docs](self).
 /// `kernel` names the kernel in the stderr line; `run` runs one configuration on the call's
-/// arguments (restoring them first), `Err` with the reason if it failed.
+/// arguments (restoring them first), `Err` with the reason if it failed; `last`, for a kernel
+/// whose device cannot change between calls, is its [`Last`] answer on this thread, which
+/// answers a call with the same key at once.
 ///
 /// # Panics
 /// If the set must be timed and `TUNABLE_MODE` holds an unknown value (as in a tuning build).
+#[allow(clippy::too_many_arguments)] // one per fact of the kernel's generated call
+#[inline]
 pub fn shipped<P: Params, D: AsRef<str>>(
     kernel: &'static str,
     table: &'static [Baked<P>],
@@ -50,7 +85,35 @@ pub fn shipped<P: Params, D: AsRef<str>>(
     default: P,
     device: impl FnOnce() -> D,
     run: &mut RunOne<'_, P>,
-) -> P {
+    last: Option<&'static LocalKey<Last<P>>>,
+) -> Variant<P> {
+    let Some(last) = last else {
+        return select(kernel, table, portable, key, default, device, run);
+    };
+    let known = last
+        .try_with(|l| l.0.get())
+        .ok()
+        .flatten()
+        .filter(|(k, _)| *k == key);
+    if let Some((_, v)) = known {
+        return v;
+    }
+    let v = select(kernel, table, portable, key, default, device, run);
+    let _ = last.try_with(|l| l.0.set(Some((key, v))));
+    v
+}
+
+/// [`shipped`]'s answer for a key it has not seen last on this thread.
+#[inline(never)]
+fn select<P: Params, D: AsRef<str>>(
+    kernel: &'static str,
+    table: &'static [Baked<P>],
+    portable: &'static [Portable<P>],
+    key: u64,
+    default: P,
+    device: impl FnOnce() -> D,
+    run: &mut RunOne<'_, P>,
+) -> Variant<P> {
     if portable.is_empty() {
         return baked(table, key, default, device);
     }
@@ -65,7 +128,8 @@ pub fn shipped<P: Params, D: AsRef<str>>(
     .unwrap_or_else(|| baked(table, key, default, || device))
 }
 
-type Chosen = HashMap<(&'static str, String, u64), Vec<tunable_search::Value>>;
+/// Per slot, the chosen configuration's values and instance.
+type Chosen = HashMap<(&'static str, String, u64), (Vec<tunable_search::Value>, Option<u16>)>;
 
 static CHOSEN: Mutex<Option<Chosen>> = Mutex::new(None);
 
@@ -79,7 +143,7 @@ fn choose<P: Params>(
     key: u64,
     run: &mut RunOne<'_, P>,
     mode: impl FnOnce() -> Mode,
-) -> Option<P> {
+) -> Option<Variant<P>> {
     let set = portable
         .iter()
         .min_by(|a, b| key_distance(a.key, key).total_cmp(&key_distance(b.key, key)))?;
@@ -90,14 +154,19 @@ fn choose<P: Params>(
         .unwrap_or_else(|e| e.into_inner())
         .get_or_insert_with(HashMap::new)
         .get(&slot)
-        .and_then(|v| P::from_values(v));
+        .and_then(|(v, instance)| {
+            P::from_values(v).map(|params| Variant {
+                params,
+                instance: *instance,
+            })
+        });
     if let Some(p) = known {
         return Some(p);
     }
     if mode() == Mode::Off {
         return Some(first);
     }
-    let mut best: Option<(P, f64)> = None;
+    let mut best: Option<(Variant<P>, f64)> = None;
     let mut failed = 0;
     for p in set.candidates {
         let start = Instant::now();
@@ -114,11 +183,14 @@ fn choose<P: Params>(
     let (chosen, ms) = best.unwrap_or((first, f64::NAN));
     let mut slots = CHOSEN.lock().unwrap_or_else(|e| e.into_inner());
     let slots = slots.get_or_insert_with(HashMap::new);
-    if let Some(v) = slots.get(&slot) {
+    if let Some((v, instance)) = slots.get(&slot) {
         // Another thread timed the set meanwhile: its choice stands, and it said so.
-        return Some(P::from_values(v).unwrap_or(chosen));
+        return Some(P::from_values(v).map_or(chosen, |params| Variant {
+            params,
+            instance: *instance,
+        }));
     }
-    slots.insert(slot, chosen.to_values());
+    slots.insert(slot, (chosen.params.to_values(), chosen.instance));
     let failures = if failed > 0 {
         format!(", {failed} failed")
     } else {
@@ -127,7 +199,7 @@ fn choose<P: Params>(
     eprintln!(
         "tunable: {kernel} has no tuned configuration for device {device:?}: timed the {} portable configurations once on key {key}{failures}; running {} ({ms:.3} ms) from now on",
         set.candidates.len(),
-        chosen.describe()
+        chosen.params.describe()
     );
     Some(chosen)
 }
@@ -142,22 +214,39 @@ mod tests {
         device: "tuned",
         key: 64,
         params: Tile(1),
+        instance: 0,
     }];
+
+    /// Tile `t` as compiled into instance `t`.
+    const fn tile(t: i64) -> Variant<Tile> {
+        Variant {
+            params: Tile(t),
+            instance: Some(t as u16),
+        }
+    }
 
     static PORTABLE: [Portable<Tile>; 2] = [
         Portable {
             key: 64,
-            candidates: &[Tile(2), Tile(3), Tile(4)],
+            candidates: &[tile(2), tile(3), tile(4)],
         },
         Portable {
             key: 4096,
-            candidates: &[Tile(5)],
+            candidates: &[tile(5)],
         },
     ];
 
     /// Tile 4 is the fastest, tile 3 fails.
-    fn timed(runs: &mut Vec<i64>) -> impl FnMut(&Tile) -> Result<Option<Vec<f64>>, String> + '_ {
-        |&Tile(t)| {
+    fn timed(
+        runs: &mut Vec<i64>,
+    ) -> impl FnMut(&Variant<Tile>) -> Result<Option<Vec<f64>>, String> + '_ {
+        |v| {
+            let Tile(t) = v.params;
+            assert_eq!(
+                v.instance,
+                Some(t as u16),
+                "a candidate runs its own instance"
+            );
             runs.push(t);
             if t == 3 {
                 return Err("launch failed".into());
@@ -169,6 +258,9 @@ mod tests {
 
     #[test]
     fn a_tuned_device_runs_its_entry_without_timing() {
+        thread_local! {
+            static LAST: Last<Tile> = const { Last::new() };
+        }
         let mut runs = Vec::new();
         let p = shipped(
             "k_tuned",
@@ -178,10 +270,11 @@ mod tests {
             Tile(0),
             || "tuned",
             &mut timed(&mut runs),
+            Some(&LAST),
         );
-        assert_eq!((p, runs.len()), (Tile(1), 0));
+        assert_eq!((p, runs.len()), (Variant::of(&TABLE[0]), 0));
         // No portable set: the baked table, as always.
-        let p = shipped(
+        let p = select(
             "k_tuned",
             &TABLE,
             &[],
@@ -190,7 +283,37 @@ mod tests {
             || "other",
             &mut timed(&mut runs),
         );
-        assert_eq!((p, runs.len()), (Tile(1), 0));
+        assert_eq!((p, runs.len()), (Variant::of(&TABLE[0]), 0));
+    }
+
+    #[test]
+    fn the_same_key_again_is_answered_without_asking_the_device() {
+        thread_local! {
+            static LAST: Last<Tile> = const { Last::new() };
+        }
+        let mut runs = Vec::new();
+        let mut call = |key, device: &'static str| {
+            shipped(
+                "k_last",
+                &TABLE,
+                &PORTABLE,
+                key,
+                Tile(0),
+                || device,
+                &mut timed(&mut runs),
+                Some(&LAST),
+            )
+        };
+        assert_eq!(call(100, "tuned"), Variant::of(&TABLE[0]));
+        // The device is not asked again (another would have timed the portable set)...
+        assert_eq!(call(100, "unseen"), Variant::of(&TABLE[0]));
+        // ...until another key is asked for.
+        assert_eq!(call(5000, "unseen"), tile(5));
+        assert_eq!(runs, [5]);
+        // Another thread remembers its own.
+        std::thread::spawn(|| assert_eq!(LAST.with(|l| l.0.get()), None))
+            .join()
+            .unwrap();
     }
 
     #[test]
@@ -205,7 +328,7 @@ mod tests {
             &mut timed(&mut runs),
             tune,
         );
-        assert_eq!(p, Some(Tile(4)));
+        assert_eq!(p, Some(tile(4)));
         assert_eq!(runs, [2, 3, 4]);
         // Later calls for the key: no timing.
         let p = choose(
@@ -216,7 +339,7 @@ mod tests {
             &mut timed(&mut runs),
             tune,
         );
-        assert_eq!((p, runs.len()), (Some(Tile(4)), 3));
+        assert_eq!((p, runs.len()), (Some(tile(4)), 3));
         // Another key, nearest to 4096: its own set, timed once.
         let p = choose(
             "k_unseen",
@@ -226,7 +349,7 @@ mod tests {
             &mut timed(&mut runs),
             tune,
         );
-        assert_eq!((p, &runs[3..]), (Some(Tile(5)), &[5][..]));
+        assert_eq!((p, &runs[3..]), (Some(tile(5)), &[5][..]));
     }
 
     #[test]
@@ -235,7 +358,7 @@ mod tests {
         let p = choose("k_off", &PORTABLE, "new", 64, &mut timed(&mut runs), || {
             Mode::Off
         });
-        assert_eq!((p, runs.len()), (Some(Tile(2)), 0));
+        assert_eq!((p, runs.len()), (Some(tile(2)), 0));
         assert_eq!(
             choose::<Tile>("k_off", &[], "new", 64, &mut timed(&mut runs), || {
                 Mode::Tune

@@ -1,0 +1,87 @@
+//! # A temporary crate using `tunable`
+//!
+//! What a user's crate does, with real cargo builds: a crate in the temporary folder with one
+//! binary, depending on this `tunable` and with an `autotune` feature, built in the target folder
+//! the end-to-end tests share (`target/e2e`), so that the dependencies are built once.
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+/// The crate: its folder, the shared target folder and the binary's name.
+pub struct TempCrate {
+    /// The crate's folder (its `tuned/` is where its tuned files go).
+    pub dir: PathBuf,
+    /// The target folder.
+    pub target: PathBuf,
+    name: String,
+}
+
+impl TempCrate {
+    /// Writes the crate `name` (the folder `<name>-<pid>`, emptied first) with `main` as its
+    /// `src/main.rs`.
+    pub fn new(name: &str, main: &str) -> TempCrate {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let dir = std::env::temp_dir().join(format!("tunable-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        std::fs::write(
+            dir.join("Cargo.toml"),
+            format!(
+                "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\ntunable = {{ path = {root:?} }}\n\n[features]\nautotune = [\"tunable/autotune\"]\n\n[workspace]\n",
+            ),
+        )
+        .unwrap();
+        std::fs::write(dir.join("src/main.rs"), main).unwrap();
+        TempCrate {
+            dir,
+            target: root.join("target/e2e"),
+            name: name.to_owned(),
+        }
+    }
+
+    /// The built binary.
+    pub fn binary(&self) -> PathBuf {
+        self.target.join("debug").join(&self.name)
+    }
+
+    /// Builds (with the `autotune` feature or not) and runs the binary, both with `env` (and
+    /// without the caller's `TUNABLE_DIR` and `TUNABLE_MODE`), the run's stderr into a file;
+    /// answers (stdout, build output + stderr of the run).
+    pub fn run(&self, autotune: bool, env: &[(&str, &str)]) -> (String, String) {
+        let mut b = Command::new(env!("CARGO"));
+        b.args(["build", "--quiet"])
+            .current_dir(&self.dir)
+            .env("CARGO_TARGET_DIR", &self.target)
+            .env_remove("TUNABLE_DIR");
+        if autotune {
+            b.args(["--features", "autotune"]);
+        }
+        b.envs(env.iter().copied());
+        let built = ok(&mut b);
+        let err_file = self.dir.join("stderr.txt");
+        let mut r = Command::new(self.binary());
+        r.current_dir(&self.dir)
+            .env_remove("TUNABLE_DIR")
+            .env_remove("TUNABLE_MODE")
+            .stderr(Stdio::from(std::fs::File::create(&err_file).unwrap()))
+            .envs(env.iter().copied());
+        let out = ok(&mut r);
+        let err = std::fs::read_to_string(&err_file).unwrap();
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8_lossy(&built.stderr).into_owned() + &err,
+        )
+    }
+}
+
+/// Runs `cmd`, failing the test with its output if it fails.
+pub fn ok(cmd: &mut Command) -> Output {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}

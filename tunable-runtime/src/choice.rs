@@ -8,11 +8,13 @@
 
 pub use crate::tuner::lookup::Origin;
 
+use crate::params::Params;
 use crate::tuner::lookup::{Baked, pick};
+use crate::tuner::unseen::{self, Portable};
 #[cfg(feature = "autotune")]
 use {
-    crate::params::Params, crate::settings, crate::tuner::hook::KernelSpec,
-    crate::tuner::lookup::peek, tunable_search::Space,
+    crate::settings, crate::tuner::hook::KernelSpec, crate::tuner::lookup::peek,
+    tunable_search::Space,
 };
 
 /// The configuration a call of a `#[tunable]` kernel runs, and where it comes from; see the
@@ -36,8 +38,9 @@ use {
 pub struct Choice<P> {
     /// The configuration.
     pub params: P,
-    /// Where it comes from: [`Origin::Baked`] (the binary's table), [`Origin::Stored`] (the
-    /// tuned file, read by a build with the `autotune` feature), [`Origin::Tuned`] (tuned by this
+    /// Where it comes from: [`Origin::Baked`] (the binary's table), [`Origin::Portable`] (a
+    /// shipped binary's portable set on a device with no entry), [`Origin::Stored`] (the tuned
+    /// file, read by a build with the `autotune` feature), [`Origin::Tuned`] (tuned by this
     /// process) or [`Origin::Default`].
     pub origin: Origin,
     /// Whether the call would tune first (a build with the `autotune` feature and nothing known
@@ -47,16 +50,28 @@ pub struct Choice<P> {
     pub tunes: bool,
 }
 
-/// The choice of a shipped build (no `autotune` feature), as the entry point makes it with
-/// [`baked`](crate::tuner::lookup::baked): the baked entry for `key`, else `default`.
-pub fn shipped<P: Copy, D: AsRef<str>>(
+/// The choice of a shipped build (no `autotune` feature), as the entry point makes it
+/// ([`unseen::shipped`](crate::tuner::unseen::shipped)): on a device with no baked entry, the
+/// portable set's choice ([`Origin::Portable`]); else the baked entry for `key`, else `default`.
+pub fn shipped<P: Params, D: AsRef<str>>(
+    kernel: &'static str,
     table: &'static [Baked<P>],
+    portable: &'static [Portable<P>],
     key: u64,
     default: P,
     device: impl FnOnce() -> D,
 ) -> Choice<P> {
-    let (params, origin) =
-        pick(table, key, device).map_or((default, Origin::Default), |b| (b.params, Origin::Baked));
+    let device = device();
+    let device = device.as_ref();
+    if let Some((params, timed)) = unseen::peek(kernel, table, portable, device, key) {
+        return Choice {
+            params,
+            origin: Origin::Portable { timed },
+            tunes: false,
+        };
+    }
+    let (params, origin) = pick(table, key, || device)
+        .map_or((default, Origin::Default), |b| (b.params, Origin::Baked));
     Choice {
         params,
         origin,
@@ -87,7 +102,7 @@ pub fn tuning<P: Params>(
             tunes: false,
         },
         Err(params) => Choice {
-            origin: shipped(table, key, default, || device).origin,
+            origin: shipped(kernel.name, table, &[], key, default, || device).origin,
             params,
             tunes: true,
         },

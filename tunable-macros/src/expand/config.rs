@@ -26,6 +26,8 @@ pub(super) fn item(k: &Kernel, tuned: &Tuned) -> TokenStream {
         .filter(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"));
     let default_lit = params::literal(k, &k.model.default);
     let baked = tuned.table(k);
+    let portable = super::portable::table(tuned, k);
+    let kernel_name = &k.model.name;
     let (key, device, spec) = (key(k), device(k), kernel_spec(k));
     let receiver = k.receiver.map(|_| quote!(let _ = &self;));
     let args = k.args.iter().map(|(a, _)| quote!(let _ = &#a;));
@@ -43,6 +45,8 @@ pub(super) fn item(k: &Kernel, tuned: &Tuned) -> TokenStream {
             #(#args)*
             const DEFAULT: #params_ty = #default_lit;
             static BAKED: &[::tunable::__private::Baked<#params_ty>] = &[#baked];
+            #[allow(unused)]
+            static PORTABLE: &[::tunable::__private::Portable<#params_ty>] = &[#portable];
             let key: u64 = #key;
             ::tunable::__private::select!({
                 #spec
@@ -56,7 +60,7 @@ pub(super) fn item(k: &Kernel, tuned: &Tuned) -> TokenStream {
                     DEFAULT,
                 )
             } else {
-                ::tunable::__private::choice_shipped(BAKED, key, DEFAULT, || #device)
+                ::tunable::__private::choice_shipped(#kernel_name, BAKED, PORTABLE, key, DEFAULT, || #device)
             })
         }
     }

@@ -88,6 +88,13 @@ pub enum Origin {
     Stored,
     /// The kernel's default configuration.
     Default,
+    /// The portable set of a shipped binary on a device with no tuned entry: the fastest of the
+    /// set once the first call for this key has timed it, its first candidate before (the one
+    /// `TUNABLE_MODE=off` runs).
+    Portable {
+        /// Whether the set has been timed on this device and key by this process.
+        timed: bool,
+    },
 }
 
 #[cfg(feature = "autotune")]

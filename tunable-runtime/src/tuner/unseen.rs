@@ -128,6 +128,33 @@ fn select<P: Params, D: AsRef<str>>(
     .unwrap_or_else(|| baked(table, key, default, || device))
 }
 
+/// What a shipped call on `device` would run from the portable sets, without running anything:
+/// `None` if the device has a baked entry or no set is baked; else the configuration chosen
+/// earlier in this process (`true`) or the set's first candidate (`false`).
+pub(crate) fn peek<P: Params>(
+    kernel: &'static str,
+    table: &'static [Baked<P>],
+    portable: &'static [Portable<P>],
+    device: &str,
+    key: u64,
+) -> Option<(P, bool)> {
+    if table.iter().any(|b| b.device == device) {
+        return None;
+    }
+    let set = portable
+        .iter()
+        .min_by(|a, b| key_distance(a.key, key).total_cmp(&key_distance(b.key, key)))?;
+    let first = set.candidates.first()?.params;
+    let slot = (kernel, device.to_owned(), key);
+    let chosen = CHOSEN
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_ref()
+        .and_then(|slots| slots.get(&slot))
+        .and_then(|(v, _)| P::from_values(v));
+    Some(chosen.map_or((first, false), |p| (p, true)))
+}
+
 /// Per slot, the chosen configuration's values and instance.
 type Chosen = HashMap<(&'static str, String, u64), (Vec<tunable_search::Value>, Option<u16>)>;
 
@@ -207,6 +234,7 @@ fn choose<P: Params>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tuner::lookup::Origin;
     use crate::tuner::testing::Tile;
     use std::time::Duration;
 
@@ -350,6 +378,41 @@ mod tests {
             tune,
         );
         assert_eq!((p, &runs[3..]), (Some(tile(5)), &[5][..]));
+    }
+
+    #[test]
+    fn the_choice_query_names_the_portable_pick_before_and_after_timing() {
+        let choice = |device: &str| {
+            let (table, portable) = (&TABLE, &PORTABLE);
+            crate::choice::shipped("k_peek", table, portable, 100, Tile(0), || {
+                device.to_owned()
+            })
+        };
+        assert_eq!(peek("k_peek", &TABLE, &PORTABLE, "tuned", 100), None);
+        assert_eq!(choice("tuned").origin, Origin::Baked);
+        // Before the first call on this device: the first candidate, not timed.
+        let before = choice("new");
+        assert_eq!(
+            (before.params, before.origin),
+            (Tile(2), Origin::Portable { timed: false })
+        );
+        let mut runs = Vec::new();
+        choose(
+            "k_peek",
+            &PORTABLE,
+            "new",
+            100,
+            &mut timed(&mut runs),
+            || Mode::Tune,
+        );
+        let after = choice("new");
+        assert_eq!(
+            (after.params, after.origin),
+            (Tile(4), Origin::Portable { timed: true })
+        );
+        // Without portable sets, an untuned device gets the nearest baked entry.
+        let none = crate::choice::shipped("k_peek", &TABLE, &[], 100, Tile(0), || "new");
+        assert_eq!((none.params, none.origin), (Tile(1), Origin::Baked));
     }
 
     #[test]

@@ -7,11 +7,19 @@
 //! module writes: atomically (a temporary file renamed over the old one) under an exclusive lock
 //! on `tuned/.lock`, merging with what is there, so two processes tuning different kernels,
 //! devices or keys at once lose nothing.
+//!
+//! A GPU kernel's winner is stored with the device binaries built for it
+//! ([`store_with_artifacts`]), one file each in `tuned/<kernel>.artifacts/` (format and layout:
+//! [`tunable_search::format::artifact`]), written before the entry that uses them under the same
+//! lock. Each store also removes the artifacts no entry's winner uses any more, and those a new
+//! build of the same configuration replaces, so the folder holds what builds embed and nothing
+//! else.
 
 use crate::RuntimeError;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::Path;
+use tunable_search::format::artifact::{self, Artifact, Owner, Recipe};
 use tunable_search::format::tuned::ReadError;
 
 pub use tunable_search::format::tuned::{
@@ -36,12 +44,21 @@ pub fn read(path: &Path) -> Result<Vec<TunedEntry>, RuntimeError> {
 
 /// Stores `entry` into `path`, replacing the entry of the same slot, atomically and under the
 /// folder's lock. A damaged existing file is kept aside as `<file>.damaged` rather than lost.
+/// Artifacts of the kernel that no entry's winner uses any more are removed.
 pub fn store(path: &Path, entry: TunedEntry) -> Result<(), RuntimeError> {
+    store_with_artifacts(path, entry, Vec::new())
+}
+
+/// Stores `entry` like [`store`], with `binaries`, the device binaries built for its winner
+/// (each with its recipe), as artifacts in the kernel's folder beside the tuned file, written
+/// before the entry. An artifact of the same configuration, device, kind and entry point built
+/// from another recipe (an edited source, say) is replaced.
+pub fn store_with_artifacts(
+    path: &Path,
+    entry: TunedEntry,
+    binaries: Vec<(Recipe, Vec<u8>)>,
+) -> Result<(), RuntimeError> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    let io = |source, p: &Path| RuntimeError::Io {
-        path: p.into(),
-        source,
-    };
     std::fs::create_dir_all(dir).map_err(|e| io(e, dir))?;
     let lock_path = dir.join(".lock");
     let lock = OpenOptions::new()
@@ -60,16 +77,90 @@ pub fn store(path: &Path, entry: TunedEntry) -> Result<(), RuntimeError> {
         }
         Err(e) => return Err(e),
     };
+    let artifacts = artifact::artifact_dir(dir, &entry.kernel);
+    let owner = Owner {
+        kernel: entry.kernel.clone(),
+        device: entry.device.clone(),
+        params: entry.params.clone(),
+    };
+    let mut written = Vec::new();
+    for (recipe, bytes) in binaries {
+        let name = recipe.file_name();
+        let file = artifact::encode(&Artifact {
+            owner: owner.clone(),
+            recipe,
+            bytes: bytes.into(),
+        });
+        write_atomically(&artifacts.join(&name), &file)?;
+        written.push(name);
+    }
     entries.retain(|e| !e.same_slot(&entry));
     entries.push(entry);
     entries.sort_by(|a, b| (&a.kernel, &a.device, a.key).cmp(&(&b.kernel, &b.device, b.key)));
-    let tmp = path.with_extension(format!("bin.tmp{}", std::process::id()));
+    write_atomically(path, &encode(&entries))?;
+    prune(&artifacts, &entries, &owner, &written)?;
+    drop(lock);
+    Ok(())
+}
+
+fn io(source: std::io::Error, path: &Path) -> RuntimeError {
+    RuntimeError::Io {
+        path: path.into(),
+        source,
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file renamed over it (creating the folder).
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), RuntimeError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| io(e, dir))?;
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
     let mut f = File::create(&tmp).map_err(|e| io(e, &tmp))?;
-    f.write_all(&encode(&entries))
+    f.write_all(bytes)
         .and_then(|()| f.sync_all())
         .map_err(|e| io(e, &tmp))?;
-    std::fs::rename(&tmp, path).map_err(|e| io(e, path))?;
-    drop(lock);
+    std::fs::rename(&tmp, path).map_err(|e| io(e, path))
+}
+
+/// Removes from the kernel's artifact folder `dir` the artifacts no entry's winner uses, and
+/// those of `owner` replaced by the files just `written` (same kind and entry point, another
+/// recipe). Files that do not decode are left alone (`cargo tunable show` reports them).
+fn prune(
+    dir: &Path,
+    entries: &[TunedEntry],
+    owner: &Owner,
+    written: &[String],
+) -> Result<(), RuntimeError> {
+    let listed = artifact::read_dir(dir).map_err(|e| io(e, dir))?;
+    let new_builds: Vec<&Recipe> = listed
+        .iter()
+        .filter_map(|(p, a)| {
+            let a = a.as_ref().ok()?;
+            let name = p.file_name()?.to_string_lossy();
+            written.iter().any(|w| *w == name).then_some(&a.recipe)
+        })
+        .collect();
+    for (path, a) in &listed {
+        let Ok(a) = a else { continue };
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let used = entries.iter().any(|e| {
+            e.kernel == a.owner.kernel && e.device == a.owner.device && e.params == a.owner.params
+        });
+        let superseded = a.owner == *owner
+            && !written.contains(&name)
+            && new_builds
+                .iter()
+                .any(|r| r.kind == a.recipe.kind && r.entry == a.recipe.entry);
+        if !used || superseded {
+            std::fs::remove_file(path).map_err(|e| io(e, path))?;
+        }
+    }
+    // A folder left empty goes (`remove_dir` fails on one that is not).
+    let _ = std::fs::remove_dir(dir);
     Ok(())
 }
 

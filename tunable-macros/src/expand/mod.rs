@@ -1,7 +1,8 @@
 //! # Code generation
 //!
 //! What `#[tunable]` emits for one kernel, one generator per item, in the order they appear:
-//! - [`params`]: the parameter struct and its impls (`Default`, `values`, `Params`);
+//! - [`params`]: the parameter struct and its impls (`Default`, `values`, `Params`), with the
+//!   [`artifacts`] embedded for the baked entries (GPU kernels' device binaries);
 //! - [`space`]: `<name>_space()`, the search space;
 //! - [`with`]: `<name>_with(&params, args...)`, one variant without tuning;
 //! - [`entry`]: `<name>(args...)`, the tuned entry point, which holds the [`baked`] table of
@@ -14,6 +15,7 @@
 //! [`tokens`] writes values and types for all of them. Every generated path into the runtime goes
 //! through `::tunable::__private`.
 
+mod artifacts;
 mod baked;
 mod config;
 mod entry;
@@ -131,8 +133,9 @@ pub(crate) fn expand(
     place: &Place,
 ) -> syn::Result<(TokenStream, TokenStream)> {
     let k = Kernel::new(model, f, place)?;
-    let outer = params::items(&k);
     let tuned = baked::Tuned::read(model);
+    let embedded = artifacts::embedded(model, &tuned);
+    let outer = params::items(&k, artifacts::method(&embedded));
     let (space, with) = (space::item(&k), with::item(&k));
     let (entry, config) = (entry::item(&k, &tuned), config::item(&k, &tuned));
     Ok((outer, quote!(#space #with #entry #config)))

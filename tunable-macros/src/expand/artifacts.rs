@@ -10,8 +10,9 @@
 //!
 //! `include_bytes!` puts each embedded file into rustc's dep-info, so cargo rebuilds when one
 //! changes; the set of files changes only with the tuned file (the store writes both under one
-//! lock, artifacts first), which the build tracks already. Damaged artifact files are left out
-//! (`cargo tunable show` names them); the backend decodes and checks what it loads again.
+//! lock, artifacts first), which the build tracks already. A damaged artifact file cannot say
+//! whose it is: it is embedded too, so that the backend, which decodes and checks whatever it
+//! would load, says at run time why it compiles instead (`cargo tunable show` names it too).
 
 use super::baked::Tuned;
 use crate::check::Model;
@@ -21,8 +22,8 @@ use tunable_search::Value;
 use tunable_search::format::artifact::{artifact_dir, read_dir};
 use tunable_search::format::tuned::tuned_dir;
 
-/// The absolute paths of the artifact files of `tuned`'s baked entries (none outside a cargo
-/// build), in file-name order.
+/// The absolute paths of the artifact files of `tuned`'s baked entries and of the damaged ones
+/// (none outside a cargo build), in file-name order.
 pub(super) fn embedded(model: &Model, tuned: &Tuned) -> Vec<String> {
     let Ok(manifest) = std::env::var("CARGO_MANIFEST_DIR") else {
         return Vec::new();
@@ -37,7 +38,11 @@ pub(super) fn embedded(model: &Model, tuned: &Tuned) -> Vec<String> {
     listed
         .into_iter()
         .filter_map(|(path, artifact)| {
-            let owner = artifact.ok()?.owner;
+            let path = path.to_string_lossy().into_owned();
+            let Ok(artifact) = artifact else {
+                return Some(path);
+            };
+            let owner = artifact.owner;
             let values: Vec<Value> = owner.params.iter().map(|(_, v)| Value::from(v)).collect();
             let indices: Vec<usize> = model
                 .space
@@ -55,8 +60,7 @@ pub(super) fn embedded(model: &Model, tuned: &Tuned) -> Vec<String> {
                 .entries
                 .iter()
                 .any(|e| e.device == owner.device && e.indices == indices);
-            (owner.kernel == model.name && names_fit && baked)
-                .then(|| path.to_string_lossy().into_owned())
+            (owner.kernel == model.name && names_fit && baked).then_some(path)
         })
         .collect()
 }

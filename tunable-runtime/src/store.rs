@@ -267,4 +267,69 @@ mod tests {
         assert!(path.with_extension("bin.damaged").exists());
         std::fs::remove_dir_all(&dir).unwrap();
     }
+
+    fn recipe(def: &str, source: &str) -> Recipe {
+        Recipe {
+            kind: artifact::Kind::OpenClBinary,
+            entry: "k".into(),
+            target: "gpu".into(),
+            source_hash: Recipe::source_hash(source),
+            options: vec![],
+            definitions: vec![def.into()],
+        }
+    }
+
+    /// The artifact files of kernel `k` in `dir`: (file name, configuration's first value).
+    fn artifacts(dir: &Path) -> Vec<(String, StoredValue)> {
+        artifact::read_dir(&artifact::artifact_dir(dir, "k"))
+            .unwrap()
+            .into_iter()
+            .map(|(p, a)| {
+                let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                (name, a.unwrap().owner.params[0].1.clone())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn artifacts_are_stored_with_their_entry_and_go_when_no_winner_uses_them() {
+        let dir = std::env::temp_dir().join(format!("tunable-store-art-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let path = tuned_file(&dir, "k");
+        let with_tile = |key, tile| TunedEntry {
+            params: vec![("tile".into(), StoredValue::Int(tile))],
+            ..entry("k", key, 1.0)
+        };
+        // Two keys share the winner tile=4: one file.
+        let r4 = recipe("-Dtile=4", "v1");
+        store_with_artifacts(&path, with_tile(1, 4), vec![(r4.clone(), b"bin4".to_vec())])
+            .unwrap();
+        store_with_artifacts(&path, with_tile(2, 4), vec![(r4.clone(), b"bin4".to_vec())])
+            .unwrap();
+        assert_eq!(artifacts(&dir), [(r4.file_name(), StoredValue::Int(4))]);
+        let stored = artifact::read_dir(&artifact::artifact_dir(&dir, "k")).unwrap();
+        let a = stored[0].1.as_ref().unwrap();
+        assert_eq!((&a.recipe, &*a.bytes), (&r4, &b"bin4"[..]));
+        assert_eq!(a.owner.device, "cpu: test x2");
+        // Key 1 moves to tile=8: tile 4's binary stays for key 2.
+        let r8 = recipe("-Dtile=8", "v1");
+        store_with_artifacts(&path, with_tile(1, 8), vec![(r8.clone(), b"bin8".to_vec())])
+            .unwrap();
+        assert_eq!(artifacts(&dir).len(), 2);
+        // Key 2 is retuned from an edited source: the new build of tile=4 replaces the old.
+        let r4b = recipe("-Dtile=4", "v2");
+        store_with_artifacts(&path, with_tile(2, 4), vec![(r4b.clone(), b"new4".to_vec())])
+            .unwrap();
+        let mut want = vec![
+            (r4b.file_name(), StoredValue::Int(4)),
+            (r8.file_name(), StoredValue::Int(8)),
+        ];
+        want.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(artifacts(&dir), want);
+        // Both keys end on tile=2, stored without binaries (a CPU kernel, say): the folder goes.
+        store(&path, with_tile(1, 2)).unwrap();
+        store(&path, with_tile(2, 2)).unwrap();
+        assert!(!artifact::artifact_dir(&dir, "k").exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -302,10 +302,8 @@ mod tests {
         };
         // Two keys share the winner tile=4: one file.
         let r4 = recipe("-Dtile=4", "v1");
-        store_with_artifacts(&path, with_tile(1, 4), vec![(r4.clone(), b"bin4".to_vec())])
-            .unwrap();
-        store_with_artifacts(&path, with_tile(2, 4), vec![(r4.clone(), b"bin4".to_vec())])
-            .unwrap();
+        store_with_artifacts(&path, with_tile(1, 4), vec![(r4.clone(), b"bin4".to_vec())]).unwrap();
+        store_with_artifacts(&path, with_tile(2, 4), vec![(r4.clone(), b"bin4".to_vec())]).unwrap();
         assert_eq!(artifacts(&dir), [(r4.file_name(), StoredValue::Int(4))]);
         let stored = artifact::read_dir(&artifact::artifact_dir(&dir, "k")).unwrap();
         let a = stored[0].1.as_ref().unwrap();
@@ -313,13 +311,16 @@ mod tests {
         assert_eq!(a.owner.device, "cpu: test x2");
         // Key 1 moves to tile=8: tile 4's binary stays for key 2.
         let r8 = recipe("-Dtile=8", "v1");
-        store_with_artifacts(&path, with_tile(1, 8), vec![(r8.clone(), b"bin8".to_vec())])
-            .unwrap();
+        store_with_artifacts(&path, with_tile(1, 8), vec![(r8.clone(), b"bin8".to_vec())]).unwrap();
         assert_eq!(artifacts(&dir).len(), 2);
         // Key 2 is retuned from an edited source: the new build of tile=4 replaces the old.
         let r4b = recipe("-Dtile=4", "v2");
-        store_with_artifacts(&path, with_tile(2, 4), vec![(r4b.clone(), b"new4".to_vec())])
-            .unwrap();
+        store_with_artifacts(
+            &path,
+            with_tile(2, 4),
+            vec![(r4b.clone(), b"new4".to_vec())],
+        )
+        .unwrap();
         let mut want = vec![
             (r4b.file_name(), StoredValue::Int(4)),
             (r8.file_name(), StoredValue::Int(8)),

@@ -213,7 +213,10 @@ fn stale_rejected_and_damaged_binaries_compile_saying_why_once() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
-    let said: Vec<&str> = stderr.lines().filter(|l| l.starts_with("tunable:")).collect();
+    let said: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("tunable:"))
+        .collect();
     assert_eq!(said.len(), 3, "{stderr}");
     assert_eq!(
         said[0],

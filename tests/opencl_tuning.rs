@@ -125,7 +125,11 @@ fn gemm_opencl_tunes_with_verified_output() {
             .unwrap_or_else(|| panic!("no first call line:\n{text}"))
             .to_owned();
         let checksum = line.rsplit_once("checksum ").unwrap().1.to_owned();
-        (line, checksum, String::from_utf8_lossy(&out.stderr).into_owned())
+        (
+            line,
+            checksum,
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
     };
     let (loaded, sum_loaded, err) = first_call("on");
     assert!(loaded.contains("ms (embedded binary)"), "{loaded}\n{err}");
@@ -134,7 +138,10 @@ fn gemm_opencl_tunes_with_verified_output() {
     assert!(compiled.contains("ms (compiled)"), "{compiled}");
     assert_eq!(sum_loaded, sum_compiled, "{loaded}\n{compiled}");
     // The tuning run's own first call computed the same.
-    assert!(stdout.contains(&format!("checksum {sum_loaded}")), "{stdout}");
+    assert!(
+        stdout.contains(&format!("checksum {sum_loaded}")),
+        "{stdout}"
+    );
     std::fs::remove_dir_all(&tuned).ok();
 }
 

@@ -82,13 +82,13 @@ fn device() -> Option<OpenCl> {
 fn run<P: Params>(source: &Source, params: &P) -> Result<(Provenance, Vec<f32>), OpenClError> {
     let cl = OpenCl::new()?;
     let x = cl.upload(&(0..N).map(|i| i as f32 * 0.5).collect::<Vec<f32>>())?;
-    let mut y = cl.alloc::<f32>(N)?;
+    let y = cl.alloc::<f32>(N)?;
     let k = cl.kernel(source, params)?;
     // SAFETY: scale(const float*, float*, int); indices are checked against n.
     unsafe {
         k.launch(Dims::divide(N, 64, 64))
             .arg(&x)
-            .arg(&mut y)
+            .arg(&y)
             .arg(&(N as i32))
             .run()?;
     }

@@ -55,7 +55,7 @@ pub(super) fn embedded(model: &Model, tuned: &Tuned) -> Vec<String> {
                     .params
                     .iter()
                     .zip(&model.params)
-                    .all(|((n, _), p)| *n == p.name.to_string());
+                    .all(|((n, _), p)| p.name == n);
             let baked = tuned
                 .entries
                 .iter()

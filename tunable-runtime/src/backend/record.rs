@@ -1,7 +1,7 @@
 //! # Recording the binaries a tuning builds
 //!
 //! The tuner tunes a kernel inside [`record`]: every program a GPU backend hands out on the
-//! tuning's thread meanwhile (`cl.kernel(..)`, `gpu.kernel(..)`, [`super::cuda::image`]) is
+//! tuning's thread meanwhile (`cl.kernel(..)`, `gpu.kernel(..)`, `cuda::image`) is
 //! noted with the definitions it was built with, as a way to produce its binaries later
 //! (nothing is copied while tuning). When the winner is stored, the tuner asks the
 //! [`Recorded`] programs for the binaries built with the winner's definitions

@@ -48,13 +48,18 @@ pub fn record<R>(f: impl FnOnce() -> R) -> (R, Recorded) {
     (r, Recorded { noted })
 }
 
-/// Notes a program built with `definitions` (its `key` tells one program from another: equal
-/// keys are noted once) if this thread records; `produce` is asked for the way to produce its
-/// binaries only the first time.
-pub(crate) fn note(key: u64, definitions: &[String], produce: impl FnOnce() -> Produce) {
+/// Notes a program built with `definitions` if this thread records (nothing else happens
+/// otherwise: backends call it on every request); its `key` tells one program from another
+/// (equal keys are noted once), and `produce` is asked for the way to produce its binaries only
+/// the first time.
+pub(crate) fn note(
+    key: impl FnOnce() -> u64,
+    definitions: &[String],
+    produce: impl FnOnce() -> Produce,
+) {
     RECORDING.with_borrow_mut(|rec| {
         if let Some(rec) = rec
-            && rec.seen.insert(key)
+            && rec.seen.insert(key())
         {
             rec.noted.push(Noted {
                 definitions: definitions.to_vec(),
@@ -140,16 +145,18 @@ mod tests {
         let d1 = vec!["-DT=1".to_owned()];
         let d2 = vec!["-DT=2".to_owned()];
         // Not recording: nothing is kept.
-        note(1, &d1, produce("-DT=1"));
+        note(|| 1, &d1, produce("-DT=1"));
         let ((), rec) = record(|| {
-            note(1, &d1, produce("-DT=1"));
-            note(1, &d1, || {
-                panic!("a program noted twice is not produced again")
-            });
-            note(2, &d2, produce("-DT=2"));
-            let ((), inner) = record(|| note(3, &d1, produce("-DT=1")));
+            note(|| 1, &d1, produce("-DT=1"));
+            note(
+                || 1,
+                &d1,
+                || panic!("a program noted twice is not produced again"),
+            );
+            note(|| 2, &d2, produce("-DT=2"));
+            let ((), inner) = record(|| note(|| 3, &d1, produce("-DT=1")));
             assert_eq!(inner.binaries(&d1).unwrap().len(), 1);
-            std::thread::spawn(|| note(4, &["-DT=1".to_owned()], produce("-DT=1")))
+            std::thread::spawn(|| note(|| 4, &["-DT=1".to_owned()], produce("-DT=1")))
                 .join()
                 .unwrap();
         });

@@ -96,7 +96,7 @@ pub(crate) fn compile_images(
 /// Notes the images of a program for the tuner's recording, if one is in progress on this
 /// thread.
 pub(crate) fn note(source: &Source, defs: &[String], arch: &str, images: &[Image]) {
-    let key = record::key(source.code, source.kernel, source.options, defs, arch);
+    let key = || record::key(source.code, source.kernel, source.options, defs, arch);
     record::note(key, defs, || {
         let binaries: Vec<_> = images
             .iter()

@@ -149,7 +149,7 @@ impl OpenCl {
     /// Notes the program for the tuner's recording, if one is in progress on this thread.
     fn note(&self, source: &Source, defs: &[String], compiled: &Arc<Compiled>) {
         let target = &self.inner.id;
-        let key = record::key(source.code, source.kernel, source.options, defs, target);
+        let key = || record::key(source.code, source.kernel, source.options, defs, target);
         record::note(key, defs, || {
             let recipe = embedded::wanted(source, defs, target, &[Kind::OpenClBinary]).remove(0);
             let compiled = Arc::clone(compiled);

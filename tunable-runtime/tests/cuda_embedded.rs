@@ -23,26 +23,22 @@ use tunable_search::format::artifact::{
 mod common;
 use common::skip;
 
-static SCALE: Source = Source::new(
-    "scale",
-    r#"
+/// The kernel's text, as a literal for `concat!`.
+macro_rules! scale_code {
+    () => {
+        r#"
 extern "C" __global__ void scale(const float *x, float *y, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) y[i] = SCALE * x[i];
 }
-"#,
-);
+"#
+    };
+}
 
-static EDITED: Source = Source::new(
-    "scale",
-    r#"
-// edited
-extern "C" __global__ void scale(const float *x, float *y, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) y[i] = SCALE * x[i];
-}
-"#,
-);
+static SCALE: Source = Source::new("scale", scale_code!());
+
+/// The same kernel, edited (a comment): another source text.
+static EDITED: Source = Source::new("scale", concat!("// edited", scale_code!()));
 
 static SLOTS: [OnceLock<&'static [&'static [u8]]>; 4] = [const { OnceLock::new() }; 4];
 

@@ -19,27 +19,22 @@ use tunable_search::format::artifact::{Artifact, Owner, Recipe, encode};
 mod common;
 use common::skip;
 
-static SCALE: Source = Source::new(
-    "scale",
-    r#"
+/// The kernel's text, as a literal for `concat!`.
+macro_rules! scale_code {
+    () => {
+        r#"
 __kernel void scale(__global const float *x, __global float *y, int n) {
     int i = get_global_id(0);
     if (i < n) y[i] = SCALE * x[i] + 0.25f;
 }
-"#,
-);
+"#
+    };
+}
+
+static SCALE: Source = Source::new("scale", scale_code!());
 
 /// The same kernel, edited (a comment): another source text.
-static EDITED: Source = Source::new(
-    "scale",
-    r#"
-// edited
-__kernel void scale(__global const float *x, __global float *y, int n) {
-    int i = get_global_id(0);
-    if (i < n) y[i] = SCALE * x[i] + 0.25f;
-}
-"#,
-);
+static EDITED: Source = Source::new("scale", concat!("// edited", scale_code!()));
 
 /// The artifacts each [`Cfg`] type embeds, by slot.
 static SLOTS: [OnceLock<&'static [&'static [u8]]>; 6] = [const { OnceLock::new() }; 6];

@@ -220,11 +220,11 @@ fn tune_call<P: Params>(
         return (default, Origin::Default);
     };
     let values = space.values(best.0);
-    let Some(tuned) = P::from_values(&values) else {
-        return (default, Origin::Default);
-    };
+    let tuned = P::from_values(&values);
     let recorded = [recorded, confirmed_recorded];
-    let binaries = winner_binaries(kernel.name, &recorded, tuned, report.measured == 0, run);
+    let binaries = tuned.map_or_else(Vec::new, |p| {
+        winner_binaries(kernel.name, &recorded, p, report.measured == 0, run)
+    });
     let winner = Winner {
         top: confirmed_top(best, &report.top),
         evaluations: report.evaluations,
@@ -237,7 +237,10 @@ fn tune_call<P: Params>(
             kernel.name
         );
     }
-    (tuned, Origin::Tuned)
+    match tuned {
+        Some(p) => (p, Origin::Tuned),
+        None => (default, Origin::Default),
+    }
 }
 
 /// The device binaries GPU backends built for the winner while tuning (none for a CPU

@@ -143,9 +143,7 @@ impl OpenCl {
             name: source.kernel,
         })
     }
-}
 
-impl OpenCl {
     /// Notes the program for the tuner's recording, if one is in progress on this thread.
     fn note(&self, source: &Source, defs: &[String], compiled: &Arc<Compiled>) {
         let target = &self.inner.id;

@@ -9,7 +9,8 @@
 //!
 //! On a GPU the first call of `gemm_cuda` tunes it (NVRTC per configuration, CUDA-event timing,
 //! output checked against the default configuration's) and stores the winner in
-//! `tuned/gemm_cuda.bin`. Without a driver or GPU the program says which library or device is
+//! `tuned/gemm_cuda.bin`, with its PTX and CUBIN in `tuned/gemm_cuda.artifacts/`, which a plain
+//! build embeds and loads without NVRTC. Without a driver or GPU the program says which library or device is
 //! missing and what it falls back to, then compiles every variant of the space with NVRTC (no
 //! GPU needed) and reports how many produce PTX and why the others fail; `--ptx ARCH` does only
 //! that, for the architecture given (default `sm_80`). `--n N` sets the matrix size (a multiple

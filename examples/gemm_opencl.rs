@@ -4,12 +4,18 @@
 //! cargo run --release --example gemm_opencl --features opencl,autotune                  # tune, report
 //! cargo run --release --example gemm_opencl --features opencl,autotune -- --exhaustive  # and time every configuration
 //! cargo run --release --example gemm_opencl --features opencl                           # shipped: baked configuration
+//! cargo run --release --example gemm_opencl --features opencl -- --first-call           # shipped: the first call only
 //! ```
 //!
 //! The first call of `gemm_opencl` for a problem-size bucket tunes it on its own device buffers
 //! (uploaded once), timing each variant with OpenCL profiling events and checking its output
 //! against the default configuration's (`verify = c`); the winner is stored in
-//! `tuned/gemm_opencl.bin` per device and key. The program prints the default configuration's
+//! `tuned/gemm_opencl.bin` per device and key, and the winner's program binary for the device in
+//! `tuned/gemm_opencl.artifacts/`. A plain build embeds that binary: its first call prints
+//! `first call: X ms (embedded binary)` when the program was loaded from it, `(compiled)` when it
+//! was compiled from the source (no binary, a stale one, or `TUNABLE_EMBEDDED=off`), with a
+//! checksum of the result, which must not depend on the way; `--first-call` stops there.
+//! The program then prints the default configuration's
 //! time, the tuned one's, the speedup, the evaluations the tuning used, and checks the result
 //! against a CPU reference. `--exhaustive` also times every configuration of the space, and
 //! `--against 16,64,32,8,8,8,0,0` (values in declaration order) compares with one configuration;
@@ -116,6 +122,29 @@ fn main() {
     let (a, b) = (upload(&ha), upload(&hb));
     let mut c = cl.alloc::<f32>(n * n).expect("alloc");
 
+    // The tuned call, first of all (as in a shipped program): with `--features autotune` it
+    // tunes (on these buffers); otherwise it runs the baked configuration, loaded from its
+    // embedded binary if there is one, or the default if nothing was tuned yet.
+    let start = Instant::now();
+    gemm_opencl(&cl, &a, &b, &mut c, n).expect("the tuned configuration runs");
+    let first_call = start.elapsed().as_secs_f64();
+    let got = c.read().expect("read back");
+    let ran = gemm_opencl_config(&cl, &a, &b, &mut c, n).params;
+    let how = if cfg!(feature = "autotune") {
+        "tuning, with --features autotune".to_owned()
+    } else {
+        let kernel = cl.kernel(&GEMM, &ran).expect("built by the first call");
+        kernel.provenance().to_string()
+    };
+    println!(
+        "  first call: {:.1} ms ({how}); {ran:?}, result checksum {:016x}",
+        first_call * 1e3,
+        checksum(&got)
+    );
+    if args.iter().any(|a| a == "--first-call") {
+        return;
+    }
+
     let space = gemm_opencl_space();
     println!(
         "gemm_opencl n = {n}: {} valid configurations of {}",
@@ -127,13 +156,6 @@ fn main() {
         gemm_opencl_with(&default, &cl, &a, &b, &mut c, n)
     })
     .expect("the default configuration runs");
-
-    // The tuned call: with `--features autotune` the first call tunes (on these buffers);
-    // otherwise it runs the baked configuration, or the default if nothing was tuned yet.
-    let start = Instant::now();
-    gemm_opencl(&cl, &a, &b, &mut c, n).expect("the tuned configuration runs");
-    let first_call = start.elapsed().as_secs_f64();
-    let got = c.read().expect("read back");
     let reference = cpu_gemm(&ha, &hb, n);
     let worst = got
         .iter()
@@ -149,7 +171,6 @@ fn main() {
     .unwrap_or_default()
     .into_iter()
     .find(|e| e.device == cl.device_id() && e.key == tunable::key::next_power_of_two(n as u64));
-    println!("  first call (tunes with --features autotune): {first_call:.1} s");
     println!("  default {default:?}: {t_default:.3} ms");
     match &stored {
         Some(e) => println!(
@@ -232,6 +253,15 @@ fn main() {
             t_tuned / t_best
         );
     }
+}
+
+/// FNV-1a of the result's bits: equal checksums, identical results.
+fn checksum(c: &[f32]) -> u64 {
+    c.iter()
+        .flat_map(|x| x.to_bits().to_le_bytes())
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        })
 }
 
 fn cpu_gemm(a: &[f32], b: &[f32], n: usize) -> Vec<f32> {

@@ -24,7 +24,7 @@
 //! | [`backend`] | GPU kernels: OpenCL (feature `opencl`) and CUDA (feature `cuda`), launch and timing |
 //! | [`Params`], [`Space`], [`SpaceBuilder`], [`Value`] | a kernel's configurations and its search space |
 //! | [`measure`] | timing work as the tuner does (device time when a backend reports it) |
-//! | [`tuned`] | reading what tuning stored (`tuned/<kernel>.bin`) |
+//! | [`tuned`] | reading what tuning stored (`tuned/<kernel>.bin`, GPU binaries in `tuned/<kernel>.artifacts/`) |
 //! | [`tuner`], [`journal`] | tuning a space directly, with your own evaluator and observers |
 //! | [`RuntimeError`], [`SpaceError`] | the tuner's and the space's errors |
 //!
@@ -51,8 +51,12 @@ pub use tunable_search::{Space, SpaceBuilder, SpaceError, Value};
 /// }
 /// # Ok::<(), tunable::RuntimeError>(())
 /// ```
+///
+/// A GPU kernel's winners come with their device binaries in `tuned/<kernel>.artifacts/`
+/// ([`artifact`](tuned::artifact): layout and format), which plain builds embed.
 pub mod tuned {
     pub use tunable_runtime::store::{StoredValue, TunedEntry, read, tuned_dir, tuned_file};
+    pub use tunable_search::format::artifact;
 }
 
 /// Not public API: what `#[tunable]` generates code against.

@@ -1,11 +1,13 @@
 //! OpenCL kernels tuned end to end through `#[tunable]` with the `autotune` feature, on the
-//! machine's OpenCL device (PoCL in CI): the `gemm_opencl` example tunes with verified output,
-//! and a kernel with planted faults (configurations that do not compile, a work-group beyond the
-//! device's limit, a wrong answer, a launch beyond the time limit) records each as a failed
-//! configuration with its reason while the tuning completes and picks a correct variant.
+//! machine's OpenCL device (PoCL in CI): the `gemm_opencl` example tunes with verified output and
+//! stores the winner's program binary, which a plain build of it embeds and loads, computing what
+//! compiling computes; and a kernel with planted faults (configurations that do not compile, a
+//! work-group beyond the device's limit, a wrong answer, a launch beyond the time limit) records
+//! each as a failed configuration with its reason while the tuning completes and picks a correct
+//! variant.
 //!
-//! Both build with `--features opencl,autotune` in `target/e2e` (shared with `end_to_end.rs`),
-//! so the tuning runs exactly as a user's program would. Skips, printing why, without an OpenCL
+//! Both tune with `--features opencl,autotune` in `target/e2e` (shared with `end_to_end.rs`), so
+//! the tuning runs exactly as a user's program would. Skips, printing why, without an OpenCL
 //! device.
 
 use std::path::{Path, PathBuf};
@@ -95,6 +97,51 @@ fn gemm_opencl_tunes_with_verified_output() {
     assert_eq!(journal.matches("\"time\":").count(), 12, "{journal}");
     // Every variant computes the product: none failed verification.
     assert!(!journal.contains("wrong output"), "{journal}");
+
+    // The winner's program binary for this device was stored beside the tuned file; a plain
+    // build embeds it and its first call loads it, computing what compiling computes.
+    let artifacts = std::fs::read_dir(tuned.join("gemm_opencl.artifacts"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect::<Vec<_>>();
+    assert!(
+        artifacts.len() == 1 && artifacts[0].ends_with(".clbin"),
+        "{artifacts:?}"
+    );
+    run(Command::new(env!("CARGO"))
+        .args(["build", "--quiet", "--example", "gemm_opencl"])
+        .args(["--features", "opencl"])
+        .current_dir(root())
+        .env("CARGO_TARGET_DIR", &target)
+        .env("TUNABLE_DIR", &tuned));
+    let first_call = |embedded: &str| {
+        let out = run(Command::new(target.join("debug/examples/gemm_opencl"))
+            .args(["--n", "128", "--first-call"])
+            .env("TUNABLE_EMBEDDED", embedded));
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let line = text
+            .lines()
+            .find(|l| l.trim_start().starts_with("first call: "))
+            .unwrap_or_else(|| panic!("no first call line:\n{text}"))
+            .to_owned();
+        let checksum = line.rsplit_once("checksum ").unwrap().1.to_owned();
+        (
+            line,
+            checksum,
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (loaded, sum_loaded, err) = first_call("on");
+    assert!(loaded.contains("ms (embedded binary)"), "{loaded}\n{err}");
+    assert!(!err.contains("compiling from source"), "{err}");
+    let (compiled, sum_compiled, _) = first_call("off");
+    assert!(compiled.contains("ms (compiled)"), "{compiled}");
+    assert_eq!(sum_loaded, sum_compiled, "{loaded}\n{compiled}");
+    // The tuning run's own first call computed the same.
+    assert!(
+        stdout.contains(&format!("checksum {sum_loaded}")),
+        "{stdout}"
+    );
     std::fs::remove_dir_all(&tuned).ok();
 }
 

@@ -11,7 +11,9 @@
 //!   Kernel Tuner caches and score them (see [`bench`](mod@bench)).
 //! - `show [DIR] [--json]`: print the tuned configurations stored in DIR (default `tuned/`),
 //!   with UTC dates and a mark on entries the annotation no longer fits, and the chain a build
-//!   runs per kernel and key (device entries, then the portable set; see [`show`](mod@show)).
+//!   runs per kernel and key (device entries, then the portable set; see [`show`](mod@show)),
+//!   then the GPU kernels' device binaries stored beside them (kind, size, device or
+//!   architecture; see [`artifacts`](mod@artifacts)).
 //! - `tune [--manifest-path P] [--kernel K] [--budget N | --time 10m]`: tune a crate ahead of
 //!   time through its tuning harness (see [`tune`](mod@tune)).
 //! - `transfer --cache FILE ... [--k 4] [--json]`: leave one device out over the caches of one
@@ -21,6 +23,7 @@
 //!   (see [`study`](mod@study), [`coordinator`](mod@coordinator), [`worker`](mod@worker)).
 
 mod anytime;
+mod artifacts;
 mod bench;
 mod caches;
 mod chain;

@@ -12,6 +12,10 @@
 //! or constraints) changed since it was tuned, and builds no longer bake it. Without that record
 //! (no build since, or a read-only folder) the mark is `?`. The record reflects the last build
 //! on this machine, not the sources as they are now: build first for an exact answer.
+//!
+//! **Device binaries.** Below the chains, the [artifacts](crate::artifacts) of GPU kernels'
+//! winners in `<kernel>.artifacts/` (kind, size, device or architecture); with `--json`, each
+//! entry lists its own under `artifacts`.
 
 use crate::date::utc;
 use clap::Args;
@@ -44,6 +48,17 @@ struct Row {
     tuned: String,
     /// Whether the annotation no longer fits the entry (`None`: unknown, no build recorded it).
     stale: Option<bool>,
+    /// The device binaries stored for the entry's winner.
+    artifacts: Vec<Brief>,
+}
+
+/// A device binary of an entry, in `--json`.
+#[derive(Serialize)]
+struct Brief {
+    kind: String,
+    bytes: usize,
+    target: String,
+    file: String,
 }
 
 /// The space fingerprint the last build recorded for `kernel` in `dir`, if any.
@@ -59,34 +74,47 @@ pub(crate) fn run(args: ShowArgs) -> Result<(), Box<dyn std::error::Error>> {
         .filter(|p| p.extension().is_some_and(|x| x == "bin"))
         .collect();
     files.sort();
-    let (mut rows, mut all) = (Vec::new(), Vec::new());
+    let mut all = Vec::new();
     for f in &files {
         match read(f) {
-            Ok(entries) => rows.extend(entries.into_iter().inspect(|e| all.push(e.clone())).map(
-                |e| {
-                    let stale = recorded_space(&args.dir, &e.kernel).map(|s| s != e.space_hash);
-                    Row {
-                        stale,
-                        params: e
-                            .params
-                            .iter()
-                            .zip(e.values())
-                            .map(|((n, _), v)| (n.clone(), v.to_string()))
-                            .collect(),
-                        kernel: e.kernel,
-                        device: e.device,
-                        key: e.key,
-                        time_ms: e.time_ms,
-                        evaluations: e.evaluations,
-                        strategy: e.strategy,
-                        tuned: utc(e.timestamp),
-                        timestamp: e.timestamp,
-                    }
-                },
-            )),
+            Ok(entries) => all.extend(entries),
             Err(e) => eprintln!("warning: {e}"),
         }
     }
+    let listed = crate::artifacts::list(&args.dir, &all);
+    let rows: Vec<Row> = all
+        .iter()
+        .cloned()
+        .map(|e| {
+            let stale = recorded_space(&args.dir, &e.kernel).map(|s| s != e.space_hash);
+            Row {
+                stale,
+                artifacts: crate::artifacts::of_entry(&listed, &e)
+                    .into_iter()
+                    .map(|l| Brief {
+                        kind: l.kind.clone(),
+                        bytes: l.bytes,
+                        target: l.target.clone(),
+                        file: l.file.clone(),
+                    })
+                    .collect(),
+                params: e
+                    .params
+                    .iter()
+                    .zip(e.values())
+                    .map(|((n, _), v)| (n.clone(), v.to_string()))
+                    .collect(),
+                kernel: e.kernel,
+                device: e.device,
+                key: e.key,
+                time_ms: e.time_ms,
+                evaluations: e.evaluations,
+                strategy: e.strategy,
+                tuned: utc(e.timestamp),
+                timestamp: e.timestamp,
+            }
+        })
+        .collect();
     if args.json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
         return Ok(());
@@ -120,5 +148,6 @@ pub(crate) fn run(args: ShowArgs) -> Result<(), Box<dyn std::error::Error>> {
     }
     println!();
     crate::chain::print(&crate::chain::chains(&all));
+    crate::artifacts::print(&listed);
     Ok(())
 }

@@ -49,6 +49,12 @@ use syn::{ImplItem, ItemFn, ItemImpl, Token, parse_macro_input};
 /// README's "Tuning, persistence and baking" describes the workflow and the `TUNABLE_*`
 /// environment variables.
 ///
+/// For a GPU kernel the winner's device binary (OpenCL program binary, CUDA PTX and CUBIN) is
+/// stored too, in `tuned/<kernel>.artifacts/`; a build embeds those of its baked entries
+/// (`Params::artifacts()`), and the backend loads one instead of compiling when it was built from
+/// the same source, options and definitions for the device (the README's "Embedded device
+/// binaries").
+///
 /// # Parameters
 ///
 /// Every `name = [v1, v2, ...]` or `name = a..=b` argument whose name is not an option is a
@@ -200,7 +206,8 @@ use syn::{ImplItem, ItemFn, ItemImpl, Token, parse_macro_input};
 ///
 /// For `fn matmul(args...)`, beside the function:
 /// - `MatmulParams`: a `Copy`, `Debug`, `PartialEq`, serde struct with one public field per
-///   parameter; `Default` is the default configuration, and it implements `tunable::Params`.
+///   parameter; `Default` is the default configuration, and it implements `tunable::Params`
+///   (with `artifacts()` returning the device binaries embedded for the baked entries).
 /// - `matmul_space()`: the search space, `&'static Arc<tunable::Space>`.
 /// - `matmul_with(&params, args...)`: runs one variant through the generic body, without
 ///   tuning; inside the body `params` is the running configuration, which GPU kernels pass to

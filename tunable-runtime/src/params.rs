@@ -46,6 +46,16 @@ pub trait Params: Copy + Debug + Send + 'static {
     /// The values in declared order.
     fn to_values(&self) -> Vec<Value>;
 
+    /// The compiled device binaries `#[tunable]` embedded for the kernel's baked configurations:
+    /// each a whole artifact file ([`tunable_search::format::artifact`]) stored beside the tuned
+    /// file when the configuration was tuned. A GPU backend asked for a configuration loads the
+    /// one built from the same source, options and definitions for its device instead of
+    /// compiling ([`crate::backend::embedded`]). Empty unless generated; a struct written by
+    /// hand may return artifacts too.
+    fn artifacts() -> &'static [&'static [u8]] {
+        &[]
+    }
+
     /// The value of the parameter called `name`, if there is one.
     fn get(&self, name: &str) -> Option<Value> {
         let i = Self::NAMES.iter().position(|n| *n == name)?;

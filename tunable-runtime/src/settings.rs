@@ -14,6 +14,9 @@
 //!   strategies' scores in the README were measured with 1).
 //! - `TUNABLE_TIMEOUT`: the default time limit of one GPU launch in seconds (default none); a
 //!   launch that exceeds it is a failed configuration (see [`crate::backend`]).
+//! - `TUNABLE_EMBEDDED=on|off`: whether the GPU backends load the device binaries embedded for
+//!   the baked configurations (default `on`); `off` compiles every kernel from its source (see
+//!   [`crate::backend::embedded`]).
 //! - `TUNABLE_DEVICE`: the identity the CPU device takes (see [`crate::device`]).
 //! - `TUNABLE_KERNELS`, `TUNABLE_TIME`, `TUNABLE_REPORT`: set by `cargo tunable tune` (see
 //!   [`crate::tuner::session`]).
@@ -127,4 +130,28 @@ pub fn launch_timeout() -> Option<std::time::Duration> {
             )
         });
     (seconds > 0.0).then(|| std::time::Duration::from_secs_f64(seconds))
+}
+
+/// Whether the GPU backends load embedded device binaries: `TUNABLE_EMBEDDED` is `on` (the
+/// default when unset) or `off` (compile every kernel from its source).
+///
+/// # Panics
+/// If `TUNABLE_EMBEDDED` holds another value: the message names the valid ones, rather than
+/// guess whether binaries were wanted.
+pub fn embedded_binaries() -> bool {
+    match std::env::var("TUNABLE_EMBEDDED").as_deref() {
+        Err(std::env::VarError::NotPresent) | Ok("on") => true,
+        Ok("off") => false,
+        _ => panic!(
+            "tunable: {}",
+            RuntimeError::BadSetting {
+                name: "TUNABLE_EMBEDDED",
+                value: std::env::var_os("TUNABLE_EMBEDDED")
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned(),
+                expected: "on, off".into(),
+            }
+        ),
+    }
 }

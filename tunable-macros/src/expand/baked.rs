@@ -42,7 +42,7 @@ pub(super) struct BakedEntry {
     pub(super) device: String,
     /// The problem-size key.
     pub(super) key: u64,
-    /// The configuration's value indices.
+    /// The value index of each parameter of the baked configuration.
     pub(super) indices: Vec<usize>,
     /// The best configurations kept for the slot (value indices) with their times, fastest
     /// first: those that still fit the annotation.

@@ -1,7 +1,8 @@
 //! # Code generation
 //!
 //! What `#[tunable]` emits for one kernel, one generator per item, in the order they appear:
-//! - [`params`]: the parameter struct and its impls (`Default`, `values`, `Params`);
+//! - [`params`]: the parameter struct and its impls (`Default`, `values`, `Params`), with the
+//!   [`artifacts`] embedded for the baked entries (GPU kernels' device binaries);
 //! - [`space`]: `<name>_space()`, the search space;
 //! - [`with`]: `<name>_with(&params, args...)`, one variant without tuning;
 //! - [`instances`]: in a shipped build, one copy of the body per configuration of the [`baked`]
@@ -16,6 +17,7 @@
 //! [`tokens`] writes values and types for all of them. Every generated path into the runtime goes
 //! through `::tunable::__private`.
 
+mod artifacts;
 mod baked;
 mod config;
 mod entry;
@@ -160,7 +162,8 @@ fn with_tuned(
     tuned: &baked::Tuned,
 ) -> syn::Result<(TokenStream, TokenStream)> {
     let k = Kernel::new(model, f, place)?;
-    let outer = params::items(&k);
+    let embedded = artifacts::embedded(model, tuned);
+    let outer = params::items(&k, artifacts::method(&embedded));
     let (space, with) = (space::item(&k), with::item(&k));
     let instances = instances::items(&k, tuned);
     let (entry, config) = (entry::item(&k, tuned), config::item(&k, tuned));

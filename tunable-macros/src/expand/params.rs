@@ -2,15 +2,17 @@
 //!
 //! `<Name>Params`: one public field per parameter, `Copy`, `Debug`, `PartialEq` and serde;
 //! `Default` is the kernel's default configuration; `values()` and the runtime's `Params` trait
-//! convert it to and from `Value`s in declared order.
+//! convert it to and from `Value`s in declared order; `Params::artifacts` returns the device
+//! binaries embedded for the baked entries.
 
 use super::{Kernel, tokens};
 use crate::check::{Param, ParamTy};
 use proc_macro2::TokenStream;
 use quote::quote;
 
-/// The struct and its impls (emitted beside the function, outside an impl block).
-pub(super) fn items(k: &Kernel) -> TokenStream {
+/// The struct and its impls (emitted beside the function, outside an impl block); `artifacts` is
+/// the `Params::artifacts` method of the [embedded device binaries](super::artifacts), if any.
+pub(super) fn items(k: &Kernel, artifacts: TokenStream) -> TokenStream {
     let (vis, params_ty) = (&k.f.vis, &k.params_ty);
     let fields = k.fields();
     let tys = k.model.params.iter().map(|p| tokens::ty(&p.ty));
@@ -56,6 +58,7 @@ pub(super) fn items(k: &Kernel) -> TokenStream {
             fn to_values(&self) -> ::std::vec::Vec<::tunable::__private::Value> {
                 self.values()
             }
+            #artifacts
         }
     }
 }

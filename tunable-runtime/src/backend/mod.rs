@@ -8,6 +8,12 @@
 //!   and, for CUDA, the device's architecture. Compiled kernels are cached per configuration (per
 //!   device handle, for the life of the process), failed compilations included, so a variant is
 //!   compiled once however often it is run.
+//! - **Load what tuning built.** When a winner is stored, the binaries the backend built for it
+//!   are stored beside the tuned file ([`record`]), a plain build embeds those of its baked
+//!   entries, and the backend loads one instead of compiling when it was built from the same
+//!   source, options and definitions for the same device ([`embedded`]); a stale or rejected
+//!   binary means compiling, never running it. A shipped CUDA binary whose baked configurations
+//!   all have their PTX or CUBIN embedded does not need NVRTC.
 //! - **Launch geometry from parameters** ([`Dims`], below).
 //! - **Time on the device.** Every launch is timed with device events (OpenCL profiling events,
 //!   CUDA events created with timing enabled) and reports its duration through
@@ -62,6 +68,9 @@
 
 mod dims;
 mod element;
+pub mod embedded;
+#[cfg(feature = "autotune")]
+pub mod record;
 mod source;
 #[cfg(any(feature = "cuda", feature = "opencl"))]
 mod wait;
@@ -73,6 +82,7 @@ pub mod opencl;
 
 pub use dims::{Dims, Extent};
 pub use element::Element;
+pub use embedded::Provenance;
 pub use source::{Source, definitions};
 #[cfg(any(feature = "cuda", feature = "opencl"))]
 pub(crate) use wait::{Status, wait_until};

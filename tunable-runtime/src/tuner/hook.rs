@@ -10,22 +10,25 @@
 //! [session](super::session): `TUNABLE_KERNELS`, `TUNABLE_TIME`, `TUNABLE_REPORT`.
 
 use super::{
-    Bar, Evaluation, Journaled, Log, Lookup, Observer, Origin, Run, Spent, Summary, TuneOptions,
-    Variants, Verify, confirm, describe,
+    Bar, Call, Evaluation, Journaled, Log, Lookup, Observer, Origin, Run, Spent, Summary,
+    TuneOptions, Variants, Verify, capture, confirm, describe,
     lookup::Baked,
     session::{self, Record},
     tune,
     warm::warm_start,
 };
 use crate::RuntimeError;
+use crate::backend::definitions;
+use crate::backend::record::{Recorded, record};
 use crate::journal::Journal;
 use crate::measure::{Repeats, take_compile_time};
 use crate::params::Params;
 use crate::settings::{self, Mode, env_usize};
-use crate::store::{Ranked, TunedEntry, read, store, tuned_dir, tuned_file};
+use crate::store::{Ranked, TunedEntry, read, store_with_artifacts, tuned_dir, tuned_file};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use tunable_search::Space;
+use tunable_search::format::artifact::Recipe;
 
 /// Static facts about a kernel, from its `#[tunable]` attribute.
 #[derive(Debug)]
@@ -163,7 +166,10 @@ fn tune_call<P: Params>(
     let mut log = Log::new(space, &label, Log::every_from_env(), Some(bar.clone()));
     let mut progress = bar;
     let observers: &mut [&mut dyn Observer<Evaluation>] = &mut [&mut progress, &mut log];
-    let report = match tune(space, &opts, &mut evaluator, observers) {
+    // The programs GPU backends build meanwhile are recorded: the winner's binaries are stored
+    // with it (see `crate::backend::record`).
+    let (report, recorded) = record(|| tune(space, &opts, &mut evaluator, observers));
+    let report = match report {
         Ok(r) => r,
         Err(e) => {
             eprintln!(
@@ -184,8 +190,10 @@ fn tune_call<P: Params>(
     let confirming = Instant::now();
     let confirmed = if report.measured == 0 { 0 } else { CONFIRM };
     let contenders = &report.contenders[..report.contenders.len().min(confirmed)];
-    let best = confirm(&mut evaluator, contenders, kernel.repeats.max(3)).or(report.best);
+    let (best, confirmed_recorded) =
+        record(|| confirm(&mut evaluator, contenders, kernel.repeats.max(3)).or(report.best));
     let confirmation = Spent::since(confirming);
+    drop(evaluator);
     let seconds = start.elapsed().as_secs_f64();
     let summary = Summary {
         kernel: kernel.name,
@@ -212,10 +220,16 @@ fn tune_call<P: Params>(
         return (default, Origin::Default);
     };
     let values = space.values(best.0);
+    let tuned = P::from_values(&values);
+    let recorded = [recorded, confirmed_recorded];
+    let binaries = tuned.map_or_else(Vec::new, |p| {
+        winner_binaries(kernel.name, &recorded, p, report.measured == 0, run)
+    });
     let winner = Winner {
         top: confirmed_top(best, &report.top),
         evaluations: report.evaluations,
         strategy: &opts.strategy,
+        binaries,
     };
     if let Err(e) = winner.store(kernel, space, device, key) {
         eprintln!(
@@ -223,10 +237,47 @@ fn tune_call<P: Params>(
             kernel.name
         );
     }
-    match P::from_values(&values) {
+    match tuned {
         Some(p) => (p, Origin::Tuned),
         None => (default, Origin::Default),
     }
+}
+
+/// The device binaries GPU backends built for the winner while tuning (none for a CPU
+/// kernel). A winner the tuning did not run itself (`journaled`: the journal answered it) is run
+/// once more, recorded, when nothing was built for it. A binary that cannot be produced is said
+/// on stderr; the winner is then stored without binaries.
+fn winner_binaries<P: Params>(
+    name: &str,
+    recorded: &[Recorded],
+    winner: P,
+    journaled: bool,
+    run: &mut Run<'_, P>,
+) -> Vec<(Recipe, Vec<u8>)> {
+    // A configuration without definitions cannot have been compiled by a GPU backend.
+    let Ok(defs) = definitions(&winner) else {
+        return Vec::new();
+    };
+    let of = |recorded: &[Recorded]| -> Result<Vec<_>, String> {
+        let mut out = Vec::new();
+        for r in recorded {
+            out.extend(r.binaries(&defs)?);
+        }
+        Ok(out)
+    };
+    let mut binaries = of(recorded);
+    let built_any = recorded.iter().any(|r| !r.is_empty());
+    if matches!(&binaries, Ok(b) if b.is_empty()) && (journaled || built_any) {
+        let (ran, again) = record(|| capture(|| run(Call::Run(&winner))));
+        binaries = match ran.and_then(|r| r) {
+            Ok(_) => of(&[again]),
+            Err(why) => Err(format!("running it to build its binary failed ({why})")),
+        };
+    }
+    binaries.unwrap_or_else(|e| {
+        eprintln!("tunable: cannot store the device binary of {name}: {e}");
+        Vec::new()
+    })
 }
 
 /// What the tuning evaluates first: the default configuration (the summary's baseline), then
@@ -260,6 +311,8 @@ struct Winner<'a> {
     top: Vec<(usize, f64)>,
     evaluations: usize,
     strategy: &'a str,
+    /// The device binaries built for the winner, stored beside the tuned file.
+    binaries: Vec<(Recipe, Vec<u8>)>,
 }
 
 /// The kept list: the confirmed winner `best` first, at its confirmed time, then the tuning's
@@ -273,9 +326,10 @@ fn confirmed_top(best: (usize, f64), top: &[(usize, f64)]) -> Vec<(usize, f64)> 
 }
 
 impl Winner<'_> {
-    /// Stores the winner (the first of `top`) for the slot into the kernel's tuned file.
+    /// Stores the winner (the first of `top`) for the slot into the kernel's tuned file, with
+    /// its device binaries.
     fn store(
-        &self,
+        self,
         kernel: &KernelSpec,
         space: &Space,
         device: &str,
@@ -300,9 +354,10 @@ impl Winner<'_> {
                 .map(|&(p, t)| Ranked::at(space, p, t))
                 .collect(),
         };
-        store(
+        store_with_artifacts(
             &tuned_file(&tuned_dir(kernel.manifest_dir), kernel.name),
             entry,
+            self.binaries,
         )
     }
 }

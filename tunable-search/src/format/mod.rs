@@ -7,7 +7,14 @@
 //! - [`tuned`]: the tuned-configuration file `tuned/<kernel>.bin`: written by the runtime's store,
 //!   read by the runtime and, at compile time, by `#[tunable]` to bake its entries in. It
 //!   depends on serde, bincode and std only, so that it stays cheap to build.
+//! - [`artifact`]: the compiled device binaries of GPU kernels' winners, beside the tuned file in
+//!   `tuned/<kernel>.artifacts/`: written by the runtime's store, embedded by `#[tunable]`,
+//!   loaded by the GPU backends, listed by `cargo tunable show`.
+//!
+//! The tuned file and the artifacts share one [frame](frame) (magic, version, length, checksum).
 
+pub mod artifact;
+mod frame;
 #[cfg(feature = "search")]
 pub mod kernel_tuner;
 pub mod tuned;

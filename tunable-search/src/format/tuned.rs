@@ -6,16 +6,15 @@
 //! [`KEPT`](crate::portable::KEPT)), so that a build can reason across devices. The
 //! `#[tunable]` macro reads it at compile time to bake the entries in; the runtime's store writes
 //! it (atomically, under a lock, merging with what is there). This module is the only place that
-//! knows the codec, bincode 2 behind a small header:
+//! knows the codec, bincode 2 in the [frame](super::frame) of tunable's files (magic
+//! `b"TUNABLE\0"`, version, length, checksum), so a truncated, corrupted or future-version file
+//! is recognized as such and never decoded into garbage. Older versions still decode: a version
+//! 1 file (before [`TunedEntry::top`]) reads as entries whose list of best configurations holds
+//! the winner alone. Besides [`Value`] (plain data) it depends on serde, bincode and std only, so
+//! that a shipped build can read tuned files without the search engine.
 //!
-//! ```text
-//! b"TUNABLE\0" | format version: u32 LE | payload length: u64 LE | FNV-1a 64 of payload: u64 LE | payload
-//! ```
-//!
-//! so a truncated, corrupted or future-version file is recognized as such and never decoded into
-//! garbage. Older versions still decode: a version 1 file (before [`TunedEntry::top`]) reads as
-//! entries whose list of best configurations holds the winner alone. Besides [`Value`] (plain data) it depends on serde, bincode and std only, so that a
-//! shipped build can read tuned files without the search engine.
+//! The compiled device binaries of GPU kernels live beside the file, in `<kernel>.artifacts/`
+//! ([`super::artifact`]).
 //!
 //! ```
 //! use tunable_search::format::tuned::{Ranked, StoredValue, TunedEntry, decode, encode};
@@ -37,16 +36,18 @@
 //! assert_eq!(decode(&bytes[..10]).unwrap_err().to_string(), "not a tunable file (bad header)");
 //! ```
 
+use super::frame::{frame, unframe};
 use crate::space::{Space, Value};
 use serde::{Deserialize, Serialize};
 use std::fmt;
+
+pub use super::frame::DecodeError;
 use std::path::{Path, PathBuf};
 
 /// The format version written; files with a larger one are refused. Version 2 added
 /// [`TunedEntry::top`]; version 1 files still decode.
 pub const FORMAT_VERSION: u32 = 2;
 const MAGIC: &[u8; 8] = b"TUNABLE\0";
-const HEADER: usize = 8 + 4 + 8 + 8;
 
 /// A parameter value as stored (bincode needs a tagged enum).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -200,63 +201,6 @@ impl TunedEntry {
     }
 }
 
-/// What is wrong with the bytes of a tuned file.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum DecodeError {
-    /// Shorter than the header, or not starting with the magic bytes.
-    BadHeader,
-    /// Written by a newer tunable.
-    NewerVersion {
-        /// The file's format version.
-        version: u32,
-    },
-    /// The payload is not as long as the header says.
-    Length {
-        /// Payload bytes present.
-        got: usize,
-        /// Payload bytes the header announces.
-        expected: usize,
-    },
-    /// The payload's checksum does not match the header's.
-    Checksum,
-    /// The payload does not decode into entries.
-    Payload(bincode::error::DecodeError),
-    /// The payload decodes but leaves bytes unread.
-    TrailingBytes,
-}
-
-impl fmt::Display for DecodeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            DecodeError::BadHeader => write!(f, "not a tunable file (bad header)"),
-            DecodeError::NewerVersion { version } => write!(
-                f,
-                "written by a newer tunable (format {version}, this build reads up to {FORMAT_VERSION})"
-            ),
-            DecodeError::Length { got, expected } if got < expected => {
-                write!(f, "truncated ({got} of {expected} payload bytes)")
-            }
-            DecodeError::Length { got, expected } => write!(
-                f,
-                "{got} payload bytes where the header announces {expected}"
-            ),
-            DecodeError::Checksum => write!(f, "checksum mismatch (corrupted)"),
-            DecodeError::Payload(e) => write!(f, "undecodable payload: {e}"),
-            DecodeError::TrailingBytes => write!(f, "trailing bytes after the payload"),
-        }
-    }
-}
-
-impl std::error::Error for DecodeError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            DecodeError::Payload(e) => Some(e),
-            _ => None,
-        }
-    }
-}
-
 /// Why a tuned file could not be read.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -297,51 +241,16 @@ impl std::error::Error for ReadError {
     }
 }
 
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
 /// Encodes entries into the file format.
 pub fn encode(entries: &[TunedEntry]) -> Vec<u8> {
     let payload = bincode::serde::encode_to_vec(entries, bincode::config::standard())
         .expect("entries always encode");
-    let mut out = Vec::with_capacity(HEADER + payload.len());
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    out.extend_from_slice(&fnv1a(&payload).to_le_bytes());
-    out.extend_from_slice(&payload);
-    out
+    frame(MAGIC, FORMAT_VERSION, &payload)
 }
 
 /// Decodes the file format; says precisely what is wrong with a damaged file.
 pub fn decode(bytes: &[u8]) -> Result<Vec<TunedEntry>, DecodeError> {
-    if bytes.len() < HEADER || &bytes[..8] != MAGIC {
-        return Err(DecodeError::BadHeader);
-    }
-    let word = |at: usize, n: usize| {
-        bytes[at..at + n]
-            .iter()
-            .rev()
-            .fold(0u64, |a, &b| (a << 8) | u64::from(b))
-    };
-    let version = word(8, 4) as u32;
-    if version > FORMAT_VERSION {
-        return Err(DecodeError::NewerVersion { version });
-    }
-    let len = word(12, 8) as usize;
-    let payload = &bytes[HEADER..];
-    if payload.len() != len {
-        return Err(DecodeError::Length {
-            got: payload.len(),
-            expected: len,
-        });
-    }
-    if fnv1a(payload) != word(20, 8) {
-        return Err(DecodeError::Checksum);
-    }
+    let (version, payload) = unframe(MAGIC, FORMAT_VERSION, bytes)?;
     let config = bincode::config::standard();
     let (entries, used) = if version == 1 {
         let (old, used): (Vec<EntryV1>, usize) =
@@ -350,7 +259,7 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<TunedEntry>, DecodeError> {
     } else {
         bincode::serde::decode_from_slice(payload, config).map_err(DecodeError::Payload)?
     };
-    if used != len {
+    if used != payload.len() {
         return Err(DecodeError::TrailingBytes);
     }
     Ok(entries)

@@ -59,7 +59,8 @@ fn text(chars: Vec<c_char>) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-/// Compiles with definitions already rendered (NVRTC must have been found).
+/// Compiles with definitions already rendered (NVRTC must have been found: see
+/// [`super::image::compile_images`]).
 pub(crate) fn compile_with(
     source: &Source,
     defs: &[String],

@@ -39,6 +39,11 @@ impl CompiledKernel {
         &self.config
     }
 
+    /// Whether the module was loaded from an embedded image or compiled with NVRTC.
+    pub fn provenance(&self) -> crate::backend::Provenance {
+        self.loaded.provenance
+    }
+
     /// The most threads per block this kernel can run with (its registers included).
     pub fn max_threads_per_block(&self) -> usize {
         self.loaded.max_threads

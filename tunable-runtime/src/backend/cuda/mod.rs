@@ -42,6 +42,11 @@
 //!   ([`crate::ahead`]), the NVRTC compilation is handed over to its compile pool (NVRTC runs on
 //!   any thread) and the module is loaded on the first launch; compile time is reported with
 //!   [`crate::measure::report_compile_time`].
+//! - **Embedded binaries:** a configuration whose CUBIN or PTX was embedded for this
+//!   architecture (its tuned winner, see [`crate::backend::embedded`]) is loaded from it, without
+//!   compiling; NVRTC is looked for only when something must be compiled, so a shipped binary
+//!   whose baked configurations all have an embedded image needs the driver alone. [`image`]
+//!   makes the choice without a device.
 //! - **Limits before launch:** threads per block against the function's
 //!   `CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK` (which accounts for its registers), block and grid
 //!   dimensions against the device's, static plus dynamic shared memory against
@@ -60,16 +65,19 @@
 mod buffer;
 mod compile;
 mod error;
+mod image;
 mod launch;
 mod library;
 
 pub use buffer::Buffer;
 pub use compile::{Compiled, compile};
 pub use error::CudaError;
+pub use image::{Image, image};
 pub use launch::{CompiledKernel, KernelArg, Launch};
 pub use library::nvrtc;
 
 use crate::ahead::{self, Build};
+use crate::backend::embedded::{self, Provenance};
 use crate::backend::{Source, definitions};
 use crate::measure::report_compile_time;
 use crate::params::Params;
@@ -104,12 +112,16 @@ pub(crate) struct Loaded {
     pub(crate) max_threads: usize,
     /// `CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES`.
     pub(crate) static_shared: usize,
+    /// Loaded from an embedded image or compiled.
+    pub(crate) provenance: Provenance,
+    /// The images the module was made of or compiled with (for the tuner's recording).
+    images: Vec<Image>,
 }
 
 type Key = (usize, usize, String);
 
 /// An NVRTC compilation, done once by whichever thread gets there first.
-type Compiling = Arc<OnceLock<Result<compile::Compiled, CudaError>>>;
+type Compiling = Arc<OnceLock<Result<Vec<Image>, CudaError>>>;
 
 pub(crate) struct Inner {
     pub(crate) ctx: Arc<CudaContext>,
@@ -140,11 +152,10 @@ impl std::fmt::Debug for Cuda {
 }
 
 impl Cuda {
-    /// Device `ordinal` (0 is the first GPU). Checks that the driver and NVRTC load before any
-    /// driver call.
+    /// Device `ordinal` (0 is the first GPU). Checks that the driver loads before any driver
+    /// call; NVRTC is looked for when a kernel is first compiled (not for embedded binaries).
     pub fn new(ordinal: usize) -> Result<Cuda, CudaError> {
         library::driver()?;
-        library::nvrtc()?;
         let api = |call| {
             move |e| CudaError::Api {
                 call,
@@ -257,10 +268,15 @@ impl Cuda {
                     .entry(key)
                     .or_default(),
             );
-            if !loaded && cell.get().is_none() {
+            let embedded = || {
+                let (images, _) =
+                    image::embedded_images(source, &defs, &self.inner.arch, P::artifacts());
+                !images.is_empty()
+            };
+            if !loaded && cell.get().is_none() && !embedded() {
                 let (arch, source, config) = (self.inner.arch.clone(), *source, config.clone());
                 ahead::defer(Build::new(false, move || {
-                    cell.get_or_init(|| compile::compile_with(&source, &defs, &arch, &config));
+                    cell.get_or_init(|| image::compile_images(&source, &defs, &arch, &config));
                 }));
             }
             return Err(CudaError::Deferred { config });
@@ -270,10 +286,15 @@ impl Cuda {
         let mut cache = self.inner.cache.lock().unwrap_or_else(|e| e.into_inner());
         let loaded = cache
             .entry(key.clone())
-            .or_insert_with(|| self.load(source, &defs, &config, &key).map(Arc::new))
+            .or_insert_with(|| {
+                self.load(source, &defs, &config, &key, P::artifacts())
+                    .map(Arc::new)
+            })
             .clone();
+        drop(cache);
         report_compile_time(start.elapsed().as_secs_f64());
         let loaded = loaded?;
+        image::note(source, &defs, &self.inner.arch, &loaded.images);
         Ok(CompiledKernel {
             loaded,
             cuda: Arc::clone(&self.inner),
@@ -282,13 +303,31 @@ impl Cuda {
         })
     }
 
+    /// The module of a configuration: from an embedded image that fits and that the driver
+    /// takes, else compiled (ahead, or now) and loaded, saying why when an image was embedded.
     fn load(
         &self,
         source: &Source,
         defs: &[String],
         config: &str,
         key: &Key,
+        files: &'static [&'static [u8]],
     ) -> Result<Loaded, CudaError> {
+        let arch = &self.inner.arch;
+        let (embedded, mut reasons) = image::embedded_images(source, defs, arch, files);
+        for image in &embedded {
+            match self.module(source, config, image) {
+                Ok(mut loaded) => {
+                    loaded.images = vec![image.clone()];
+                    return Ok(loaded);
+                }
+                Err(e) => reasons.push(format!(
+                    "the driver rejected the embedded {} ({e})",
+                    image.kind
+                )),
+            }
+        }
+        embedded::say_compiling(source.kernel, config, &reasons);
         // Compiled ahead (or being compiled: wait for it), else compiled now.
         let ahead = self
             .inner
@@ -296,22 +335,24 @@ impl Cuda {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(key);
-        let compiled = match ahead {
+        let images = match ahead {
             Some(cell) => cell
-                .get_or_init(|| compile::compile_with(source, defs, &self.inner.arch, config))
+                .get_or_init(|| image::compile_images(source, defs, arch, config))
                 .clone()?,
-            None => compile::compile_with(source, defs, &self.inner.arch, config)?,
+            None => image::compile_images(source, defs, arch, config)?,
         };
-        // Always a CUBIN for an `sm_` architecture; PTX text must end with a NUL byte.
-        let image = compiled.cubin.unwrap_or_else(|| {
-            let mut ptx = compiled.ptx.into_bytes();
-            ptx.push(0);
-            ptx
-        });
+        // Always a CUBIN first for an `sm_` architecture.
+        let mut loaded = self.module(source, config, &images[0])?;
+        loaded.images = images;
+        Ok(loaded)
+    }
+
+    /// `image` loaded as a module, with its kernel function and limits.
+    fn module(&self, source: &Source, config: &str, image: &Image) -> Result<Loaded, CudaError> {
         let module = self
             .inner
             .ctx
-            .load_module(cudarc::nvrtc::Ptx::from_binary(image))
+            .load_module(cudarc::nvrtc::Ptx::from_binary(image.module_data()))
             .map_err(|e| CudaError::ModuleLoad {
                 config: config.to_owned(),
                 code: code(e),
@@ -334,6 +375,8 @@ impl Cuda {
             max_threads: attr(function.max_threads_per_block())?,
             static_shared: attr(function.shared_size_bytes())?,
             function,
+            provenance: image.provenance,
+            images: Vec::new(),
         })
     }
 }

@@ -14,7 +14,8 @@
 use super::error::OpenClError;
 use super::{Inner, OpenCl, code};
 use crate::ahead::{self, Build};
-use crate::backend::{Source, definitions};
+use crate::backend::embedded::{self, Provenance};
+use crate::backend::{Source, definitions, record};
 use crate::measure::report_compile_time;
 use crate::params::Params;
 use opencl3::device::CL_DEVICE_TYPE_CPU;
@@ -24,6 +25,7 @@ use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
+use tunable_search::format::artifact::Kind;
 
 type Key = (usize, usize, String);
 
@@ -38,7 +40,9 @@ pub(crate) struct Cache(HashMap<Key, Cell>);
 pub(crate) struct Compiled {
     /// The kernel object; its arguments are state, so launches take the lock.
     pub(super) kernel: Mutex<ClKernel>,
-    _program: Program,
+    program: Program,
+    /// Loaded from an embedded binary or compiled.
+    pub(super) provenance: Provenance,
     /// `CL_KERNEL_WORK_GROUP_SIZE` on this device.
     pub(super) max_work_group: usize,
     /// `CL_KERNEL_NUM_ARGS`.
@@ -76,6 +80,11 @@ impl CompiledKernel {
     pub fn max_work_group_size(&self) -> usize {
         self.compiled.max_work_group
     }
+
+    /// Whether the program was loaded from an embedded binary or compiled from its source.
+    pub fn provenance(&self) -> Provenance {
+        self.compiled.provenance
+    }
 }
 
 impl OpenCl {
@@ -105,12 +114,15 @@ impl OpenCl {
                 .or_default(),
         );
         let host = self.inner.device.dev_type().unwrap_or(0) & CL_DEVICE_TYPE_CPU != 0;
+        let embedded = P::artifacts();
         if ahead::collecting() {
             if cell.get().is_none() {
                 let (cl, source) = (Arc::clone(&self.inner), *source);
                 let config = config.clone();
                 ahead::defer(Build::new(host, move || {
-                    cell.get_or_init(|| build(&cl, &source, &defs, &config).map(Arc::new));
+                    cell.get_or_init(|| {
+                        build(&cl, &source, &defs, &config, embedded).map(Arc::new)
+                    });
                 }));
             }
             return Err(OpenClError::Deferred { config });
@@ -118,10 +130,11 @@ impl OpenCl {
         ahead::note_request(host);
         let start = Instant::now();
         let compiled = cell
-            .get_or_init(|| build(&self.inner, source, &defs, &config).map(Arc::new))
+            .get_or_init(|| build(&self.inner, source, &defs, &config, embedded).map(Arc::new))
             .clone();
         report_compile_time(start.elapsed().as_secs_f64());
         let compiled = compiled?;
+        self.note(source, &defs, &compiled);
         Ok(CompiledKernel {
             compiled,
             cl: Arc::clone(&self.inner),
@@ -130,13 +143,36 @@ impl OpenCl {
             name: source.kernel,
         })
     }
+
+    /// Notes the program for the tuner's recording, if one is in progress on this thread.
+    fn note(&self, source: &Source, defs: &[String], compiled: &Arc<Compiled>) {
+        let target = &self.inner.id;
+        let key = || record::key(source.code, source.kernel, source.options, defs, target);
+        record::note(key, defs, || {
+            let recipe = embedded::wanted(source, defs, target, &[Kind::OpenClBinary]).remove(0);
+            let compiled = Arc::clone(compiled);
+            Box::new(move || {
+                let binaries = compiled
+                    .program
+                    .get_binaries()
+                    .map_err(|e| format!("clGetProgramInfo(CL_PROGRAM_BINARIES): {}", code(e)))?;
+                match binaries.into_iter().next() {
+                    Some(b) if !b.is_empty() => Ok(vec![(recipe.clone(), b)]),
+                    _ => Err("the driver gave no program binary".to_owned()),
+                }
+            })
+        });
+    }
 }
 
+/// Builds the program: from a binary embedded for this configuration and device if one fits and
+/// the driver takes it, else from the source (saying why, when a binary was there).
 fn build(
     cl: &Inner,
     source: &Source,
     defs: &[String],
     config: &str,
+    embedded: &'static [&'static [u8]],
 ) -> Result<Compiled, OpenClError> {
     let options: Vec<&str> = source
         .options
@@ -152,17 +188,59 @@ fn build(
     if options.contains('\0') || source.code.contains('\0') {
         return Err(fail("the source or an option contains a NUL byte".into()));
     }
+    let wanted = embedded::wanted(source, defs, &cl.id, &[Kind::OpenClBinary]);
+    let found = embedded::find(embedded, &wanted);
+    let mut reasons = found.refused;
+    for (kind, bytes) in found.usable {
+        let loaded = from_binary(cl, bytes, &options).and_then(|program| {
+            finish(cl, program, source, config, Provenance::Embedded).map_err(|e| e.to_string())
+        });
+        match loaded {
+            Ok(compiled) => return Ok(compiled),
+            Err(why) => reasons.push(format!("the driver rejected the embedded {kind} ({why})")),
+        }
+    }
+    embedded::say_compiling(source.kernel, config, &reasons);
     let mut program = Program::create_from_source(&cl.context, source.code)
         .map_err(|e| fail(format!("clCreateProgramWithSource: {}", code(e))))?;
-    if let Err(e) = program.build(&[cl.device.id()], &options) {
-        let log = program.get_build_log(cl.device.id()).unwrap_or_default();
-        let log = log.trim();
-        return Err(fail(if log.is_empty() {
-            code(e)
-        } else {
-            format!("{}\n{log}", code(e))
-        }));
+    program
+        .build(&[cl.device.id()], &options)
+        .map_err(|e| fail(with_log(&program, cl, code(e))))?;
+    finish(cl, program, source, config, Provenance::Compiled)
+}
+
+/// `error`, followed by the program's build log if it has one.
+fn with_log(program: &Program, cl: &Inner, error: String) -> String {
+    let log = program.get_build_log(cl.device.id()).unwrap_or_default();
+    let log = log.trim();
+    if log.is_empty() {
+        error
+    } else {
+        format!("{error}\n{log}")
     }
+}
+
+/// A program created from `binary` for the handle's device and built with `options`, or what
+/// the driver said against it.
+fn from_binary(cl: &Inner, binary: &[u8], options: &str) -> Result<Program, String> {
+    // SAFETY: the device is the one the context was created from.
+    let mut program =
+        unsafe { Program::create_from_binary(&cl.context, &[cl.device.id()], &[binary]) }
+            .map_err(|e| format!("clCreateProgramWithBinary: {}", code(e)))?;
+    program
+        .build(&[cl.device.id()], options)
+        .map_err(|e| with_log(&program, cl, format!("clBuildProgram: {}", code(e))))?;
+    Ok(program)
+}
+
+/// The kernel object of a built program, with its limits on this device.
+fn finish(
+    cl: &Inner,
+    program: Program,
+    source: &Source,
+    config: &str,
+    provenance: Provenance,
+) -> Result<Compiled, OpenClError> {
     let kernel = ClKernel::create(&program, source.kernel).map_err(|e| OpenClError::NoKernel {
         config: config.to_owned(),
         kernel: source.kernel.to_owned(),
@@ -181,7 +259,8 @@ fn build(
     let num_args = kernel.num_args().map_err(api("clGetKernelInfo"))? as usize;
     Ok(Compiled {
         kernel: Mutex::new(kernel),
-        _program: program,
+        program,
+        provenance,
         max_work_group,
         num_args,
         launched: AtomicBool::new(false),

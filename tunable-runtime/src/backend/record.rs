@@ -1,0 +1,169 @@
+//! # Recording the binaries a tuning builds
+//!
+//! The tuner tunes a kernel inside [`record`]: every program a GPU backend hands out on the
+//! tuning's thread meanwhile (`cl.kernel(..)`, `gpu.kernel(..)`, `cuda::image`) is
+//! noted with the definitions it was built with, as a way to produce its binaries later
+//! (nothing is copied while tuning). When the winner is stored, the tuner asks the
+//! [`Recorded`] programs for the binaries built with the winner's definitions
+//! ([`Recorded::binaries`]) and stores them beside the tuned file; the other configurations'
+//! binaries are never produced.
+//!
+//! Recordings are per thread and nest (an inner recording does not see into the outer one):
+//! the variants of a tuning run on its thread, and builds compiled ahead on the compile pool are
+//! noted when the variant that asked for them runs.
+
+// Backends note programs; without one, recordings stay empty.
+#![cfg_attr(not(any(feature = "cuda", feature = "opencl")), allow(dead_code))]
+
+use std::cell::RefCell;
+use std::collections::HashSet;
+use tunable_search::format::artifact::Recipe;
+
+/// Produces the binaries of one noted program, each with its recipe, or why it cannot.
+pub(crate) type Produce = Box<dyn Fn() -> Result<Vec<(Recipe, Vec<u8>)>, String>>;
+
+struct Noted {
+    definitions: Vec<String>,
+    produce: Produce,
+}
+
+#[derive(Default)]
+struct Recording {
+    seen: HashSet<u64>,
+    noted: Vec<Noted>,
+}
+
+thread_local! {
+    static RECORDING: RefCell<Option<Recording>> = const { RefCell::new(None) };
+}
+
+/// Runs `f`, recording the programs the GPU backends hand out on this thread meanwhile.
+pub fn record<R>(f: impl FnOnce() -> R) -> (R, Recorded) {
+    let outer = RECORDING.replace(Some(Recording::default()));
+    let r = f();
+    let noted = RECORDING
+        .replace(outer)
+        .map(|rec| rec.noted)
+        .unwrap_or_default();
+    (r, Recorded { noted })
+}
+
+/// Notes a program built with `definitions` if this thread records (nothing else happens
+/// otherwise: backends call it on every request); its `key` tells one program from another
+/// (equal keys are noted once), and `produce` is asked for the way to produce its binaries only
+/// the first time.
+pub(crate) fn note(
+    key: impl FnOnce() -> u64,
+    definitions: &[String],
+    produce: impl FnOnce() -> Produce,
+) {
+    RECORDING.with_borrow_mut(|rec| {
+        if let Some(rec) = rec
+            && rec.seen.insert(key())
+        {
+            rec.noted.push(Noted {
+                definitions: definitions.to_vec(),
+                produce: produce(),
+            });
+        }
+    });
+}
+
+/// The programs a [`record`]ing saw.
+pub struct Recorded {
+    noted: Vec<Noted>,
+}
+
+impl std::fmt::Debug for Recorded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recorded")
+            .field("programs", &self.noted.len())
+            .finish()
+    }
+}
+
+impl Recorded {
+    /// Whether no GPU backend handed out a program meanwhile (a CPU kernel, say).
+    pub fn is_empty(&self) -> bool {
+        self.noted.is_empty()
+    }
+
+    /// The binaries of every program built with exactly `definitions` (a configuration's, from
+    /// [`crate::backend::definitions`]), with their recipes, in the order they were first
+    /// handed out; or why one could not be produced.
+    pub fn binaries(&self, definitions: &[String]) -> Result<Vec<(Recipe, Vec<u8>)>, String> {
+        let mut out = Vec::new();
+        for n in self.noted.iter().filter(|n| n.definitions == definitions) {
+            out.extend((n.produce)()?);
+        }
+        Ok(out)
+    }
+}
+
+/// The key of a program for [`note`]: its source text (by address), entry point, options,
+/// definitions and target.
+pub(crate) fn key(
+    code: &str,
+    entry: &str,
+    options: &[&str],
+    definitions: &[String],
+    target: &str,
+) -> u64 {
+    let (at, len) = (
+        (code.as_ptr() as usize).to_le_bytes(),
+        code.len().to_le_bytes(),
+    );
+    let mut parts: Vec<&[u8]> = vec![&at, &len, entry.as_bytes(), target.as_bytes()];
+    parts.extend(options.iter().map(|o| o.as_bytes()));
+    parts.push(b"\x1d");
+    parts.extend(definitions.iter().map(String::as_bytes));
+    tunable_search::fingerprint::fnv1a(&parts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tunable_search::format::artifact::Kind;
+
+    fn recipe(def: &str) -> Recipe {
+        Recipe {
+            kind: Kind::Ptx,
+            entry: "k".into(),
+            target: "sm_80".into(),
+            source_hash: 1,
+            options: vec![],
+            definitions: vec![def.into()],
+        }
+    }
+
+    fn produce(def: &'static str) -> impl FnOnce() -> Produce {
+        move || Box::new(move || Ok(vec![(recipe(def), def.as_bytes().to_vec())]))
+    }
+
+    #[test]
+    fn records_per_thread_once_per_program_and_nests() {
+        let d1 = vec!["-DT=1".to_owned()];
+        let d2 = vec!["-DT=2".to_owned()];
+        // Not recording: nothing is kept.
+        note(|| 1, &d1, produce("-DT=1"));
+        let ((), rec) = record(|| {
+            note(|| 1, &d1, produce("-DT=1"));
+            note(
+                || 1,
+                &d1,
+                || panic!("a program noted twice is not produced again"),
+            );
+            note(|| 2, &d2, produce("-DT=2"));
+            let ((), inner) = record(|| note(|| 3, &d1, produce("-DT=1")));
+            assert_eq!(inner.binaries(&d1).unwrap().len(), 1);
+            std::thread::spawn(|| note(|| 4, &["-DT=1".to_owned()], produce("-DT=1")))
+                .join()
+                .unwrap();
+        });
+        assert!(!rec.is_empty());
+        let b = rec.binaries(&d1).unwrap();
+        assert_eq!(b, [(recipe("-DT=1"), b"-DT=1".to_vec())]);
+        assert_eq!(rec.binaries(&d2).unwrap().len(), 1);
+        assert!(rec.binaries(&[]).unwrap().is_empty());
+    }
+}

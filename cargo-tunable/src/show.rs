@@ -3,8 +3,8 @@
 //! `show [DIR] [--json]` prints the tuned configurations of every `*.bin` file in DIR (default
 //! `tuned/`): kernel, device, key, configuration, time, evaluations, strategy and when it was
 //! tuned (UTC); then, per kernel and key, the [chain](crate::chain) a build runs (each tuned
-//! device's entry, then the portable set for any other device). A damaged file is reported and
-//! skipped.
+//! device's entry, then the portable set for any other device; with `--json`, each entry's
+//! `portable`). A damaged file is reported and skipped.
 //!
 //! **Stale entries.** `show` cannot read the `#[tunable]` annotation itself; the last build that
 //! expanded it did, and recorded its space fingerprint in `<kernel>.space` beside the tuned file.
@@ -50,6 +50,10 @@ struct Row {
     stale: Option<bool>,
     /// The device binaries stored for the entry's winner.
     artifacts: Vec<Brief>,
+    /// The portable set of the entry's kernel and key (what a build runs, timed once, on a
+    /// device with no entry), best compromise first; the [chain](crate::chain) of the key is the
+    /// tuned devices' entries, then this. Empty for an entry a build drops (an older space).
+    portable: Vec<String>,
 }
 
 /// A device binary of an entry, in `--json`.
@@ -82,6 +86,16 @@ pub(crate) fn run(args: ShowArgs) -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     let listed = crate::artifacts::list(&args.dir, &all);
+    let chains = crate::chain::chains(&all);
+    let portable = |kernel: &str, key: u64, device: &str| {
+        chains
+            .iter()
+            .find(|c| {
+                c.kernel == kernel && c.key == key && c.devices.iter().any(|(d, _)| d == device)
+            })
+            .map(|c| c.portable.clone())
+            .unwrap_or_default()
+    };
     let rows: Vec<Row> = all
         .iter()
         .cloned()
@@ -89,6 +103,7 @@ pub(crate) fn run(args: ShowArgs) -> Result<(), Box<dyn std::error::Error>> {
             let stale = recorded_space(&args.dir, &e.kernel).map(|s| s != e.space_hash);
             Row {
                 stale,
+                portable: portable(&e.kernel, e.key, &e.device),
                 artifacts: crate::artifacts::of_entry(&listed, &e)
                     .into_iter()
                     .map(|l| Brief {
@@ -147,7 +162,7 @@ pub(crate) fn run(args: ShowArgs) -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     println!();
-    crate::chain::print(&crate::chain::chains(&all));
+    crate::chain::print(&chains);
     crate::artifacts::print(&listed);
     Ok(())
 }

@@ -59,6 +59,8 @@ fn show_prints_stored_entries_and_skips_damaged_files() {
     assert_eq!(v[1]["kernel"], "saxpy");
     assert_eq!(v[1]["params"][0], serde_json::json!(["block", "64"]));
     assert_eq!(v[1]["tuned"], "2026-11-23 19:40");
+    // The chain's portable set for the key: with one tuned device, its winner first.
+    assert_eq!(v[1]["portable"][0], "block=64, mode=fast", "{v}");
     assert_eq!(
         (&v[0]["stale"], &v[1]["stale"]),
         (&serde_json::json!(true), &serde_json::json!(false))

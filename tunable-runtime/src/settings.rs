@@ -15,6 +15,8 @@
 //! - `TUNABLE_TIMEOUT`: the default time limit of one GPU launch in seconds (default none); a
 //!   launch that exceeds it is a failed configuration (see [`crate::backend`]).
 //! - `TUNABLE_DEVICE`: the identity the CPU device takes (see [`crate::device`]).
+//! - `TUNABLE_EVALUATE`: set by a distributed worker, measure one configuration of one call and
+//!   tune nothing (see [`crate::tuner::evaluate`]).
 //! - `TUNABLE_KERNELS`, `TUNABLE_TIME`, `TUNABLE_REPORT`: set by `cargo tunable tune` (see
 //!   [`crate::tuner::session`]).
 //!

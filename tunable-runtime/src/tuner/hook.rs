@@ -7,11 +7,13 @@
 //!
 //! Settings from the environment ([`crate::settings`]): `TUNABLE_MODE`, `TUNABLE_BUDGET`,
 //! `TUNABLE_STRATEGY`, `TUNABLE_BATCH`, `TUNABLE_LOG`, `TUNABLE_DIR`; and those of a tuning
-//! [session](super::session): `TUNABLE_KERNELS`, `TUNABLE_TIME`, `TUNABLE_REPORT`.
+//! [session](super::session): `TUNABLE_KERNELS`, `TUNABLE_TIME`, `TUNABLE_REPORT`. With
+//! `TUNABLE_EVALUATE` set (a distributed worker's evaluation, see [`evaluate`]) nothing tunes:
+//! the requested call measures the requested configuration and the process ends.
 
 use super::{
     Bar, Evaluation, Journaled, Log, Lookup, Observer, Origin, Run, Spent, Summary, TuneOptions,
-    Variants, Verify, confirm, describe,
+    Variants, Verify, confirm, describe, evaluate,
     lookup::Baked,
     session::{self, Record},
     tune,
@@ -65,6 +67,12 @@ impl KernelSpec {
             ..TuneOptions::default()
         })
     }
+
+    /// How each variant is timed: the kernel's `warmup` and `repeats`, one warm-up run less when
+    /// its output is `checked` first (that untimed run warms it up).
+    pub fn measurement(&self, checked: bool) -> Repeats {
+        Repeats::new(self.warmup.saturating_sub(u32::from(checked)), self.repeats)
+    }
 }
 
 /// The configuration to run for `key` on `device` with the `autotune` feature: tuned this
@@ -86,6 +94,14 @@ pub fn autotune<P: Params>(
     default: P,
     run: &mut Run<'_, P>,
 ) -> P {
+    // A worker's evaluation of one configuration: answer the requested call, run the others.
+    if let Some(request) = evaluate::request() {
+        if evaluate::asks(request, kernel.name, key) {
+            let reply = evaluate::outcome(request, kernel, space, device, default, run);
+            evaluate::reply_and_exit(&reply);
+        }
+        return default;
+    }
     let mode = settings::mode().unwrap_or_else(|e| panic!("tunable: {e}"));
     // A session tuning other kernels (`TUNABLE_KERNELS`): this one only runs.
     let mode = if session::selected(kernel.name) {
@@ -146,11 +162,7 @@ fn tune_call<P: Params>(
     let journal = open(&journal_path, Arc::clone(space), kernel.name, device)
         .inspect_err(|e| eprintln!("tunable: {e}; tuning without a journal"))
         .ok();
-    // The first run of a checked variant is its (untimed) check: one warm-up run less.
-    let measurement = Repeats::new(
-        kernel.warmup.saturating_sub(u32::from(expected.is_some())),
-        kernel.repeats,
-    );
+    let measurement = kernel.measurement(expected.is_some());
     let mut evaluator = Journaled::new(journal, Variants::new(space, run, expected, measurement));
     // The default first: the summary's baseline, and the first incumbent of the early stop.
     let default_at = space.position_of_values(&default.to_values());

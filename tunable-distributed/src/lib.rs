@@ -14,7 +14,9 @@
 //!   makes a job claimable again; a result is recorded once.
 //! - **Workers are stateless** ([`worker`]): one slot per device, each evaluation in a child
 //!   process ([`child`]) so a crash or hang costs that evaluation, recorded failed with its
-//!   reason, never the worker.
+//!   reason, never the worker. The child is the user's own tuning harness ([`harness`]),
+//!   measuring one configuration as local tuning would, or a cache replay for tests and
+//!   benchmarks ([`replay`]).
 //! - The results are the journal: [`export`] writes the tuned file a plain build bakes and a
 //!   Kernel Tuner cache.
 //!
@@ -54,6 +56,7 @@ pub mod db;
 mod error;
 pub mod evaluator;
 pub mod export;
+pub mod harness;
 pub mod history;
 pub mod ident;
 pub mod queue;

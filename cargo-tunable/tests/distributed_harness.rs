@@ -157,7 +157,7 @@ fn a_study_evaluated_by_the_crates_harness_records_its_measurements_and_exports_
     let rows = db
         .client()
         .query(
-            "SELECT (j.config->>'x')::int8, r.time_ms, r.failure FROM tunable.results r
+            "SELECT (j.config::jsonb->>'x')::int8, r.time_ms, r.failure FROM tunable.results r
              JOIN tunable.jobs j ON j.id = r.job_id ORDER BY 1",
             &[],
         )
@@ -187,9 +187,14 @@ fn a_study_evaluated_by_the_crates_harness_records_its_measurements_and_exports_
     }
     // What the evaluations ran: per evaluation, key 1's default once; for key 2 the default as
     // the reference, the configuration's check and its 3 timed runs (x=5 panics at its check,
-    // x=6 fails its check). Nothing was tuned or stored in the crate.
+    // x=6 fails its check). The worker's check of the harness's space ran key 1 once more.
+    // Nothing was tuned or stored in the crate.
     let calls = take_calls(&dir);
-    assert_eq!(calls.iter().filter(|c| *c == "1 1").count(), 6, "{calls:?}");
+    assert_eq!(
+        calls.iter().filter(|c| *c == "1 1").count(),
+        1 + 6,
+        "{calls:?}"
+    );
     assert!(
         calls.iter().all(|c| c == "1 1" || c.starts_with("2 ")),
         "{calls:?}"
@@ -203,7 +208,17 @@ fn a_study_evaluated_by_the_crates_harness_records_its_measurements_and_exports_
         };
         assert_eq!(runs, expected, "x={x}: {calls:?}");
     }
-    assert!(!dir.join("tuned").exists());
+    // (The build's placeholder is all the tuned folder holds: no entry, no journal.)
+    let mut files: Vec<String> = std::fs::read_dir(dir.join("tuned"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(files, ["work.bin", "work.space"]);
+    assert_eq!(
+        tunable_runtime::store::read(&dir.join("tuned/work.bin")).unwrap(),
+        []
+    );
     assert_eq!(
         count(
             &url,

@@ -44,7 +44,7 @@ use tunable_search::space::load::load;
 #[derive(Subcommand)]
 pub(crate) enum StudyCommand {
     /// Create a study: evaluated by the crate's tuning harness, or replaying a Kernel Tuner cache.
-    Create(CreateArgs),
+    Create(Box<CreateArgs>),
     /// Show every study, or one in detail.
     Status(StatusArgs),
     /// Write a study's tuned file and Kernel Tuner cache.
@@ -150,7 +150,7 @@ pub(crate) struct DeleteArgs {
 
 pub(crate) fn run(cmd: StudyCommand) -> Result<(), Box<dyn std::error::Error>> {
     match cmd {
-        StudyCommand::Create(a) => create(a),
+        StudyCommand::Create(a) => create(*a),
         StudyCommand::Status(a) => status(a),
         StudyCommand::Export(a) => {
             let mut db = Db::connect(&a.db, "tunable study export")?;

@@ -13,9 +13,10 @@
 //! `tune_cli.rs` (timing a debug build is meaningless, but the costs here are sleeps).
 
 mod dist;
+mod temp_crate;
 
 use dist::{Proc, count, database, output};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 use tunable_distributed::{Db, scratch};
@@ -71,23 +72,8 @@ fn a_study_evaluated_by_the_crates_harness_records_its_measurements_and_exports_
         return;
     };
     let url = database(&cluster);
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let dir = std::env::temp_dir().join(format!("tunable-dist-harness-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("src")).unwrap();
-    std::fs::create_dir_all(dir.join("examples")).unwrap();
-    std::fs::write(
-        dir.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"distharness\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\ntunable = {{ path = {:?} }}\n\n[features]\nautotune = [\"tunable/autotune\"]\n\n[workspace]\n",
-            root.canonicalize().unwrap()
-        ),
-    )
-    .unwrap();
-    std::fs::write(dir.join("src/lib.rs"), LIB).unwrap();
-    std::fs::write(dir.join("src/main.rs"), MAIN).unwrap();
-    std::fs::write(dir.join("examples/tune.rs"), HARNESS).unwrap();
-    let target = root.join("target/e2e");
+    let dir = temp_crate::write("distharness", LIB, MAIN, HARNESS);
+    let target = temp_crate::target();
     let target = target.to_str().unwrap();
     let env = [("CARGO", env!("CARGO")), ("CARGO_TARGET_DIR", target)];
 

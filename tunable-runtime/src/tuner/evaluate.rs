@@ -274,11 +274,9 @@ fn describe_config(config: &BTreeMap<String, Value>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tuner::testing::Tile;
-    use crate::tuner::{Call, Verify, panic};
-    use std::sync::Arc;
+    use crate::tuner::testing::{Tile, fake_kernel};
+    use crate::tuner::{Call, panic};
     use std::time::Duration;
-    use tunable_search::SpaceBuilder;
 
     fn request(config: Option<i64>, space: Option<u64>) -> Request {
         Request {
@@ -294,25 +292,7 @@ mod tests {
     #[test]
     fn measures_the_requested_configuration_as_tuning_does_and_stores_nothing() {
         let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
-        let dir = std::env::temp_dir().join(format!("tunable-evaluate-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let manifest: &'static str = Box::leak(dir.to_string_lossy().into_owned().into_boxed_str());
-        let kernel = KernelSpec {
-            name: "eval_fake",
-            manifest_dir: manifest,
-            budget: 20,
-            strategy: "exhaustive",
-            repeats: 3,
-            warmup: 1,
-            verify: Verify::Reference { tolerance: 1e-6 },
-            body: 0,
-        };
-        let space = Arc::new(
-            SpaceBuilder::new()
-                .param("tile", [1, 2, 3, 4, 5, 6])
-                .build()
-                .unwrap(),
-        );
+        let (kernel, space, dir) = fake_kernel("eval_fake", 3);
         let (mut out, runs) = (vec![0.0; 4], std::cell::RefCell::new(Vec::new()));
         let mut run = |call: Call<'_, Tile>| match call {
             Call::Run(&Tile(6)) => panic!("boom"),

@@ -322,35 +322,18 @@ impl Winner<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tuner::testing::Tile;
+    use crate::tuner::testing::{Tile, fake_kernel};
     use crate::tuner::{Call, panic};
     use std::time::Duration;
-    use tunable_search::{SpaceBuilder, Value};
+    use tunable_search::Value;
 
     /// A fake kernel with planted faults, CubeCL-style: tile 6 panics, tile 5 fails to launch,
     /// tile 4 is the fastest and wrong, tile 3 the fastest correct one.
     #[test]
     fn tunes_a_fake_kernel_stores_the_winner_and_answers_later_calls() {
         let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
-        let dir = std::env::temp_dir().join(format!("tunable-hook-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let manifest: &'static str = Box::leak(dir.to_string_lossy().into_owned().into_boxed_str());
-        let kernel = KernelSpec {
-            name: "hook_fake",
-            manifest_dir: manifest,
-            budget: 20,
-            strategy: "exhaustive",
-            repeats: 2,
-            warmup: 1,
-            verify: Verify::Reference { tolerance: 1e-6 },
-            body: 0,
-        };
-        let space = Arc::new(
-            SpaceBuilder::new()
-                .param("tile", [1, 2, 3, 4, 5, 6])
-                .build()
-                .unwrap(),
-        );
+        let (kernel, space, dir) = fake_kernel("hook_fake", 2);
+        let manifest = kernel.manifest_dir;
         let (mut out, runs) = (vec![0.0; 4], std::cell::Cell::new(0));
         let mut run = |call: Call<'_, Tile>| match call {
             Call::Run(&Tile(6)) => panic!("boom"),

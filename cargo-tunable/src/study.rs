@@ -3,6 +3,8 @@
 //! Studies of distributed tuning in PostgreSQL (see the `tunable-distributed` crate):
 //!
 //! ```text
+//! cargo tunable study create --db URL NAME --harness CRATE --kernel K [--example tune] [--key N]
+//!     [--device D] [--strategy S] [--seed 1] [--budget N] [--timeout 300] [--max-attempts 3]
 //! cargo tunable study create --db URL NAME --cache FILE [--space FILE | --t1 FILE] [--kernel K]
 //!     [--device D] [--key N] [--strategy auto] [--seed 1] [--budget 100] [--scale 1.0]
 //!     [--timeout 300] [--max-attempts 3]
@@ -11,17 +13,27 @@
 //! cargo tunable study delete --db URL NAME
 //! ```
 //!
-//! `create` makes a study that replays a Kernel Tuner cache (each evaluation sleeps the recorded
-//! time times `--scale`): over the cache's own configurations, or over the space of `--space` /
-//! `--t1` (every one of whose configurations must be in the cache). The kernel and device default
-//! to the cache's `kernel_name` and `device_name`. `status` lists every study, or one in detail.
+//! `create --harness` makes a study whose workers evaluate with the crate's own tuning harness
+//! (`examples/tune.rs`, the one `cargo tunable tune` runs; `--harness` names the crate's folder or
+//! `Cargo.toml`, as every worker sees it): each evaluation runs the harness with the `autotune`
+//! feature, measuring one configuration of `--kernel`'s call for `--key` (see
+//! `tunable_distributed::harness`). The command builds the harness here and asks it to describe
+//! that call: the study's space is the compiled kernel's space, and the device, budget and
+//! strategy default to the device the harness sees here and the kernel's attribute.
+//!
+//! `create --cache` makes a study that replays a Kernel Tuner cache (each evaluation sleeps the
+//! recorded time times `--scale`), for tests and benchmarks: over the cache's own
+//! configurations, or over the space of `--space` / `--t1` (every one of whose configurations
+//! must be in the cache). The kernel and device default to the cache's `kernel_name` and
+//! `device_name`. `status` lists every study, or one in detail.
 //! `export` writes `<out>/<kernel>.bin` (merged, as local tuning writes it) and the Kernel Tuner
 //! cache of all results beside it.
 
 use clap::{Args, Subcommand};
 use serde_json::json;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
+use tunable_distributed::harness::{self, HarnessSpec};
 use tunable_distributed::{
     Db, EvaluatorSpec, SpaceDef, StudySpec, StudyState, StudyStatus, export, study, worker,
 };
@@ -31,8 +43,8 @@ use tunable_search::space::load::load;
 /// The subcommands of `study`.
 #[derive(Subcommand)]
 pub(crate) enum StudyCommand {
-    /// Create a study (today: the replay of a Kernel Tuner cache, for tests and benchmarks).
-    Create(CreateArgs),
+    /// Create a study: evaluated by the crate's tuning harness, or replaying a Kernel Tuner cache.
+    Create(Box<CreateArgs>),
     /// Show every study, or one in detail.
     Status(StatusArgs),
     /// Write a study's tuned file and Kernel Tuner cache.
@@ -49,33 +61,46 @@ pub(crate) struct CreateArgs {
     db: String,
     /// The study's name.
     name: String,
+    /// The crate whose tuning harness evaluates (its folder or `Cargo.toml`), as workers will
+    /// find it.
+    #[arg(long, required_unless_present = "cache", conflicts_with_all = ["cache", "space", "t1", "scale"], requires = "kernel")]
+    harness: Option<PathBuf>,
+    /// The example that is the crate's tuning harness.
+    #[arg(long, default_value = "tune", requires = "harness")]
+    example: String,
+    /// Build the harness without `--release` (for tests of the command itself).
+    #[arg(long, hide = true, requires = "harness")]
+    debug: bool,
     /// The Kernel Tuner cache to replay (`.json` or `.json.gz`), as workers will find it.
     #[arg(long)]
-    cache: PathBuf,
+    cache: Option<PathBuf>,
     /// A spaces JSON or Kernel Tuner T1 file giving the space (default: the cache's own keys).
     #[arg(long, conflicts_with = "t1")]
     space: Option<PathBuf>,
     /// A Kernel Tuner T1 file giving the space.
     #[arg(long)]
     t1: Option<PathBuf>,
-    /// The kernel's name (default: the cache's `kernel_name`, else the file's stem).
+    /// The kernel's name (with `--cache`, default: the cache's `kernel_name`, else the file's
+    /// stem).
     #[arg(long)]
     kernel: Option<String>,
-    /// The device model (default: the cache's `device_name`, else the file's stem).
+    /// The device model (default: what the harness sees here; the cache's `device_name`, else
+    /// the file's stem).
     #[arg(long)]
     device: Option<String>,
     /// The problem-size key.
     #[arg(long, default_value_t = 0)]
     key: u64,
-    /// The strategy, `name[:key=value]...`.
-    #[arg(long, default_value = "auto")]
-    strategy: String,
+    /// The strategy, `name[:key=value]...` (default: the kernel's `strategy`; `auto` for a
+    /// replay).
+    #[arg(long)]
+    strategy: Option<String>,
     /// The strategy's seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Unique evaluations to spend.
-    #[arg(long, default_value_t = 100)]
-    budget: usize,
+    /// Unique evaluations to spend (default: the kernel's `budget`; 100 for a replay).
+    #[arg(long)]
+    budget: Option<usize>,
     /// Seconds slept per recorded second of kernel time.
     #[arg(long, default_value_t = 1.0)]
     scale: f64,
@@ -125,7 +150,7 @@ pub(crate) struct DeleteArgs {
 
 pub(crate) fn run(cmd: StudyCommand) -> Result<(), Box<dyn std::error::Error>> {
     match cmd {
-        StudyCommand::Create(a) => create(a),
+        StudyCommand::Create(a) => create(*a),
         StudyCommand::Status(a) => status(a),
         StudyCommand::Export(a) => {
             let mut db = Db::connect(&a.db, "tunable study export")?;
@@ -155,17 +180,104 @@ pub(crate) fn run(cmd: StudyCommand) -> Result<(), Box<dyn std::error::Error>> {
     }
 }
 
+/// What a study is made of, from its harness or its cache.
+struct Made {
+    kernel: String,
+    device: String,
+    evaluator: EvaluatorSpec,
+    space: SpaceDef,
+    size: usize,
+    budget: usize,
+    strategy: String,
+}
+
 fn create(a: CreateArgs) -> Result<(), Box<dyn std::error::Error>> {
-    let cache_path = std::fs::canonicalize(&a.cache)
-        .map_err(|e| format!("cannot read {}: {e}", a.cache.display()))?;
-    let cache = KernelTunerCache::load(&cache_path)?;
+    let made = match (&a.harness, &a.cache) {
+        (Some(harness), _) => from_harness(&a, harness)?,
+        (None, Some(cache)) => from_cache(&a, cache)?,
+        (None, None) => return Err("give --harness CRATE or --cache FILE".into()),
+    };
+    let spec = StudySpec {
+        name: a.name.clone(),
+        kernel: made.kernel,
+        device: made.device,
+        key: a.key,
+        strategy: made.strategy,
+        seed: a.seed,
+        budget: made.budget,
+        evaluator: made.evaluator,
+        timeout: Duration::try_from_secs_f64(a.timeout)
+            .map_err(|_| format!("--timeout {} is not a duration", a.timeout))?,
+        max_attempts: a.max_attempts,
+    };
+    let mut db = Db::connect(&a.db, "tunable study create")?;
+    let s = study::create(&mut db, &spec, &made.space)?;
+    println!(
+        "created study {} (id {}): kernel {}, device {}, key {}, {} configurations, budget {}, strategy {} seed {}, {}",
+        s.spec.name,
+        s.id,
+        s.spec.kernel,
+        s.spec.device,
+        s.spec.key,
+        made.size,
+        s.spec.budget,
+        s.spec.strategy,
+        s.spec.seed,
+        s.spec.evaluator.describe()
+    );
+    Ok(())
+}
+
+/// A study evaluated by the crate's harness: built here, and asked for the kernel's space.
+fn from_harness(a: &CreateArgs, harness: &Path) -> Result<Made, Box<dyn std::error::Error>> {
+    let manifest = if harness.is_dir() {
+        harness.join("Cargo.toml")
+    } else {
+        harness.to_owned()
+    };
+    let manifest = std::fs::canonicalize(&manifest)
+        .map_err(|e| format!("cannot read {}: {e}", manifest.display()))?;
+    let kernel = a.kernel.clone().ok_or("--harness needs --kernel")?;
+    eprintln!(
+        "tunable: building the harness (example {} of {})",
+        a.example,
+        manifest.display()
+    );
+    let program = harness::build(&manifest, &a.example, !a.debug)?;
+    let mut spec = HarnessSpec {
+        manifest,
+        example: a.example.clone(),
+        release: !a.debug,
+        kernel,
+        key: a.key,
+        space: 0,
+    };
+    let found = harness::describe(&program, &spec.dir(), &spec.kernel, a.key)?;
+    let space = found.space.build()?;
+    spec.space = found.fingerprint;
+    Ok(Made {
+        kernel: spec.kernel.clone(),
+        device: a.device.clone().unwrap_or(found.device),
+        evaluator: EvaluatorSpec::Harness(spec),
+        size: space.len(),
+        space: found.space,
+        budget: a.budget.unwrap_or(found.budget),
+        strategy: a.strategy.clone().unwrap_or(found.strategy),
+    })
+}
+
+/// A study replaying a Kernel Tuner cache.
+fn from_cache(a: &CreateArgs, cache: &Path) -> Result<Made, Box<dyn std::error::Error>> {
+    let cache_path = std::fs::canonicalize(cache)
+        .map_err(|e| format!("cannot read {}: {e}", cache.display()))?;
+    let loaded = KernelTunerCache::load(&cache_path)?;
     let given = a.space.as_ref().or(a.t1.as_ref());
     let (space, listed) = match given {
         Some(path) => (Some(load(path)?.builder.build()?), false),
         None => (None, true),
     };
     // Every configuration of the space must be replayable.
-    let replay = Replay::new(&cache, space)?;
+    let replay = Replay::new(&loaded, space)?;
     let stem = cache_path
         .file_name()
         .and_then(|n| n.to_str())
@@ -175,41 +287,26 @@ fn create(a: CreateArgs) -> Result<(), Box<dyn std::error::Error>> {
                 .to_owned()
         })
         .unwrap_or_default();
-    let spec = StudySpec {
-        name: a.name.clone(),
+    Ok(Made {
         kernel: a
             .kernel
-            .or(cache.kernel_name.clone())
+            .clone()
+            .or(loaded.kernel_name.clone())
             .unwrap_or_else(|| stem.clone()),
-        device: a.device.or(cache.device_name.clone()).unwrap_or(stem),
-        key: a.key,
-        strategy: a.strategy,
-        seed: a.seed,
-        budget: a.budget,
+        device: a
+            .device
+            .clone()
+            .or(loaded.device_name.clone())
+            .unwrap_or(stem),
         evaluator: EvaluatorSpec::Replay {
             cache: cache_path,
             scale: a.scale,
         },
-        timeout: Duration::try_from_secs_f64(a.timeout)
-            .map_err(|_| format!("--timeout {} is not a duration", a.timeout))?,
-        max_attempts: a.max_attempts,
-    };
-    let mut db = Db::connect(&a.db, "tunable study create")?;
-    let s = study::create(&mut db, &spec, &SpaceDef::of(replay.space(), listed))?;
-    println!(
-        "created study {} (id {}): kernel {}, device {}, key {}, {} configurations, budget {}, strategy {} seed {}, {}",
-        s.spec.name,
-        s.id,
-        s.spec.kernel,
-        s.spec.device,
-        s.spec.key,
-        replay.space().len(),
-        s.spec.budget,
-        s.spec.strategy,
-        s.spec.seed,
-        s.spec.evaluator.describe()
-    );
-    Ok(())
+        space: SpaceDef::of(replay.space(), listed),
+        size: replay.space().len(),
+        budget: a.budget.unwrap_or(100),
+        strategy: a.strategy.clone().unwrap_or_else(|| "auto".to_owned()),
+    })
 }
 
 fn status(a: StatusArgs) -> Result<(), Box<dyn std::error::Error>> {

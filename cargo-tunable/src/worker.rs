@@ -6,9 +6,11 @@
 //! ```
 //!
 //! Evaluates the jobs of open studies on this machine, one slot per device (see
-//! `tunable_distributed::worker`). Each evaluation runs in a child process, this same binary's
-//! hidden `__evaluate` command for the built-in evaluators, so a crash or hang costs one
-//! evaluation, never the worker.
+//! `tunable_distributed::worker`). Each evaluation runs in a child process, so a crash or hang
+//! costs one evaluation, never the worker: for a study made with `study create --harness`, the
+//! crate's tuning harness (built once per worker with `cargo build --features autotune`, using
+//! the worker's `CARGO_TARGET_DIR` if set), measuring one configuration; for a replay, this same
+//! binary's hidden `__evaluate` command. The child sees its slot's device in `TUNABLE_DEVICE`.
 
 use clap::Args;
 use std::time::Duration;

@@ -12,7 +12,9 @@
 //! `target/e2e`, shared with `tests/end_to_end.rs` of the facade (`--debug`: timing a debug
 //! build is meaningless, but the costs here are sleeps).
 
-use std::path::{Path, PathBuf};
+mod temp_crate;
+
+use std::path::Path;
 use std::process::{Command, Output};
 
 const LIB: &str = r#"
@@ -106,23 +108,8 @@ fn ship(dir: &Path, target: &Path, n: usize, env: &[(&str, &str)]) -> (String, S
 
 #[test]
 fn tune_ahead_then_ship_to_tuned_and_unseen_devices() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let dir = std::env::temp_dir().join(format!("tunable-aot-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("src")).unwrap();
-    std::fs::create_dir_all(dir.join("examples")).unwrap();
-    std::fs::write(
-        dir.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"aot\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\ntunable = {{ path = {:?} }}\n\n[features]\nautotune = [\"tunable/autotune\"]\n\n[workspace]\n",
-            root.canonicalize().unwrap()
-        ),
-    )
-    .unwrap();
-    std::fs::write(dir.join("src/lib.rs"), LIB).unwrap();
-    std::fs::write(dir.join("src/main.rs"), MAIN).unwrap();
-    std::fs::write(dir.join("examples/tune.rs"), HARNESS).unwrap();
-    let target = root.join("target/e2e");
+    let dir = temp_crate::write("aot", LIB, MAIN, HARNESS);
+    let target = temp_crate::target();
 
     // 1. Tune the three keys on this machine: one row per key, each measuring the 5 tiles.
     let (table, err) = tune(&dir, &target, None);

@@ -25,8 +25,13 @@ pub fn run(
     tick_every: Duration,
     mut tick: impl FnMut(),
 ) -> Result<f64, String> {
-    let mut child = Command::new(&spec.program)
+    let mut command = Command::new(&spec.program);
+    if let Some(dir) = &spec.dir {
+        command.current_dir(dir);
+    }
+    let mut child = command
         .args(&spec.args)
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
         .env("TUNABLE_DEVICE", device)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -168,6 +173,8 @@ mod tests {
             program: "/bin/sh".into(),
             args: vec!["-c".into(), script.into()],
             stdin: b"input".to_vec(),
+            env: vec![("GREETING".into(), "hello".into())],
+            dir: Some("/".into()),
         }
     }
 
@@ -188,10 +195,11 @@ mod tests {
             go(r#"echo '{"failed": "wrong output"}'"#, 5000),
             Err("wrong output".to_owned())
         );
-        // The device is in the environment, the input on stdin.
+        // The device and the spec's variables are in the environment, the input on stdin, the
+        // spec's folder is the working one.
         assert_eq!(
             go(
-                r#"read x; [ "$x" = input ] && echo "{\"time_ms\": $TUNABLE_DEVICE}""#,
+                r#"read x; [ "$x" = input ] && [ "$GREETING" = hello ] && [ "$PWD" = / ] && echo "{\"time_ms\": $TUNABLE_DEVICE}""#,
                 5000
             ),
             Ok(3.0)
@@ -217,6 +225,8 @@ mod tests {
                 program: "/nonexistent/harness".into(),
                 args: vec![],
                 stdin: vec![],
+                env: vec![],
+                dir: None,
             },
             "0",
             Duration::from_secs(1),

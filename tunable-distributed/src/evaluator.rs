@@ -9,15 +9,23 @@
 //! A child answers on the last line of its standard output with an [`Answer`]:
 //! `{"time_ms": 1.25}` or `{"failed": "reason"}`. The device it runs on is in `TUNABLE_DEVICE`.
 //!
-//! Today's evaluator is [`EvaluatorSpec::Replay`], a Kernel Tuner cache replayed with sleeps of the
-//! recorded times, for tests and benchmarks. The user's own tuning harness is another variant of
-//! the same enum (with its [`Evaluator`] implementation), added without touching the worker.
+//! Two evaluators exist:
+//!
+//! - [`EvaluatorSpec::Harness`], the user's own tuning harness (`examples/tune.rs`, the one
+//!   `cargo tunable tune` runs), built once per worker and run per evaluation in the runtime's
+//!   [evaluate mode](tunable_runtime::tuner::evaluate): the kernel's call for the study's key
+//!   measures exactly the asked configuration, as local tuning would (see [`crate::harness`]);
+//! - [`EvaluatorSpec::Replay`], a Kernel Tuner cache replayed with sleeps of the recorded times,
+//!   for tests and benchmarks (see [`crate::replay`]).
 
+use crate::harness::{HarnessEvaluator, HarnessSpec};
 use crate::replay::ReplayEvaluator;
 use serde::{Deserialize, Serialize};
 use std::ffi::OsString;
 use std::path::PathBuf;
 use tunable_search::Value;
+
+pub use tunable_runtime::tuner::evaluate::Answer;
 
 /// How a study's configurations are evaluated; stored with the study as JSON.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -32,6 +40,10 @@ pub enum EvaluatorSpec {
         /// Seconds slept per recorded second (1.0: real time).
         scale: f64,
     },
+    /// Runs the user's tuning harness, a Cargo example of the kernel's crate built with its
+    /// `autotune` feature, once per evaluation, in evaluate mode for the kernel's call with the
+    /// study's key (see [`crate::harness`]).
+    Harness(HarnessSpec),
 }
 
 impl EvaluatorSpec {
@@ -44,6 +56,7 @@ impl EvaluatorSpec {
                 *scale,
                 launcher.clone(),
             )?)),
+            EvaluatorSpec::Harness(h) => Ok(Box::new(HarnessEvaluator::open(h)?)),
         }
     }
 
@@ -53,6 +66,13 @@ impl EvaluatorSpec {
             EvaluatorSpec::Replay { cache, scale } => {
                 format!("replay of {} (sleeps x{scale})", cache.display())
             }
+            EvaluatorSpec::Harness(h) => format!(
+                "harness example {} of {} ({}, key {})",
+                h.example,
+                h.manifest.display(),
+                h.kernel,
+                h.key
+            ),
         }
     }
 }
@@ -73,6 +93,10 @@ pub struct ChildSpec {
     pub args: Vec<OsString>,
     /// What to write to its standard input.
     pub stdin: Vec<u8>,
+    /// Environment variables set for it, beside `TUNABLE_DEVICE`.
+    pub env: Vec<(OsString, OsString)>,
+    /// Its working folder (default: the worker's).
+    pub dir: Option<PathBuf>,
 }
 
 /// How the worker's own binary runs a built-in task in a child process: the program and the
@@ -84,39 +108,4 @@ pub struct Launcher {
     pub program: OsString,
     /// Arguments before the task, e.g. `["tunable", "__evaluate"]`.
     pub args: Vec<OsString>,
-}
-
-/// What a child process answers on its last line of standard output.
-///
-/// ```
-/// use tunable_distributed::Answer;
-/// let ok: Answer = serde_json::from_str(r#"{"time_ms": 1.5}"#).unwrap();
-/// assert_eq!(ok, Answer::Time { time_ms: 1.5 });
-/// let bad: Answer = serde_json::from_str(r#"{"failed": "wrong output"}"#).unwrap();
-/// assert_eq!(bad.into_result(), Err("wrong output".to_owned()));
-/// ```
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum Answer {
-    /// The configuration's time in milliseconds.
-    Time {
-        /// Milliseconds.
-        time_ms: f64,
-    },
-    /// The configuration failed.
-    Failed {
-        /// Why.
-        failed: String,
-    },
-}
-
-impl Answer {
-    /// The time, or the failure's reason (a time that is not a finite number is a failure).
-    pub fn into_result(self) -> Result<f64, String> {
-        match self {
-            Answer::Time { time_ms } if time_ms.is_finite() => Ok(time_ms),
-            Answer::Time { time_ms } => Err(format!("non-finite time {time_ms}")),
-            Answer::Failed { failed } => Err(failed),
-        }
-    }
 }

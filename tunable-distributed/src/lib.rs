@@ -14,7 +14,9 @@
 //!   makes a job claimable again; a result is recorded once.
 //! - **Workers are stateless** ([`worker`]): one slot per device, each evaluation in a child
 //!   process ([`child`]) so a crash or hang costs that evaluation, recorded failed with its
-//!   reason, never the worker.
+//!   reason, never the worker. The child is the user's own tuning harness ([`harness`]),
+//!   measuring one configuration as local tuning would, or a cache replay for tests and
+//!   benchmarks ([`replay`]).
 //! - The results are the journal: [`export`] writes the tuned file a plain build bakes and a
 //!   Kernel Tuner cache.
 //!
@@ -54,13 +56,13 @@ pub mod db;
 mod error;
 pub mod evaluator;
 pub mod export;
+pub mod harness;
 pub mod history;
 pub mod ident;
 pub mod queue;
 pub mod replay;
 pub mod schema;
 pub mod scratch;
-mod space_def;
 pub mod study;
 pub mod task;
 pub mod worker;
@@ -68,5 +70,5 @@ pub mod worker;
 pub use db::Db;
 pub use error::DistError;
 pub use evaluator::{Answer, ChildSpec, Evaluator, EvaluatorSpec, Launcher};
-pub use space_def::SpaceDef;
 pub use study::{Study, StudySpec, StudyState, StudyStatus};
+pub use tunable_search::space::SpaceDef;

@@ -67,6 +67,8 @@ impl Evaluator for ReplayEvaluator {
             program: self.launcher.program.clone(),
             args: self.launcher.args.clone(),
             stdin: serde_json::to_vec(&task).expect("tasks encode"),
+            env: Vec::new(),
+            dir: None,
         })
     }
 }

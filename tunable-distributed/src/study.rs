@@ -9,12 +9,12 @@ use crate::db::Db;
 use crate::error::DistError;
 use crate::evaluator::EvaluatorSpec;
 use crate::history::Event;
-use crate::space_def::SpaceDef;
 use postgres::Row;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 use tunable_search::Space;
+use tunable_search::space::SpaceDef;
 use tunable_search::strategy::{self, Outcome, StrategySpec};
 
 /// What a study is, as given when creating it.

@@ -18,6 +18,8 @@
 //!   the baked configurations (default `on`); `off` compiles every kernel from its source (see
 //!   [`crate::backend::embedded`]).
 //! - `TUNABLE_DEVICE`: the identity the CPU device takes (see [`crate::device`]).
+//! - `TUNABLE_EVALUATE`: set by a distributed worker, measure one configuration of one call and
+//!   tune nothing (see [`crate::tuner::evaluate`]).
 //! - `TUNABLE_KERNELS`, `TUNABLE_TIME`, `TUNABLE_REPORT`: set by `cargo tunable tune` (see
 //!   [`crate::tuner::session`]).
 //!

@@ -28,9 +28,16 @@ pub struct Proc(pub Child);
 impl Proc {
     /// Starts `cargo tunable ARGS`, its output captured.
     pub fn start(args: &[&str]) -> Proc {
+        Proc::start_with(args, &[])
+    }
+
+    /// Starts `cargo tunable ARGS` with the environment variables `env` set, its output
+    /// captured.
+    pub fn start_with(args: &[&str], env: &[(&str, &str)]) -> Proc {
         Proc(
             tunable()
                 .args(args)
+                .envs(env.iter().copied())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
                 .spawn()

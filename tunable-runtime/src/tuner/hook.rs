@@ -7,11 +7,13 @@
 //!
 //! Settings from the environment ([`crate::settings`]): `TUNABLE_MODE`, `TUNABLE_BUDGET`,
 //! `TUNABLE_STRATEGY`, `TUNABLE_BATCH`, `TUNABLE_LOG`, `TUNABLE_DIR`; and those of a tuning
-//! [session](super::session): `TUNABLE_KERNELS`, `TUNABLE_TIME`, `TUNABLE_REPORT`.
+//! [session](super::session): `TUNABLE_KERNELS`, `TUNABLE_TIME`, `TUNABLE_REPORT`. With
+//! `TUNABLE_EVALUATE` set (a distributed worker's evaluation, see [`evaluate`]) nothing tunes:
+//! the requested call measures the requested configuration and the process ends.
 
 use super::{
     Bar, Call, Evaluation, Journaled, Log, Lookup, Observer, Origin, Run, Spent, Summary,
-    TuneOptions, Variants, Verify, capture, confirm, describe,
+    TuneOptions, Variants, Verify, capture, confirm, describe, evaluate,
     lookup::Baked,
     session::{self, Record},
     tune,
@@ -68,6 +70,12 @@ impl KernelSpec {
             ..TuneOptions::default()
         })
     }
+
+    /// How each variant is timed: the kernel's `warmup` and `repeats`, one warm-up run less when
+    /// its output is `checked` first (that untimed run warms it up).
+    pub fn measurement(&self, checked: bool) -> Repeats {
+        Repeats::new(self.warmup.saturating_sub(u32::from(checked)), self.repeats)
+    }
 }
 
 /// The configuration to run for `key` on `device` with the `autotune` feature: tuned this
@@ -89,6 +97,14 @@ pub fn autotune<P: Params>(
     default: P,
     run: &mut Run<'_, P>,
 ) -> P {
+    // A worker's evaluation of one configuration: answer the requested call, run the others.
+    if let Some(request) = evaluate::request() {
+        if evaluate::asks(request, kernel.name, key) {
+            let reply = evaluate::outcome(request, kernel, space, device, default, run);
+            evaluate::reply_and_exit(&reply);
+        }
+        return default;
+    }
     let mode = settings::mode().unwrap_or_else(|e| panic!("tunable: {e}"));
     // A session tuning other kernels (`TUNABLE_KERNELS`): this one only runs.
     let mode = if session::selected(kernel.name) {
@@ -149,11 +165,7 @@ fn tune_call<P: Params>(
     let journal = open(&journal_path, Arc::clone(space), kernel.name, device)
         .inspect_err(|e| eprintln!("tunable: {e}; tuning without a journal"))
         .ok();
-    // The first run of a checked variant is its (untimed) check: one warm-up run less.
-    let measurement = Repeats::new(
-        kernel.warmup.saturating_sub(u32::from(expected.is_some())),
-        kernel.repeats,
-    );
+    let measurement = kernel.measurement(expected.is_some());
     let mut evaluator = Journaled::new(journal, Variants::new(space, run, expected, measurement));
     // The default first: the summary's baseline, and the first incumbent of the early stop.
     let default_at = space.position_of_values(&default.to_values());
@@ -365,35 +377,18 @@ impl Winner<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tuner::testing::Tile;
+    use crate::tuner::testing::{Tile, fake_kernel};
     use crate::tuner::{Call, panic};
     use std::time::Duration;
-    use tunable_search::{SpaceBuilder, Value};
+    use tunable_search::Value;
 
     /// A fake kernel with planted faults, CubeCL-style: tile 6 panics, tile 5 fails to launch,
     /// tile 4 is the fastest and wrong, tile 3 the fastest correct one.
     #[test]
     fn tunes_a_fake_kernel_stores_the_winner_and_answers_later_calls() {
         let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
-        let dir = std::env::temp_dir().join(format!("tunable-hook-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let manifest: &'static str = Box::leak(dir.to_string_lossy().into_owned().into_boxed_str());
-        let kernel = KernelSpec {
-            name: "hook_fake",
-            manifest_dir: manifest,
-            budget: 20,
-            strategy: "exhaustive",
-            repeats: 2,
-            warmup: 1,
-            verify: Verify::Reference { tolerance: 1e-6 },
-            body: 0,
-        };
-        let space = Arc::new(
-            SpaceBuilder::new()
-                .param("tile", [1, 2, 3, 4, 5, 6])
-                .build()
-                .unwrap(),
-        );
+        let (kernel, space, dir) = fake_kernel("hook_fake", 2);
+        let manifest = kernel.manifest_dir;
         let (mut out, runs) = (vec![0.0; 4], std::cell::Cell::new(0));
         let mut run = |call: Call<'_, Tile>| match call {
             Call::Run(&Tile(6)) => panic!("boom"),

@@ -34,12 +34,14 @@
 //! - [`unseen`]: what a shipped binary runs on a device nobody tuned on (the portable set);
 //! - [`warm`]: what a tuning on a new device evaluates first (other devices' findings);
 //! - [`session`]: the settings and report of a `cargo tunable tune` session;
+//! - [`evaluate`]: evaluate mode, one configuration measured for a distributed worker;
 //! - [`Variants`] and [`Call`]: measuring the variants of a `#[tunable]` kernel;
 //! - [`Objective`]: measuring with a closure of the position;
 //! - [`Journaled`]: the journal in front of any evaluator;
 //! - [`Bar`], [`Log`]: the observers of a tuning; [`Summary`]: the line it ends with.
 
 mod confirm;
+pub mod evaluate;
 pub mod hook;
 mod journaled;
 pub mod lookup;

@@ -22,3 +22,34 @@ impl Params for Tile {
         vec![Value::Int(self.0)]
     }
 }
+
+/// A fake kernel `name` over `tile` in 1..=6, 20 evaluations of `exhaustive`, `repeats` timed
+/// runs after one warm-up, checked against the default configuration's output; its crate is a
+/// fresh folder that does not exist yet. Its spec, its space and that folder.
+pub(crate) fn fake_kernel(
+    name: &'static str,
+    repeats: u32,
+) -> (
+    crate::tuner::hook::KernelSpec,
+    std::sync::Arc<tunable_search::Space>,
+    std::path::PathBuf,
+) {
+    let dir = std::env::temp_dir().join(format!("tunable-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let manifest: &'static str = Box::leak(dir.to_string_lossy().into_owned().into_boxed_str());
+    let kernel = crate::tuner::hook::KernelSpec {
+        name,
+        manifest_dir: manifest,
+        budget: 20,
+        strategy: "exhaustive",
+        repeats,
+        warmup: 1,
+        verify: crate::tuner::Verify::Reference { tolerance: 1e-6 },
+        body: 0,
+    };
+    let space = tunable_search::SpaceBuilder::new()
+        .param("tile", [1, 2, 3, 4, 5, 6])
+        .build()
+        .expect("a valid space");
+    (kernel, std::sync::Arc::new(space), dir)
+}

@@ -11,6 +11,7 @@
 //! membership, uniform and Latin-hypercube / maximin samples ([`sample`]), neighbours under
 //! Kernel Tuner's four rules ([`neighbours`]), true parameter bounds and normalized coordinates.
 
+mod def;
 mod layout;
 pub mod load;
 pub mod neighbours;
@@ -22,6 +23,7 @@ pub mod sample;
 mod solve;
 mod value;
 
+pub use def::SpaceDef;
 pub use neighbours::Neighbourhood;
 pub use param::Param;
 pub use value::{Value, ValueKind};

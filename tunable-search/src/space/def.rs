@@ -1,17 +1,19 @@
-//! # Stored space definitions
+//! # Space definitions
 //!
-//! A study keeps the definition of its space in the database (JSON text, so number kinds survive
-//! exactly), so a coordinator on any machine rebuilds the same [`Space`] without the files it
-//! came from. The rebuilt space's fingerprint is checked against the one recorded at creation.
+//! What is needed to rebuild a [`Space`] elsewhere: its parameters with their values, its
+//! constraints, and for a listed space its configurations. Serialized as JSON, number kinds
+//! survive exactly, so the rebuilt space has the same fingerprint. A distributed study keeps its
+//! space this way in the database, and a tuning harness describes a kernel's space this way to
+//! the command that creates a study over it.
 
+use crate::{Space, SpaceBuilder, SpaceError, Value};
 use serde::{Deserialize, Serialize};
-use tunable_search::{Space, SpaceBuilder, SpaceError, Value};
 
 /// What is needed to rebuild a space.
 ///
 /// ```
-/// use tunable_distributed::SpaceDef;
 /// use tunable_search::SpaceBuilder;
+/// use tunable_search::space::SpaceDef;
 /// let space = SpaceBuilder::new().param("x", [1, 2, 4]).param("y", [1.5, 2.0])
 ///     .constraint("x * y < 6").build().unwrap();
 /// let def = SpaceDef::of(&space, false);

@@ -1,0 +1,32 @@
+//! A temporary crate depending on this workspace's `tunable`, with an `autotune` feature, for
+//! the tests that build and run a user's crate.
+
+use std::path::PathBuf;
+
+/// Writes crate `name` into a fresh folder of the temporary directory (`src/lib.rs`,
+/// `src/main.rs`, `examples/tune.rs`); its folder.
+pub fn write(name: &str, lib: &str, main: &str, harness: &str) -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let dir = std::env::temp_dir().join(format!("tunable-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::create_dir_all(dir.join("examples")).unwrap();
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\ntunable = {{ path = {:?} }}\n\n[features]\nautotune = [\"tunable/autotune\"]\n\n[workspace]\n",
+            root.canonicalize().unwrap()
+        ),
+    )
+    .unwrap();
+    std::fs::write(dir.join("src/lib.rs"), lib).unwrap();
+    std::fs::write(dir.join("src/main.rs"), main).unwrap();
+    std::fs::write(dir.join("examples/tune.rs"), harness).unwrap();
+    dir
+}
+
+/// The target folder of these builds, `target/e2e` of the workspace (debug builds, shared with
+/// the facade's `tests/end_to_end.rs`).
+pub fn target() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/e2e")
+}

@@ -1,0 +1,259 @@
+//! # Harness evaluator
+//!
+//! Evaluates configurations with the user's own tuning harness: the Cargo example of the
+//! kernel's crate that calls each kernel with representative arguments for each key
+//! (`examples/tune.rs`, what `cargo tunable tune` runs; see the `cargo-tunable` docs).
+//!
+//! - **Once per worker and study** ([`HarnessEvaluator::open`]) the harness is built with the
+//!   crate's `autotune` feature ([`build`]; cargo reports the executable's path, wherever the
+//!   target folder is), and asked to [`describe`] the study's kernel: a worker whose build has
+//!   another space than the study's (the kernel was edited since the study was created) refuses
+//!   the study with that reason, rather than record a failure per configuration.
+//! - **Per evaluation** the built executable runs in the crate's folder with
+//!   `TUNABLE_EVALUATE` holding the [`Request`] (kernel, key, space fingerprint, the
+//!   configuration), and `TUNABLE_DEVICE` the worker's device: the runtime's first-run hook
+//!   measures exactly that configuration on the call for that key, as local tuning measures it
+//!   (reference output, warm-up and repeats, failures with their reasons), prints the answer
+//!   line and ends the process; every other kernel call runs its default (see
+//!   [`tunable_runtime::tuner::evaluate`]). Nothing is stored in the crate's `tuned/`.
+//!
+//! The study's space comes from the same [`describe`] run at creation: the space the compiled
+//! kernel has, exactly (its fingerprint is what the runtime checks), with no second parser of
+//! the attribute and no file that can fall out of date.
+
+use crate::evaluator::{ChildSpec, Evaluator};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use tunable_runtime::tuner::evaluate::{Description, Request, VAR};
+use tunable_search::Value;
+
+/// At most this much of a failing command's standard error is kept for the reason.
+const STDERR_KEPT: usize = 800;
+
+/// The harness of a study: which crate, which example, which kernel call.
+///
+/// ```
+/// use tunable_distributed::harness::HarnessSpec;
+/// let h = HarnessSpec {
+///     manifest: "/shared/gemm/Cargo.toml".into(),
+///     example: "tune".into(),
+///     release: true,
+///     kernel: "gemm".into(),
+///     key: 4096,
+///     space: 0x1234,
+/// };
+/// assert_eq!(h.dir(), std::path::Path::new("/shared/gemm"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HarnessSpec {
+    /// The crate's `Cargo.toml`, as every worker sees it (an absolute path on a shared file
+    /// system, or the same checkout on each machine). The harness runs in its folder.
+    pub manifest: PathBuf,
+    /// The example that is the harness (`tune`).
+    pub example: String,
+    /// Built with `--release` (`false` only for tests of the tool itself).
+    pub release: bool,
+    /// The kernel.
+    pub kernel: String,
+    /// The problem-size key of the kernel's call that is measured.
+    pub key: u64,
+    /// The fingerprint of the kernel's space, as [`describe`] gave it when the study was
+    /// created.
+    pub space: u64,
+}
+
+impl HarnessSpec {
+    /// The crate's folder, where the harness runs.
+    pub fn dir(&self) -> PathBuf {
+        crate_dir(&self.manifest)
+    }
+}
+
+/// The folder of a crate's manifest.
+fn crate_dir(manifest: &Path) -> PathBuf {
+    match manifest.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// A built harness, evaluating a study's configurations.
+#[derive(Debug)]
+pub struct HarnessEvaluator {
+    program: PathBuf,
+    spec: HarnessSpec,
+}
+
+impl HarnessEvaluator {
+    /// Builds the harness and checks its kernel has the study's space; `Err` says why this
+    /// machine cannot evaluate the study.
+    pub fn open(spec: &HarnessSpec) -> Result<Self, String> {
+        let program = build(&spec.manifest, &spec.example, spec.release)?;
+        let found = describe(&program, &spec.dir(), &spec.kernel, spec.key)?;
+        if found.fingerprint != spec.space {
+            return Err(format!(
+                "the harness's {} has another space (fingerprint {:016x}) than the study's ({:016x}): the kernel changed since the study was created",
+                spec.kernel, found.fingerprint, spec.space
+            ));
+        }
+        Ok(HarnessEvaluator {
+            program,
+            spec: spec.clone(),
+        })
+    }
+
+    /// The request that evaluates `config`.
+    pub fn request(&self, config: &[(String, Value)]) -> Request {
+        Request {
+            kernel: self.spec.kernel.clone(),
+            key: self.spec.key,
+            space: Some(self.spec.space),
+            config: Some(config.iter().cloned().collect::<BTreeMap<_, _>>()),
+        }
+    }
+}
+
+impl Evaluator for HarnessEvaluator {
+    fn child(&self, config: &[(String, Value)]) -> Result<ChildSpec, String> {
+        let request = serde_json::to_string(&self.request(config)).expect("requests encode");
+        Ok(ChildSpec {
+            program: self.program.clone().into_os_string(),
+            args: Vec::new(),
+            stdin: Vec::new(),
+            env: vec![(VAR.into(), request.into())],
+            dir: Some(self.spec.dir()),
+        })
+    }
+}
+
+/// Builds example `example` of the crate at `manifest` with its `autotune` feature (with
+/// `--release` if `release`), with the `cargo` of `CARGO` or the `PATH`; the executable's path.
+pub fn build(manifest: &Path, example: &str, release: bool) -> Result<PathBuf, String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = Command::new(&cargo);
+    cmd.arg("build")
+        .arg("--manifest-path")
+        .arg(manifest)
+        .args(["--features", "autotune", "--example", example])
+        .args(["--message-format", "json-render-diagnostics"]);
+    if release {
+        cmd.arg("--release");
+    }
+    let out = cmd.output().map_err(|e| {
+        format!(
+            "cannot run {} to build the harness: {e}",
+            cargo.to_string_lossy()
+        )
+    })?;
+    if !out.status.success() {
+        return Err(format!(
+            "building the harness (example {example} of {}) failed: {}",
+            manifest.display(),
+            tail(&out.stderr)
+        ));
+    }
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|m| {
+            m["reason"] == "compiler-artifact"
+                && m["target"]["name"] == example
+                && m["target"]["kind"]
+                    .as_array()
+                    .is_some_and(|k| k.iter().any(|k| k == "example"))
+        })
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+        .ok_or_else(|| {
+            format!(
+                "cargo built no executable for example {example} of {}",
+                manifest.display()
+            )
+        })
+}
+
+/// Runs the built harness `program` in `dir` in evaluate mode without a configuration: the
+/// description of `kernel`'s call for `key` (its space, device, defaults).
+pub fn describe(program: &Path, dir: &Path, kernel: &str, key: u64) -> Result<Description, String> {
+    let request = Request {
+        kernel: kernel.to_owned(),
+        key,
+        space: None,
+        config: None,
+    };
+    let out = Command::new(program)
+        .current_dir(dir)
+        .env(
+            VAR,
+            serde_json::to_string(&request).expect("requests encode"),
+        )
+        .output()
+        .map_err(|e| format!("cannot run the harness {}: {e}", program.display()))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let last = text.lines().rev().find(|l| !l.trim().is_empty());
+    if let Some(d) = last.and_then(|l| serde_json::from_str::<Description>(l.trim()).ok()) {
+        return Ok(d);
+    }
+    let ended = if out.status.success() {
+        "ran to its end".to_owned()
+    } else {
+        format!("failed ({}: {})", out.status, tail(&out.stderr))
+    };
+    Err(format!(
+        "the harness {} {ended} without calling {kernel} for key {key}: is that the kernel's name, does the harness call it with that key, and is `autotune` a feature of the crate that enables `tunable/autotune`?",
+        program.display()
+    ))
+}
+
+/// The end of a command's standard error, on one line.
+fn tail(err: &[u8]) -> String {
+    let text = crate::error::one_line(&String::from_utf8_lossy(err));
+    let start = text.len().saturating_sub(STDERR_KEPT);
+    let start = (start..=text.len())
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(text.len());
+    text[start..].to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_carries_the_study_and_the_configuration() {
+        let ev = HarnessEvaluator {
+            program: "/crate/target/release/examples/tune".into(),
+            spec: HarnessSpec {
+                manifest: "/crate/Cargo.toml".into(),
+                example: "tune".into(),
+                release: true,
+                kernel: "work".into(),
+                key: 2,
+                space: 99,
+            },
+        };
+        let child = ev.child(&[("tile".to_owned(), Value::Int(4))]).unwrap();
+        assert_eq!(child.program, "/crate/target/release/examples/tune");
+        assert_eq!(child.dir.as_deref(), Some(Path::new("/crate")));
+        assert_eq!(
+            child.env,
+            [(
+                VAR.into(),
+                r#"{"kernel":"work","key":2,"space":99,"config":{"tile":4}}"#.into()
+            )]
+        );
+        assert!(child.stdin.is_empty());
+    }
+
+    #[test]
+    fn a_program_that_never_answers_is_refused_with_the_reason() {
+        let e = describe(Path::new("/bin/true"), Path::new("/"), "work", 2).unwrap_err();
+        assert!(
+            e.starts_with("the harness /bin/true ran to its end without calling work for key 2"),
+            "{e}"
+        );
+        let e = build(Path::new("/nonexistent/Cargo.toml"), "tune", false).unwrap_err();
+        assert!(e.starts_with("building the harness"), "{e}");
+    }
+}

@@ -141,18 +141,25 @@ pub(crate) fn peek<P: Params>(
     if table.iter().any(|b| b.device == device) {
         return None;
     }
-    let set = portable
+    let first = nearest_set(portable, key)?.candidates.first()?.params;
+    Some(chosen_before::<P>(kernel, device, key).map_or((first, false), |v| (v.params, true)))
+}
+
+/// The portable set of the key nearest `key`.
+fn nearest_set<P>(portable: &'static [Portable<P>], key: u64) -> Option<&'static Portable<P>> {
+    portable
         .iter()
-        .min_by(|a, b| key_distance(a.key, key).total_cmp(&key_distance(b.key, key)))?;
-    let first = set.candidates.first()?.params;
-    let slot = (kernel, device.to_owned(), key);
-    let chosen = CHOSEN
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .as_ref()
-        .and_then(|slots| slots.get(&slot))
-        .and_then(|(v, _)| P::from_values(v));
-    Some(chosen.map_or((first, false), |p| (p, true)))
+        .min_by(|a, b| key_distance(a.key, key).total_cmp(&key_distance(b.key, key)))
+}
+
+/// The configuration chosen earlier in this process for `kernel` on `device` and `key`.
+fn chosen_before<P: Params>(kernel: &'static str, device: &str, key: u64) -> Option<Variant<P>> {
+    let slots = CHOSEN.lock().unwrap_or_else(|e| e.into_inner());
+    let (values, instance) = slots.as_ref()?.get(&(kernel, device.to_owned(), key))?;
+    P::from_values(values).map(|params| Variant {
+        params,
+        instance: *instance,
+    })
 }
 
 /// Per slot, the chosen configuration's values and instance.
@@ -171,23 +178,10 @@ fn choose<P: Params>(
     run: &mut RunOne<'_, P>,
     mode: impl FnOnce() -> Mode,
 ) -> Option<Variant<P>> {
-    let set = portable
-        .iter()
-        .min_by(|a, b| key_distance(a.key, key).total_cmp(&key_distance(b.key, key)))?;
+    let set = nearest_set(portable, key)?;
     let first = *set.candidates.first()?;
     let slot = (kernel, device.to_owned(), key);
-    let known = CHOSEN
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get_or_insert_with(HashMap::new)
-        .get(&slot)
-        .and_then(|(v, instance)| {
-            P::from_values(v).map(|params| Variant {
-                params,
-                instance: *instance,
-            })
-        });
-    if let Some(p) = known {
+    if let Some(p) = chosen_before(kernel, device, key) {
         return Some(p);
     }
     if mode() == Mode::Off {

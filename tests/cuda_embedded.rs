@@ -9,13 +9,15 @@
 //! Skips where NVRTC is missing (CI installs it and requires it). Shares the target folder of
 //! `end_to_end.rs` (`target/e2e`).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use tunable::backend::cuda::nvrtc;
 use tunable::tuned::artifact::{Kind, Recipe, artifact_dir, read_dir};
 
 mod common;
+#[allow(dead_code)] // this test builds and runs the binary itself
+mod temp_crate;
 use common::skip;
+use temp_crate::{TempCrate, ok};
 
 /// The kernel, scaling by its parameter.
 const KERNEL: &str = r#"
@@ -54,53 +56,18 @@ fn main() {
 }
 "#;
 
-fn ok(cmd: &mut Command) -> Output {
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-fn build(dir: &Path, target: &Path, autotune: bool) {
-    let mut b = Command::new(env!("CARGO"));
-    b.args(["build", "--quiet"])
-        .current_dir(dir)
-        .env("CARGO_TARGET_DIR", target)
-        .env_remove("TUNABLE_DIR");
-    if autotune {
-        b.args(["--features", "autotune"]);
-    }
-    ok(&mut b);
-}
-
 #[test]
 fn a_shipped_cuda_crate_runs_its_embedded_ptx_without_nvrtc() {
     if let Err(e) = nvrtc() {
         skip("nvrtc", e);
         return;
     }
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let target = root.join("target/e2e");
-    let dir = std::env::temp_dir().join(format!("tunable-cuda-ship-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("src")).unwrap();
-    std::fs::write(
-        dir.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"cudaship\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\ntunable = {{ path = {root:?}, features = [\"cuda\"] }}\n\n[features]\nautotune = [\"tunable/autotune\"]\n\n[workspace]\n",
-        ),
-    )
-    .unwrap();
     let main = MAIN.replace("KERNEL_TEXT", &format!("{KERNEL:?}"));
-    std::fs::write(dir.join("src/main.rs"), main).unwrap();
-    let exe = target.join("debug/cudaship");
+    let krate = TempCrate::with_features("cudaship", &main, &["cuda"]);
+    let (dir, exe) = (krate.dir.clone(), krate.binary());
 
     // 1. Tune with NVRTC: every configuration compiles; the winner's images are stored.
-    build(&dir, &target, true);
+    krate.build(true, &[]);
     let out = ok(Command::new(&exe).current_dir(&dir));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("image CUBIN compiled"), "{text}");
@@ -136,7 +103,7 @@ fn a_shipped_cuda_crate_runs_its_embedded_ptx_without_nvrtc() {
             std::fs::remove_file(p).unwrap();
         }
     }
-    build(&dir, &target, false);
+    krate.build(false, &[]);
     let empty = dir.join("empty");
     std::fs::create_dir_all(&empty).unwrap();
     let out = ok(Command::new(&exe)

@@ -20,6 +20,11 @@ impl TempCrate {
     /// Writes the crate `name` (the folder `<name>-<pid>`, emptied first) with `main` as its
     /// `src/main.rs`.
     pub fn new(name: &str, main: &str) -> TempCrate {
+        Self::with_features(name, main, &[])
+    }
+
+    /// [`new`](Self::new), with `tunable`'s `features` on (e.g. a backend).
+    pub fn with_features(name: &str, main: &str, features: &[&str]) -> TempCrate {
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
         let dir = std::env::temp_dir().join(format!("tunable-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -27,7 +32,7 @@ impl TempCrate {
         std::fs::write(
             dir.join("Cargo.toml"),
             format!(
-                "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\ntunable = {{ path = {root:?} }}\n\n[features]\nautotune = [\"tunable/autotune\"]\n\n[workspace]\n",
+                "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\ntunable = {{ path = {root:?}, features = {features:?} }}\n\n[features]\nautotune = [\"tunable/autotune\"]\n\n[workspace]\n",
             ),
         )
         .unwrap();
@@ -48,16 +53,7 @@ impl TempCrate {
     /// without the caller's `TUNABLE_DIR` and `TUNABLE_MODE`), the run's stderr into a file;
     /// answers (stdout, build output + stderr of the run).
     pub fn run(&self, autotune: bool, env: &[(&str, &str)]) -> (String, String) {
-        let mut b = Command::new(env!("CARGO"));
-        b.args(["build", "--quiet"])
-            .current_dir(&self.dir)
-            .env("CARGO_TARGET_DIR", &self.target)
-            .env_remove("TUNABLE_DIR");
-        if autotune {
-            b.args(["--features", "autotune"]);
-        }
-        b.envs(env.iter().copied());
-        let built = ok(&mut b);
+        let built = self.build(autotune, env);
         let err_file = self.dir.join("stderr.txt");
         let mut r = Command::new(self.binary());
         r.current_dir(&self.dir)
@@ -71,6 +67,21 @@ impl TempCrate {
             String::from_utf8(out.stdout).unwrap(),
             String::from_utf8_lossy(&built.stderr).into_owned() + &err,
         )
+    }
+
+    /// Builds the binary (with the `autotune` feature or not), with `env` and without the
+    /// caller's `TUNABLE_DIR`; answers cargo's output.
+    pub fn build(&self, autotune: bool, env: &[(&str, &str)]) -> Output {
+        let mut b = Command::new(env!("CARGO"));
+        b.args(["build", "--quiet"])
+            .current_dir(&self.dir)
+            .env("CARGO_TARGET_DIR", &self.target)
+            .env_remove("TUNABLE_DIR");
+        if autotune {
+            b.args(["--features", "autotune"]);
+        }
+        b.envs(env.iter().copied());
+        ok(&mut b)
     }
 }
 

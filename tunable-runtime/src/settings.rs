@@ -13,7 +13,8 @@
 //!   nothing to compile and on a CPU device; the
 //!   strategies' scores in the README were measured with 1).
 //! - `TUNABLE_TIMEOUT`: the default time limit of one GPU launch in seconds (default none); a
-//!   launch that exceeds it is a failed configuration (see [`crate::backend`]).
+//!   launch that exceeds it is a failed configuration (see [`crate::backend`]). Any other value
+//!   than a number of seconds makes the backends' constructors fail (`BadTimeout`).
 //! - `TUNABLE_EMBEDDED=on|off`: whether the GPU backends load the device binaries embedded for
 //!   the baked configurations (default `on`); `off` compiles every kernel from its source (see
 //!   [`crate::backend::embedded`]).
@@ -110,29 +111,25 @@ pub fn env_usize(name: &'static str) -> Result<Option<usize>, RuntimeError> {
 }
 
 /// The default time limit of one GPU launch: `TUNABLE_TIMEOUT` in seconds (none if unset or
-/// zero).
-///
-/// # Panics
-/// If `TUNABLE_TIMEOUT` is set to anything but a number of seconds (zero or more): the message
-/// names the variable, rather than running without the limit that was asked for.
-pub fn launch_timeout() -> Option<std::time::Duration> {
-    let raw = std::env::var_os("TUNABLE_TIMEOUT")?;
+/// zero). `Err` holds the value when it is anything but a number of seconds (zero or more):
+/// the backends' constructors refuse it rather than run without the limit that was asked for.
+pub fn launch_timeout() -> Result<Option<std::time::Duration>, String> {
+    std::env::var_os(TIMEOUT_VAR).map_or(Ok(None), |raw| timeout_of(&raw))
+}
+
+/// The time limit `raw` (seconds) stands for; `Err` with the value if it is not a number of
+/// seconds, zero or more.
+fn timeout_of(raw: &std::ffi::OsStr) -> Result<Option<std::time::Duration>, String> {
     let seconds = raw
         .to_str()
         .and_then(|v| v.trim().parse::<f64>().ok())
         .filter(|s| s.is_finite() && *s >= 0.0)
-        .unwrap_or_else(|| {
-            panic!(
-                "tunable: {}",
-                RuntimeError::BadNumber {
-                    name: "TUNABLE_TIMEOUT",
-                    value: raw.to_string_lossy().into_owned(),
-                    expected: "a number of seconds, 0 or more",
-                }
-            )
-        });
-    (seconds > 0.0).then(|| std::time::Duration::from_secs_f64(seconds))
+        .ok_or_else(|| raw.to_string_lossy().into_owned())?;
+    Ok((seconds > 0.0).then(|| std::time::Duration::from_secs_f64(seconds)))
 }
+
+/// The variable [`launch_timeout`] reads.
+pub const TIMEOUT_VAR: &str = "TUNABLE_TIMEOUT";
 
 /// Whether the GPU backends load embedded device binaries: `TUNABLE_EMBEDDED` is `on` (the
 /// default when unset) or `off` (compile every kernel from its source).
@@ -155,5 +152,24 @@ pub fn embedded_binaries() -> bool {
                 expected: "on, off".into(),
             }
         ),
+    }
+}
+
+#[cfg(test)]
+mod timeout_tests {
+    use super::timeout_of;
+    use std::ffi::OsStr;
+    use std::time::Duration;
+
+    #[test]
+    fn a_timeout_is_seconds_zero_is_none_and_anything_else_is_refused() {
+        assert_eq!(
+            timeout_of(OsStr::new(" 0.25 ")),
+            Ok(Some(Duration::from_millis(250)))
+        );
+        assert_eq!(timeout_of(OsStr::new("0")), Ok(None));
+        for bad in ["ten", "-1", "inf", ""] {
+            assert_eq!(timeout_of(OsStr::new(bad)), Err(bad.to_owned()), "{bad}");
+        }
     }
 }

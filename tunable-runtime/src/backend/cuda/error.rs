@@ -11,6 +11,12 @@ use std::time::Duration;
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum CudaError {
+    /// `TUNABLE_TIMEOUT` holds something other than a number of seconds (zero or more).
+    #[error("TUNABLE_TIMEOUT={value:?} is not valid; expected a number of seconds, 0 or more")]
+    BadTimeout {
+        /// The variable's value.
+        value: String,
+    },
     /// The CUDA driver or NVRTC library could not be loaded.
     #[error("CUDA is not available: cannot load {library} ({hint})")]
     MissingLibrary {

@@ -211,7 +211,8 @@ impl Cuda {
                 cache: Mutex::new(HashMap::new()),
                 ahead: Mutex::new(HashMap::new()),
             }),
-            timeout: crate::settings::launch_timeout(),
+            timeout: crate::settings::launch_timeout()
+                .map_err(|value| CudaError::BadTimeout { value })?,
         })
     }
 

@@ -11,6 +11,12 @@ use std::time::Duration;
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum OpenClError {
+    /// `TUNABLE_TIMEOUT` holds something other than a number of seconds (zero or more).
+    #[error("TUNABLE_TIMEOUT={value:?} is not valid; expected a number of seconds, 0 or more")]
+    BadTimeout {
+        /// The variable's value.
+        value: String,
+    },
     /// The OpenCL ICD loader could not be loaded.
     #[error(
         "OpenCL is not available: cannot load {library} (install an ICD loader such as \

@@ -208,7 +208,8 @@ impl OpenCl {
                 limits,
                 cache: Mutex::new(Cache::default()),
             }),
-            timeout: crate::settings::launch_timeout(),
+            timeout: crate::settings::launch_timeout()
+                .map_err(|value| OpenClError::BadTimeout { value })?,
         })
     }
 

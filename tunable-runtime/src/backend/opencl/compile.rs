@@ -18,7 +18,6 @@ use crate::backend::embedded::{self, Provenance};
 use crate::backend::{Source, definitions, record};
 use crate::measure::report_compile_time;
 use crate::params::Params;
-use opencl3::device::CL_DEVICE_TYPE_CPU;
 use opencl3::kernel::Kernel as ClKernel;
 use opencl3::program::Program;
 use std::collections::HashMap;
@@ -113,7 +112,7 @@ impl OpenCl {
                 .entry(key)
                 .or_default(),
         );
-        let host = self.inner.device.dev_type().unwrap_or(0) & CL_DEVICE_TYPE_CPU != 0;
+        let host = self.inner.host;
         let embedded = P::artifacts();
         if ahead::collecting() {
             if cell.get().is_none() {

@@ -67,7 +67,7 @@ pub use launch::{KernelArg, Launch, Local};
 use compile::Cache;
 use opencl3::command_queue::{CL_QUEUE_PROFILING_ENABLE, CommandQueue};
 use opencl3::context::Context;
-use opencl3::device::{CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_GPU, Device};
+use opencl3::device::{CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU, Device};
 use opencl3::error_codes::{CL_DEVICE_NOT_FOUND, ClError, DLOPEN_RUNTIME_LOAD_FAILED};
 use opencl3::platform::{Platform, get_platforms};
 use opencl3::types::cl_device_id;
@@ -99,6 +99,8 @@ pub(crate) struct Inner {
     device: Device,
     id: String,
     limits: Limits,
+    /// Whether the device is the host's CPU (PoCL): builds are not overlapped with timings.
+    host: bool,
     cache: Mutex<Cache>,
 }
 
@@ -194,6 +196,7 @@ impl OpenCl {
         let queue =
             CommandQueue::create_default_with_properties(&context, CL_QUEUE_PROFILING_ENABLE, 0)
                 .map_err(api("clCreateCommandQueueWithProperties"))?;
+        let host = device.dev_type().unwrap_or(0) & CL_DEVICE_TYPE_CPU != 0;
         Ok(OpenCl {
             inner: Arc::new(Inner {
                 context,
@@ -206,6 +209,7 @@ impl OpenCl {
                     driver.trim()
                 ),
                 limits,
+                host,
                 cache: Mutex::new(Cache::default()),
             }),
             timeout: crate::settings::launch_timeout()

@@ -85,9 +85,9 @@ impl KernelSpec {
 ///
 /// # Panics
 /// If `TUNABLE_MODE` holds an unknown value (the message names the valid ones), or
-/// `TUNABLE_BUDGET` or `TUNABLE_BATCH` is not a whole number (the message names it). Nothing
-/// else panics: a variant's failure is data, and an I/O problem is reported on stderr while the
-/// default configuration runs.
+/// `TUNABLE_BUDGET` or `TUNABLE_BATCH` is not a whole number when the call tunes (the message
+/// names it). Nothing else panics: a variant's failure is data, and an I/O problem is reported
+/// on stderr while the default configuration runs.
 pub fn autotune<P: Params>(
     kernel: &KernelSpec,
     space: &Arc<Space>,
@@ -112,10 +112,11 @@ pub fn autotune<P: Params>(
     } else {
         Mode::Off
     };
-    let opts = kernel.options().unwrap_or_else(|e| panic!("tunable: {e}"));
     match Lookup::find(kernel, space, device, key, table, default, mode) {
         Lookup::Hit(p, _) | Lookup::Pending(p) => p,
         Lookup::Miss(claim) => {
+            // Read only when tuning: a call answered from the slot costs no more lookups.
+            let opts = kernel.options().unwrap_or_else(|e| panic!("tunable: {e}"));
             let (p, origin) = claim
                 .exclusively(|| tune_call(kernel, space, device, key, default, (mode, opts), run));
             claim.settle(&p, origin);

@@ -267,3 +267,111 @@ fn planted_faults_are_failed_configurations_with_their_reasons() {
     assert!(!stored.is_empty());
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A kernel whose OpenCL source is a file of the crate (`include_str!`), tuned without `verify`:
+/// the body only names the file, so the journal is kept per program source, which the tuning
+/// learns by running the default configuration once.
+const FROM_FILE: &str = r##"
+#![allow(unsafe_code)]
+use tunable::backend::opencl::{Buffer, OpenCl, OpenClError};
+use tunable::backend::{Dims, Source};
+use tunable::tunable;
+
+static FILL: Source = Source::new("fill", include_str!("fill.cl"));
+
+#[tunable(block = [16, 32, 64], device = cl.device_id(), strategy = "exhaustive", budget = 3,
+          repeats = 1, warmup = 0, key = tunable::key::next_power_of_two(n as u64))]
+fn fill(cl: &OpenCl, y: &mut Buffer<f32>, n: usize) -> Result<(), OpenClError> {
+    let dims = Dims::divide(n, block, block);
+    // SAFETY: fill(float*, int); every index is checked against n.
+    unsafe { cl.kernel(&FILL, params)?.launch(dims).arg(y).arg(&(n as i32)).run() }
+}
+
+fn main() {
+    let cl = OpenCl::new().expect("an OpenCL device");
+    let n = 1024;
+    let mut y = cl.alloc::<f32>(n).unwrap();
+    fill(&cl, &mut y, n).unwrap();
+    println!("filled with {}", y.read().unwrap()[n - 1]);
+}
+"##;
+
+/// The kernel's source file, filling with `VALUE`.
+fn fill_cl(value: &str) -> String {
+    format!(
+        "#define VALUE {value}\n__kernel void fill(__global float *y, const int n) {{\n    const int i = get_global_id(0);\n    if (i < n) y[i] = VALUE;\n}}\n"
+    )
+}
+
+#[test]
+fn an_edited_kernel_source_file_is_not_answered_from_the_old_journal() {
+    if !opencl_device() {
+        return;
+    }
+    let dir = scratch("opencl-source-file");
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"from_file\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\ntunable = {{ path = {:?}, features = [\"opencl\", \"autotune\"] }}\n\n[workspace]\n",
+            root()
+        ),
+    )
+    .unwrap();
+    std::fs::write(dir.join("src/main.rs"), FROM_FILE).unwrap();
+    let target = root().join("target/e2e");
+    // Builds the crate with `fill.cl` filling with `value`, runs it, and answers what the call
+    // computed, how many configurations the tuning measured, and the journals in `tuned/`.
+    let tune = |value: &str| {
+        std::fs::write(dir.join("src/fill.cl"), fill_cl(value)).unwrap();
+        let _ = std::fs::remove_file(dir.join("tuned/fill.bin"));
+        run(Command::new(env!("CARGO"))
+            .args(["build", "--quiet"])
+            .current_dir(&dir)
+            .env("CARGO_TARGET_DIR", &target));
+        let out = run(Command::new(target.join("debug/from_file")).current_dir(&dir));
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        );
+        let summary = stderr
+            .lines()
+            .find(|l| l.starts_with("tunable: tuned fill (key 1024)"))
+            .unwrap_or_else(|| panic!("no summary:\n{stdout}{stderr}"));
+        let measured: usize = summary
+            .split_once(" evaluations (")
+            .and_then(|(_, rest)| rest.split_once(" measured"))
+            .and_then(|(n, _)| n.parse().ok())
+            .unwrap_or_else(|| panic!("no measured count: {summary}"));
+        let journals = std::fs::read_dir(dir.join("tuned"))
+            .unwrap()
+            .filter(|e| {
+                let name = e.as_ref().unwrap().file_name();
+                name.to_string_lossy().ends_with(".cache.json")
+            })
+            .count();
+        (stdout, measured, journals)
+    };
+    // 1. The first tuning measures the whole space and journals it.
+    let (out, measured, journals) = tune("1.0f");
+    assert!(out.contains("filled with 1"), "{out}");
+    assert_eq!((measured, journals), (3, 1), "{out}");
+    // 2. Tuning the same source again (the tuned file deleted) is answered by the journal.
+    let (out, measured, journals) = tune("1.0f");
+    assert!(out.contains("filled with 1"), "{out}");
+    assert_eq!(
+        (measured, journals),
+        (0, 1),
+        "the journal should answer: {out}"
+    );
+    // 3. After an edit of the source file (the Rust body unchanged) nothing is answered from the
+    // old journal: the new source is measured, in a journal of its own.
+    let (out, measured, journals) = tune("2.0f");
+    assert!(out.contains("filled with 2"), "{out}");
+    assert_eq!(
+        (measured, journals),
+        (3, 2),
+        "an edited source was answered from the journal: {out}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

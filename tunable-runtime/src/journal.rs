@@ -9,8 +9,10 @@
 //!
 //! The first-run hook's journal is named by [`Journal::path_for_run`]
 //! (`tuned/<kernel>-<key>-<run fingerprint>.cache.json`): the fingerprint covers the space, the
-//! kernel's body and the device, so an edited kernel or another device starts a journal of its
-//! own and is never answered with measurements of something else. Journals under other names
+//! kernel's body, the GPU programs it builds (their source text, entry point, options and target,
+//! as the default configuration builds them) and the device, so an edited kernel, an edited
+//! `.cl` or `.cu` file it includes, or another device starts a journal of its own and is never
+//! answered with measurements of something else. Journals under other names
 //! (older ones, an edited body's) stay readable as Kernel Tuner caches and are simply not used.
 //! [`Journal::path_for`] (`<kernel>-<key>-<space fingerprint>.cache.json`) names the caches
 //! exported from outside a build, which know no body (distributed studies).
@@ -49,21 +51,22 @@ impl Journal {
         ))
     }
 
-    /// The first-run hook's journal for a kernel, key and space, when the kernel's body has the
-    /// fingerprint `body` and runs on `device`: `<kernel>-<key>-<fingerprint>.cache.json`, where
-    /// the fingerprint covers all four, so that nothing measured on another body or device is
-    /// ever read back (see the [module docs](self)).
+    /// The first-run hook's journal for a kernel, key and space, when what the kernel runs (its
+    /// body and GPU programs) has the fingerprint `build` and runs on `device`:
+    /// `<kernel>-<key>-<fingerprint>.cache.json`, where the fingerprint covers all four, so that
+    /// nothing measured on another body, program or device is ever read back (see the
+    /// [module docs](self)).
     pub fn path_for_run(
         dir: &Path,
         kernel: &str,
         key: u64,
         space: &Space,
-        body: u64,
+        build: u64,
         device: &str,
     ) -> PathBuf {
         let run = fnv1a(&[
             &space.fingerprint().to_le_bytes(),
-            &body.to_le_bytes(),
+            &build.to_le_bytes(),
             device.as_bytes(),
         ]);
         dir.join(format!("{kernel}-{key}-{run:016x}.cache.json"))

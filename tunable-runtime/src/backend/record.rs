@@ -8,6 +8,11 @@
 //! ([`Recorded::binaries`]) and stores them beside the tuned file; the other configurations'
 //! binaries are never produced.
 //!
+//! A recording also tells which programs were built, by content (source text, entry point,
+//! options and target, not the definitions): [`Recorded::programs`]. The first-run hook keys its
+//! journal with it, so that a tuning of an edited kernel source is not answered with
+//! measurements of the old one.
+//!
 //! Recordings are per thread and nest (an inner recording does not see into the outer one):
 //! the variants of a tuning run on its thread, and builds compiled ahead on the compile pool are
 //! noted when the variant that asked for them runs.
@@ -24,6 +29,8 @@ pub(crate) type Produce = Box<dyn Fn() -> Result<Vec<(Recipe, Vec<u8>)>, String>
 
 struct Noted {
     definitions: Vec<String>,
+    /// What was built, by content: [`program`].
+    program: u64,
     produce: Produce,
 }
 
@@ -50,11 +57,12 @@ pub fn record<R>(f: impl FnOnce() -> R) -> (R, Recorded) {
 
 /// Notes a program built with `definitions` if this thread records (nothing else happens
 /// otherwise: backends call it on every request); its `key` tells one program from another
-/// (equal keys are noted once), and `produce` is asked for the way to produce its binaries only
-/// the first time.
+/// (equal keys are noted once). `program` (its [`program`] hash) and `produce` (the way to produce
+/// its binaries) are asked for only the first time.
 pub(crate) fn note(
     key: impl FnOnce() -> u64,
     definitions: &[String],
+    program: impl FnOnce() -> u64,
     produce: impl FnOnce() -> Produce,
 ) {
     RECORDING.with_borrow_mut(|rec| {
@@ -63,10 +71,23 @@ pub(crate) fn note(
         {
             rec.noted.push(Noted {
                 definitions: definitions.to_vec(),
+                program: program(),
                 produce: produce(),
             });
         }
     });
+}
+
+/// A program by content, whatever its definitions: the hash of its source text, entry point,
+/// options and target. Unlike [`key`] it reads the whole text, so it is computed once per
+/// program noted.
+pub(crate) fn program(code: &str, entry: &str, options: &[&str], target: &str) -> u64 {
+    let text = Recipe::source_hash(code).to_le_bytes();
+    let mut parts: Vec<&[u8]> = vec![&text, entry.as_bytes(), b"\x1d", target.as_bytes()];
+    for o in options {
+        parts.extend([b"\x1d".as_slice(), o.as_bytes()]);
+    }
+    tunable_search::fingerprint::fnv1a(&parts)
 }
 
 /// The programs a [`record`]ing saw.
@@ -86,6 +107,17 @@ impl Recorded {
     /// Whether no GPU backend handed out a program meanwhile (a CPU kernel, say).
     pub fn is_empty(&self) -> bool {
         self.noted.is_empty()
+    }
+
+    /// The programs handed out, by content (see [`program`]), as one hash that does not depend
+    /// on their order or definitions; `None` if there were none (a CPU kernel).
+    pub fn programs(&self) -> Option<u64> {
+        let mut all: Vec<u64> = self.noted.iter().map(|n| n.program).collect();
+        all.sort_unstable();
+        all.dedup();
+        let bytes: Vec<[u8; 8]> = all.iter().map(|p| p.to_le_bytes()).collect();
+        let parts: Vec<&[u8]> = bytes.iter().map(|b| b.as_slice()).collect();
+        (!all.is_empty()).then(|| tunable_search::fingerprint::fnv1a(&parts))
     }
 
     /// The binaries of every program built with exactly `definitions` (a configuration's, from
@@ -145,18 +177,19 @@ mod tests {
         let d1 = vec!["-DT=1".to_owned()];
         let d2 = vec!["-DT=2".to_owned()];
         // Not recording: nothing is kept.
-        note(|| 1, &d1, produce("-DT=1"));
+        note(|| 1, &d1, || 10, produce("-DT=1"));
         let ((), rec) = record(|| {
-            note(|| 1, &d1, produce("-DT=1"));
+            note(|| 1, &d1, || 10, produce("-DT=1"));
             note(
                 || 1,
                 &d1,
+                || panic!("a program noted twice is not hashed again"),
                 || panic!("a program noted twice is not produced again"),
             );
-            note(|| 2, &d2, produce("-DT=2"));
-            let ((), inner) = record(|| note(|| 3, &d1, produce("-DT=1")));
+            note(|| 2, &d2, || 10, produce("-DT=2"));
+            let ((), inner) = record(|| note(|| 3, &d1, || 30, produce("-DT=1")));
             assert_eq!(inner.binaries(&d1).unwrap().len(), 1);
-            std::thread::spawn(|| note(|| 4, &["-DT=1".to_owned()], produce("-DT=1")))
+            std::thread::spawn(|| note(|| 4, &["-DT=1".to_owned()], || 40, produce("-DT=1")))
                 .join()
                 .unwrap();
         });
@@ -165,5 +198,45 @@ mod tests {
         assert_eq!(b, [(recipe("-DT=1"), b"-DT=1".to_vec())]);
         assert_eq!(rec.binaries(&d2).unwrap().len(), 1);
         assert!(rec.binaries(&[]).unwrap().is_empty());
+        // Two definitions of one program are one program; the inner recording's is not seen.
+        let one = record(|| note(|| 5, &d1, || 10, produce("-DT=1"))).1;
+        assert_eq!(rec.programs(), one.programs());
+    }
+
+    #[test]
+    fn programs_are_told_apart_by_content_not_order_or_address() {
+        let d = vec!["-DT=1".to_owned()];
+        let programs = |hashes: &[u64]| {
+            record(|| {
+                for (i, &h) in hashes.iter().enumerate() {
+                    note(|| i as u64, &d, || h, produce("-DT=1"));
+                }
+            })
+            .1
+            .programs()
+        };
+        assert_eq!(programs(&[]), None);
+        assert_eq!(programs(&[7, 8]), programs(&[8, 7]));
+        assert_eq!(programs(&[7, 7]), programs(&[7]));
+        assert_ne!(programs(&[7]), programs(&[8]));
+        assert_ne!(programs(&[7, 8]), programs(&[7]));
+        // The same text at two addresses is one program; an edit, another option, entry point or
+        // target is another.
+        let (a, b) = (
+            "__kernel void k() {}".to_owned(),
+            "__kernel void k() {}".to_owned(),
+        );
+        assert_eq!(program(&a, "k", &[], "dev"), program(&b, "k", &[], "dev"));
+        let base = program(&a, "k", &["-O2"], "dev");
+        for other in [
+            program("__kernel void k() { }", "k", &["-O2"], "dev"),
+            program(&a, "k", &["-O3"], "dev"),
+            program(&a, "k", &["-O2", "-w"], "dev"),
+            program(&a, "k", &[], "dev"),
+            program(&a, "j", &["-O2"], "dev"),
+            program(&a, "k", &["-O2"], "sm_80"),
+        ] {
+            assert_ne!(base, other);
+        }
     }
 }

@@ -50,8 +50,8 @@ pub struct KernelSpec {
     /// Whether and against what outputs are checked while tuning.
     pub verify: Verify,
     /// Fingerprint of the function as written (its signature and body, as tokens: formatting and
-    /// comments do not count), computed by `#[tunable]`; the journal is kept per fingerprint, so
-    /// an edited kernel is measured afresh.
+    /// comments do not count), computed by `#[tunable]`; the journal is kept per fingerprint (and per
+    /// source of the GPU programs it builds), so an edited kernel is measured afresh.
     pub body: u64,
 }
 
@@ -143,7 +143,8 @@ fn tune_call<P: Params>(
 ) -> (P, Origin) {
     let start = Instant::now();
     take_compile_time();
-    let expected = match kernel.verify.expected(default, run) {
+    let (expected, built) = record(|| kernel.verify.expected(default, run));
+    let expected = match expected {
         Ok(e) => e,
         Err(reason) => {
             eprintln!(
@@ -155,9 +156,12 @@ fn tune_call<P: Params>(
             return (default, Origin::Default);
         }
     };
+    let build = build_fingerprint(kernel, built.programs(), || {
+        record(|| capture(|| run(Call::Run(&default)))).1.programs()
+    });
     let reference = Spent::since(start);
     let dir = tuned_dir(kernel.manifest_dir);
-    let journal_path = Journal::path_for_run(&dir, kernel.name, key, space, kernel.body, device);
+    let journal_path = Journal::path_for_run(&dir, kernel.name, key, space, build, device);
     let open = if mode == Mode::Retune {
         Journal::restart
     } else {
@@ -254,6 +258,27 @@ fn tune_call<P: Params>(
         Some(p) => (p, Origin::Tuned),
         None => (default, Origin::Default),
     }
+}
+
+/// What the journal of a tuning is kept for besides the space and device: the kernel's body
+/// and, for a GPU kernel, the programs the default configuration builds, by content (source
+/// text, entry point, options, target; [`Recorded::programs`]). A tuning of an edited kernel
+/// source therefore starts a journal of its own, as one of an edited body does, even though the
+/// body only names the source (`include_str!`).
+///
+/// `built` are the programs the reference run built. Without a reference run (no `verify`, or an
+/// `answer`), `probe` runs the default configuration once, untimed, to see them; its failure
+/// only leaves the programs unknown. A CPU kernel builds none and keeps the body's fingerprint.
+fn build_fingerprint(
+    kernel: &KernelSpec,
+    built: Option<u64>,
+    probe: impl FnOnce() -> Option<u64>,
+) -> u64 {
+    let reference_ran = matches!(kernel.verify, Verify::Reference { .. });
+    let programs = if reference_ran { built } else { probe() };
+    programs.map_or(kernel.body, |p| {
+        tunable_search::fingerprint::fnv1a(&[&kernel.body.to_le_bytes(), &p.to_le_bytes()])
+    })
 }
 
 /// The device binaries GPU backends built for the winner while tuning (none for a CPU

@@ -97,7 +97,8 @@ pub(crate) fn compile_images(
 /// thread.
 pub(crate) fn note(source: &Source, defs: &[String], arch: &str, images: &[Image]) {
     let key = || record::key(source.code, source.kernel, source.options, defs, arch);
-    record::note(key, defs, || {
+    let program = || record::program(source.code, source.kernel, source.options, arch);
+    record::note(key, defs, program, || {
         let binaries: Vec<_> = images
             .iter()
             .map(|i| {

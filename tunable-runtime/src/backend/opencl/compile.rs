@@ -147,7 +147,8 @@ impl OpenCl {
     fn note(&self, source: &Source, defs: &[String], compiled: &Arc<Compiled>) {
         let target = &self.inner.id;
         let key = || record::key(source.code, source.kernel, source.options, defs, target);
-        record::note(key, defs, || {
+        let program = || record::program(source.code, source.kernel, source.options, target);
+        record::note(key, defs, program, || {
             let recipe = embedded::wanted(source, defs, target, &[Kind::OpenClBinary]).remove(0);
             let compiled = Arc::clone(compiled);
             Box::new(move || {

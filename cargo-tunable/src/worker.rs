@@ -1,8 +1,8 @@
 //! # `cargo tunable worker`
 //!
 //! ```text
-//! cargo tunable worker --db URL [--devices 0,1,...] [--study NAME]... [--exit-when-done]
-//!     [--lease 30] [--poll-ms 1000] [--reconnect-timeout 300] [--verbose]
+//! cargo tunable worker --db URL [--devices 0,1,...] [--study NAME]... [--harness-bin PATH]...
+//!     [--exit-when-done] [--lease 30] [--poll-ms 1000] [--reconnect-timeout 300] [--verbose]
 //! ```
 //!
 //! Evaluates the jobs of open studies on this machine, one slot per device (see
@@ -11,6 +11,12 @@
 //! crate's tuning harness (built once per worker with `cargo build --features autotune`, using
 //! the worker's `CARGO_TARGET_DIR` if set), measuring one configuration; for a replay, this same
 //! binary's hidden `__evaluate` command. The child sees its slot's device in `TUNABLE_DEVICE`.
+//!
+//! `--harness-bin` gives harness executables built elsewhere (`cargo build --release --features
+//! autotune --example tune`, copied to this machine): a harness study uses the first of them
+//! whose kernel has the study's space, and is built from its crate only if none does. A machine
+//! that evaluates with prebuilt harnesses needs neither cargo nor the crate; a harness runs in
+//! the crate's folder if this machine has it, else in the worker's.
 
 use clap::Args;
 use std::time::Duration;
@@ -29,6 +35,10 @@ pub(crate) struct WorkerArgs {
     /// Serve only this study (repeat for several; default: every open study).
     #[arg(long = "study")]
     studies: Vec<String>,
+    /// A harness executable built elsewhere, tried before building a study's harness (repeat
+    /// for several; the first whose kernel has the study's space is used).
+    #[arg(long = "harness-bin", value_name = "PATH")]
+    harnesses: Vec<std::path::PathBuf>,
     /// Stop once no served study is open.
     #[arg(long)]
     exit_when_done: bool,
@@ -63,6 +73,7 @@ pub(crate) fn run(a: WorkerArgs) -> Result<(), Box<dyn std::error::Error>> {
         poll: Duration::from_millis(a.poll_ms.max(1)),
         reconnect: seconds(a.reconnect_timeout, "reconnect-timeout")?,
         launcher,
+        harnesses: a.harnesses,
         verbose: a.verbose,
     };
     let r = worker::run(&a.db, &opts)?;

@@ -213,6 +213,46 @@ fn a_study_evaluated_by_the_crates_harness_records_its_measurements_and_exports_
         1
     );
 
+    // A worker given the harness prebuilt (a copy elsewhere) evaluates a study with it, never
+    // building: its cargo is `false`, so a build would refuse the study.
+    let prebuilt = dir.with_file_name(format!("distharness-prebuilt-{}", std::process::id()));
+    std::fs::copy(Path::new(target).join("debug/examples/tune"), &prebuilt).unwrap();
+    let mut again = create.to_vec();
+    again[4] = "hp";
+    let (ok, out, err) = Proc::start_with(&again, &env).finish(LIMIT);
+    assert!(ok, "{out}{err}");
+    take_calls(&dir);
+    let coordinator = Proc::start(&["coordinator", "--db", &url, "hp", "--poll-ms", "200"]);
+    let worker = Proc::start_with(
+        &[
+            "worker",
+            "--db",
+            &url,
+            "--study",
+            "hp",
+            "--exit-when-done",
+            "--poll-ms",
+            "200",
+            "--harness-bin",
+            "/bin/true",
+            "--harness-bin",
+            prebuilt.to_str().unwrap(),
+        ],
+        &[("CARGO", "false"), ("CARGO_TARGET_DIR", target)],
+    );
+    let (ok, out, err) = worker.finish(LIMIT);
+    assert!(ok, "{out}{err}");
+    assert!(
+        out.contains("worker done: 6 results recorded (2 failed"),
+        "{out}{err}"
+    );
+    let (ok, out, err) = coordinator.finish(LIMIT);
+    assert!(ok, "{out}{err}");
+    // The prebuilt harness ran in the crate's folder: key 2's configurations are in its log.
+    let calls = take_calls(&dir);
+    assert_eq!(calls.iter().filter(|c| *c == "2 4").count(), 4, "{calls:?}");
+    std::fs::remove_file(&prebuilt).ok();
+
     // The export is baked by a plain build: it runs x=4 without tuning.
     let tuned = dir.join("tuned");
     let out = output(&[

@@ -48,15 +48,21 @@ pub enum EvaluatorSpec {
 
 impl EvaluatorSpec {
     /// Sets the evaluator up on this machine (e.g. loads the cache once); `launcher` starts the
-    /// built-in child processes. `Err` says why this machine cannot evaluate the study.
-    pub fn open(&self, launcher: &Launcher) -> Result<Box<dyn Evaluator>, String> {
+    /// built-in child processes, and a harness study tries the `prebuilt` harness executables
+    /// before building its own ([`HarnessEvaluator::open`]). `Err` says why this machine cannot
+    /// evaluate the study.
+    pub fn open(
+        &self,
+        launcher: &Launcher,
+        prebuilt: &[PathBuf],
+    ) -> Result<Box<dyn Evaluator>, String> {
         match self {
             EvaluatorSpec::Replay { cache, scale } => Ok(Box::new(ReplayEvaluator::open(
                 cache,
                 *scale,
                 launcher.clone(),
             )?)),
-            EvaluatorSpec::Harness(h) => Ok(Box::new(HarnessEvaluator::open(h)?)),
+            EvaluatorSpec::Harness(h) => Ok(Box::new(HarnessEvaluator::open(h, prebuilt)?)),
         }
     }
 

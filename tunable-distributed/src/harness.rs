@@ -9,6 +9,12 @@
 //!   target folder is), and asked to [`describe`] the study's kernel: a worker whose build has
 //!   another space than the study's (the kernel was edited since the study was created) refuses
 //!   the study with that reason, rather than record a failure per configuration.
+//! - **Prebuilt harnesses.** A worker can be given harness executables built elsewhere (`cargo
+//!   tunable worker --harness-bin PATH`, for GPU machines without a Rust toolchain or a copy of
+//!   the crate). They are tried first, in order, by the same description: the first whose call
+//!   of the study's kernel for its key has the study's space evaluates it, and a study none of
+//!   them fits is built from its crate as above. A harness runs in the crate's folder when this
+//!   machine has it, else in the worker's own folder.
 //! - **Per evaluation** the built executable runs in the crate's folder with
 //!   `TUNABLE_EVALUATE` holding the [`Request`] (kernel, key, space fingerprint, the
 //!   configuration), and `TUNABLE_DEVICE` the worker's device: the runtime's first-run hook
@@ -84,24 +90,59 @@ fn crate_dir(manifest: &Path) -> PathBuf {
 pub struct HarnessEvaluator {
     program: PathBuf,
     spec: HarnessSpec,
+    /// Where the harness runs: the crate's folder, or the worker's if this machine has no copy.
+    dir: PathBuf,
 }
 
 impl HarnessEvaluator {
-    /// Builds the harness and checks its kernel has the study's space; `Err` says why this
-    /// machine cannot evaluate the study.
-    pub fn open(spec: &HarnessSpec) -> Result<Self, String> {
-        let program = build(&spec.manifest, &spec.example, spec.release)?;
-        let found = describe(&program, &spec.dir(), &spec.kernel, spec.key)?;
-        if found.fingerprint != spec.space {
-            return Err(format!(
-                "the harness's {} has another space (fingerprint {:016x}) than the study's ({:016x}): the kernel changed since the study was created",
-                spec.kernel, found.fingerprint, spec.space
-            ));
+    /// The harness that evaluates the study on this machine: the first of the `prebuilt`
+    /// executables whose kernel has the study's space, else the harness built from the crate
+    /// and checked the same way; `Err` says why this machine cannot evaluate the study (with
+    /// why each prebuilt harness did not fit).
+    pub fn open(spec: &HarnessSpec, prebuilt: &[PathBuf]) -> Result<Self, String> {
+        let crate_dir = spec.dir();
+        let dir = if crate_dir.is_dir() {
+            crate_dir
+        } else {
+            PathBuf::from(".")
+        };
+        let fits = |program: &Path| {
+            let found = describe(program, &dir, &spec.kernel, spec.key)?;
+            if found.fingerprint != spec.space {
+                return Err(format!(
+                    "the harness's {} has another space (fingerprint {:016x}) than the study's ({:016x}): the kernel changed since the study was created",
+                    spec.kernel, found.fingerprint, spec.space
+                ));
+            }
+            Ok(())
+        };
+        let mut unfit = Vec::new();
+        for program in prebuilt {
+            match fits(program) {
+                Ok(()) => {
+                    return Ok(HarnessEvaluator {
+                        program: program.clone(),
+                        spec: spec.clone(),
+                        dir,
+                    });
+                }
+                Err(why) => unfit.push(format!("{}: {why}", program.display())),
+            }
         }
-        Ok(HarnessEvaluator {
-            program,
-            spec: spec.clone(),
-        })
+        let built = build(&spec.manifest, &spec.example, spec.release)
+            .and_then(|program| fits(&program).map(|()| program));
+        match built {
+            Ok(program) => Ok(HarnessEvaluator {
+                program,
+                spec: spec.clone(),
+                dir,
+            }),
+            Err(why) if unfit.is_empty() => Err(why),
+            Err(why) => Err(format!(
+                "no prebuilt harness fits ({}), and {why}",
+                unfit.join("; ")
+            )),
+        }
     }
 
     /// The request that evaluates `config`.
@@ -123,7 +164,7 @@ impl Evaluator for HarnessEvaluator {
             args: Vec::new(),
             stdin: Vec::new(),
             env: vec![(VAR.into(), request.into())],
-            dir: Some(self.spec.dir()),
+            dir: Some(self.dir.clone()),
         })
     }
 }
@@ -223,6 +264,7 @@ mod tests {
     #[test]
     fn a_request_carries_the_study_and_the_configuration() {
         let ev = HarnessEvaluator {
+            dir: "/crate".into(),
             program: "/crate/target/release/examples/tune".into(),
             spec: HarnessSpec {
                 manifest: "/crate/Cargo.toml".into(),
@@ -254,6 +296,29 @@ mod tests {
             "{e}"
         );
         let e = build(Path::new("/nonexistent/Cargo.toml"), "tune", false).unwrap_err();
+        assert!(e.starts_with("building the harness"), "{e}");
+    }
+
+    #[test]
+    fn prebuilt_harnesses_that_do_not_fit_are_named_with_their_reasons() {
+        let spec = HarnessSpec {
+            manifest: "/nonexistent/Cargo.toml".into(),
+            example: "tune".into(),
+            release: false,
+            kernel: "work".into(),
+            key: 2,
+            space: 99,
+        };
+        let e = HarnessEvaluator::open(&spec, &["/bin/true".into(), "/nonexistent/tune".into()])
+            .unwrap_err();
+        assert!(
+            e.starts_with("no prebuilt harness fits (/bin/true: the harness /bin/true ran to its end without calling work for key 2")
+                && e.contains("; /nonexistent/tune: cannot run the harness /nonexistent/tune")
+                && e.contains("), and building the harness (example tune of /nonexistent/Cargo.toml) failed"),
+            "{e}"
+        );
+        // Without prebuilt harnesses the reason is the build's alone.
+        let e = HarnessEvaluator::open(&spec, &[]).unwrap_err();
         assert!(e.starts_with("building the harness"), "{e}");
     }
 }

@@ -26,6 +26,7 @@ use crate::error::DistError;
 use crate::evaluator::{EvaluatorSpec, Launcher};
 use crate::queue::{self, Claim, EVENTS_CHANNEL, JOBS_CHANNEL};
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -49,6 +50,9 @@ pub struct WorkerOptions {
     pub reconnect: Duration,
     /// How built-in evaluators start their child processes.
     pub launcher: Launcher,
+    /// Harness executables built elsewhere, tried before building a harness study's own (see
+    /// [`crate::harness`]; default none).
+    pub harnesses: Vec<PathBuf>,
     /// Print one line per evaluation on standard error.
     pub verbose: bool,
 }
@@ -64,6 +68,7 @@ impl WorkerOptions {
             poll: Duration::from_secs(1),
             reconnect: crate::db::DEFAULT_RECONNECT,
             launcher,
+            harnesses: Vec::new(),
             verbose: false,
         }
     }
@@ -270,7 +275,7 @@ fn served_studies(db: &mut Db, shared: &Shared) -> Result<Vec<i64>, DistError> {
             let name: String = row.get(1);
             let spec: Result<EvaluatorSpec, String> =
                 serde_json::from_str(row.get(2)).map_err(|e| e.to_string());
-            match spec.and_then(|s| s.open(&shared.opts.launcher)) {
+            match spec.and_then(|s| s.open(&shared.opts.launcher, &shared.opts.harnesses)) {
                 Ok(evaluator) => Some(Arc::new(Served {
                     name,
                     evaluator,

@@ -9,7 +9,7 @@
 //!     [--device D] [--key N] [--strategy auto] [--seed 1] [--budget 100] [--scale 1.0]
 //!     [--timeout 300] [--max-attempts 3]
 //! cargo tunable study status --db URL [NAME] [--json]
-//! cargo tunable study export --db URL NAME [--out tuned]
+//! cargo tunable study export --db URL NAME [--out tuned] [--binaries [--harness-bin PATH]...]
 //! cargo tunable study delete --db URL NAME
 //! ```
 //!
@@ -27,7 +27,11 @@
 //! must be in the cache). The kernel and device default to the cache's `kernel_name` and
 //! `device_name`. `status` lists every study, or one in detail.
 //! `export` writes `<out>/<kernel>.bin` (merged, as local tuning writes it) and the Kernel Tuner
-//! cache of all results beside it.
+//! cache of all results beside it. With `--binaries` (studies made with `--harness`), it also
+//! stores the winner's device binaries in `<out>/<kernel>.artifacts/`, as local tuning of a GPU
+//! kernel does, so that a plain build loads them at its first call instead of compiling: the
+//! harness (built here, or the first fitting `--harness-bin`) runs the winner once on this
+//! machine, which must have the study's device (`TUNABLE_DEVICE` picks one).
 
 use clap::{Args, Subcommand};
 use serde_json::json;
@@ -136,6 +140,14 @@ pub(crate) struct ExportArgs {
     /// The folder of tuned files.
     #[arg(long, default_value = "tuned")]
     out: PathBuf,
+    /// Also store the winner's device binaries, built by running the study's harness for it on
+    /// this machine (which must have the study's device).
+    #[arg(long)]
+    binaries: bool,
+    /// A harness executable built elsewhere, tried before building the study's (repeat for
+    /// several; with `--binaries`).
+    #[arg(long = "harness-bin", value_name = "PATH", requires = "binaries")]
+    harnesses: Vec<PathBuf>,
 }
 
 /// Arguments of `study delete`.
@@ -154,7 +166,11 @@ pub(crate) fn run(cmd: StudyCommand) -> Result<(), Box<dyn std::error::Error>> {
         StudyCommand::Status(a) => status(a),
         StudyCommand::Export(a) => {
             let mut db = Db::connect(&a.db, "tunable study export")?;
-            let r = export::export(&mut db, &a.name, &a.out, None)?;
+            let r = if a.binaries {
+                export::export_with_binaries(&mut db, &a.name, &a.out, None, &a.harnesses)?
+            } else {
+                export::export(&mut db, &a.name, &a.out, None)?
+            };
             match (&r.tuned, &r.entry) {
                 (Some(path), Some(e)) => println!(
                     "{}: {} on {} key {}: {:.4} ms after {} evaluations",
@@ -166,6 +182,9 @@ pub(crate) fn run(cmd: StudyCommand) -> Result<(), Box<dyn std::error::Error>> {
                     e.evaluations
                 ),
                 _ => println!("every configuration failed: no tuned file written"),
+            }
+            for (name, size) in &r.artifacts {
+                println!("{}: {size} bytes", a.out.join(name).display());
             }
             println!("{}: {} results", r.cache.display(), r.results);
             Ok(())

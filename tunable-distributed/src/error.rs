@@ -126,6 +126,14 @@ pub enum DistError {
         /// Why.
         reason: String,
     },
+    /// The device binaries of a study's winner could not be produced for its export.
+    #[error("study '{study}': cannot export the winner's device binaries: {reason}")]
+    Binaries {
+        /// The study.
+        study: String,
+        /// Why.
+        reason: String,
+    },
     /// A study's options are invalid.
     #[error("invalid study: {reason}")]
     BadStudy {

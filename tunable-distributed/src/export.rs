@@ -10,14 +10,25 @@
 //! - a Kernel Tuner cache of every result, at the path local tuning's journal would have
 //!   (`<dir>/<kernel>-<key>-<space fingerprint>.cache.json`): Kernel Tuner's tools read it, and a
 //!   local tuning of the same kernel, key and space resumes from it.
+//!
+//! [`export_with_binaries`] also stores the winner's device binaries with its entry, as local
+//! tuning of a GPU kernel does (`<dir>/<kernel>.artifacts/`), so that a plain build embeds them
+//! and its first call loads instead of compiling. The workers do not keep binaries: the export
+//! runs the study's harness once more, here, for the winner, in evaluate mode with a binaries
+//! folder (see [`tunable_runtime::tuner::evaluate`]), so it must run on a machine with the
+//! study's device model (the harness must name the same device).
 
 use crate::db::Db;
 use crate::error::DistError;
+use crate::evaluator::EvaluatorSpec;
+use crate::harness::HarnessEvaluator;
 use crate::study::{self, RecordedResult, Study};
 use std::path::{Path, PathBuf};
 use tunable_runtime::journal::Journal;
 use tunable_runtime::store::{self, Ranked, TunedEntry};
 use tunable_search::Space;
+use tunable_search::Value;
+use tunable_search::format::artifact::Recipe;
 use tunable_search::format::kernel_tuner::{CacheWriter, Header};
 use tunable_search::strategy::Outcome;
 
@@ -32,6 +43,9 @@ pub struct ExportReport {
     pub cache: PathBuf,
     /// Results exported.
     pub results: usize,
+    /// The device binaries stored with the entry: each file's path relative to the folder, and
+    /// its size in bytes (none without binaries).
+    pub artifacts: Vec<(PathBuf, usize)>,
 }
 
 /// Exports study `name` into `dir` (usually the crate's `tuned/`). The entry's timestamp is
@@ -43,7 +57,40 @@ pub fn export(
     dir: &Path,
     timestamp: Option<u64>,
 ) -> Result<ExportReport, DistError> {
+    export_inner(db, name, dir, timestamp, None)
+}
+
+/// Exports study `name` like [`export`], with the winner's device binaries, built by running
+/// the study's harness for the winner on this machine (the first of the `prebuilt` harness
+/// executables whose kernel has the study's space, else the harness built from the crate). Only
+/// for studies made with a harness; a CPU kernel has no binaries and is exported as by
+/// [`export`]. Nothing is written when the binaries cannot be produced, or were built on
+/// another device than the study's.
+pub fn export_with_binaries(
+    db: &mut Db,
+    name: &str,
+    dir: &Path,
+    timestamp: Option<u64>,
+    prebuilt: &[PathBuf],
+) -> Result<ExportReport, DistError> {
+    export_inner(db, name, dir, timestamp, Some(prebuilt))
+}
+
+fn export_inner(
+    db: &mut Db,
+    name: &str,
+    dir: &Path,
+    timestamp: Option<u64>,
+    binaries: Option<&[PathBuf]>,
+) -> Result<ExportReport, DistError> {
     let study = study::load(db, name)?;
+    if binaries.is_some() && !matches!(study.spec.evaluator, EvaluatorSpec::Harness(_)) {
+        return Err(DistError::Binaries {
+            study: study.spec.name.clone(),
+            reason: "only a study made with a harness (study create --harness) can build them"
+                .to_owned(),
+        });
+    }
     let space = study::load_space(db, &study)?;
     let results = study::results(db, &study)?;
     let timestamp = timestamp.unwrap_or_else(|| {
@@ -56,13 +103,25 @@ pub fn export(
             |f| f as u64,
         )
     });
+    let entry = tuned_entry(&study, &space, &results, timestamp)?;
+    let built = match (&entry, binaries) {
+        (Some(e), Some(prebuilt)) => winner_binaries(&study, e, prebuilt)?,
+        _ => Vec::new(),
+    };
+    let artifacts = built
+        .iter()
+        .map(|(recipe, bytes)| {
+            let folder =
+                tunable_search::format::artifact::artifact_dir(Path::new(""), &study.spec.kernel);
+            (folder.join(recipe.file_name()), bytes.len())
+        })
+        .collect();
     let cache = Journal::path_for(dir, &study.spec.kernel, study.spec.key, &space);
     write_kernel_tuner_cache(&cache, &space, &study, &results)?;
-    let entry = tuned_entry(&study, &space, &results, timestamp)?;
     let tuned = match &entry {
         Some(e) => {
             let path = store::tuned_file(dir, &study.spec.kernel);
-            store::store(&path, e.clone())?;
+            store::store_with_artifacts(&path, e.clone(), built)?;
             Some(path)
         }
         None => None,
@@ -72,7 +131,49 @@ pub fn export(
         entry,
         cache,
         results: results.len(),
+        artifacts,
     })
+}
+
+/// The device binaries of `entry`'s winner, built by the study's harness on this machine, with
+/// their recipes; each must be owned by the study's kernel, device and the winner.
+fn winner_binaries(
+    study: &Study,
+    entry: &TunedEntry,
+    prebuilt: &[PathBuf],
+) -> Result<Vec<(Recipe, Vec<u8>)>, DistError> {
+    let fail = |reason: String| DistError::Binaries {
+        study: study.spec.name.clone(),
+        reason,
+    };
+    let EvaluatorSpec::Harness(spec) = &study.spec.evaluator else {
+        return Ok(Vec::new()); // refused by `export_inner` before anything was read
+    };
+    let harness = HarnessEvaluator::open(spec, prebuilt).map_err(fail)?;
+    let config: Vec<(String, Value)> = entry
+        .params
+        .iter()
+        .map(|(n, v)| (n.clone(), Value::from(v)))
+        .collect();
+    let artifacts = harness.binaries(&config).map_err(fail)?;
+    artifacts
+        .into_iter()
+        .map(|a| {
+            if a.owner.device != study.spec.device {
+                return Err(fail(format!(
+                    "the harness ran on {}, not on the study's device {}: export on a machine with that device (TUNABLE_DEVICE picks one)",
+                    a.owner.device, study.spec.device
+                )));
+            }
+            if a.owner.kernel != study.spec.kernel || a.owner.params != entry.params {
+                return Err(fail(format!(
+                    "the harness built a binary of {} for another configuration",
+                    a.owner.kernel
+                )));
+            }
+            Ok((a.recipe, a.bytes.into_owned()))
+        })
+        .collect()
 }
 
 /// The tuned-file entry of a study's results: the best configuration (the first of equal times

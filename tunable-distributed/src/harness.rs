@@ -32,8 +32,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use tunable_runtime::tuner::evaluate::{Description, Request, VAR};
+use tunable_runtime::tuner::evaluate::{Answer, Description, Request, VAR};
 use tunable_search::Value;
+use tunable_search::format::artifact::{self, Artifact};
 
 /// At most this much of a failing command's standard error is kept for the reason.
 const STDERR_KEPT: usize = 800;
@@ -152,7 +153,59 @@ impl HarnessEvaluator {
             key: self.spec.key,
             space: Some(self.spec.space),
             config: Some(config.iter().cloned().collect::<BTreeMap<_, _>>()),
+            binaries: None,
         }
+    }
+}
+
+impl HarnessEvaluator {
+    /// Runs the harness once for `config` (a study's winner), in this process's environment
+    /// (`TUNABLE_DEVICE` included), keeping what the GPU backends built for it: its device
+    /// binaries as artifacts, each naming the kernel, device and configuration it was built for
+    /// (none for a CPU kernel). `Err` says why not: the configuration failed, the harness gave no
+    /// answer, or a binary could not be kept.
+    pub fn binaries(&self, config: &[(String, Value)]) -> Result<Vec<Artifact<'static>>, String> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let folder =
+            std::env::temp_dir().join(format!("tunable-binaries-{}-{nanos}", std::process::id()));
+        let mut request = self.request(config);
+        request.binaries = Some(folder.clone());
+        let out = Command::new(&self.program)
+            .current_dir(&self.dir)
+            .env(
+                VAR,
+                serde_json::to_string(&request).expect("requests encode"),
+            )
+            .output()
+            .map_err(|e| format!("cannot run the harness {}: {e}", self.program.display()));
+        let kept = out.and_then(|out| {
+            let text = String::from_utf8_lossy(&out.stdout);
+            let answer = text
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .and_then(|l| serde_json::from_str::<Answer>(l.trim()).ok())
+                .ok_or_else(|| {
+                    format!(
+                        "the harness {} gave no answer ({}: {})",
+                        self.program.display(),
+                        out.status,
+                        tail(&out.stderr)
+                    )
+                })?;
+            answer
+                .into_result()
+                .map_err(|why| format!("the winner failed when run again: {why}"))?;
+            artifact::read_dir(&folder)
+                .map_err(|e| format!("{}: {e}", folder.display()))?
+                .into_iter()
+                .map(|(path, read)| read.map_err(|e| format!("{}: {e}", path.display())))
+                .collect()
+        });
+        let _ = std::fs::remove_dir_all(&folder);
+        kept
     }
 }
 
@@ -222,6 +275,7 @@ pub fn describe(program: &Path, dir: &Path, kernel: &str, key: u64) -> Result<De
         key,
         space: None,
         config: None,
+        binaries: None,
     };
     let out = Command::new(program)
         .current_dir(dir)

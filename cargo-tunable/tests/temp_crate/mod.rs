@@ -5,7 +5,14 @@ use std::path::PathBuf;
 
 /// Writes crate `name` into a fresh folder of the temporary directory (`src/lib.rs`,
 /// `src/main.rs`, `examples/tune.rs`); its folder.
+#[allow(dead_code)] // Not every test crate uses both.
 pub fn write(name: &str, lib: &str, main: &str, harness: &str) -> PathBuf {
+    write_with(name, lib, main, harness, &[])
+}
+
+/// [`write`], with these features of `tunable` (e.g. `opencl`).
+#[allow(dead_code)]
+pub fn write_with(name: &str, lib: &str, main: &str, harness: &str, features: &[&str]) -> PathBuf {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
     let dir = std::env::temp_dir().join(format!("tunable-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -14,7 +21,7 @@ pub fn write(name: &str, lib: &str, main: &str, harness: &str) -> PathBuf {
     std::fs::write(
         dir.join("Cargo.toml"),
         format!(
-            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\ntunable = {{ path = {:?} }}\n\n[features]\nautotune = [\"tunable/autotune\"]\n\n[workspace]\n",
+            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\ntunable = {{ path = {:?}, features = {features:?} }}\n\n[features]\nautotune = [\"tunable/autotune\"]\n\n[workspace]\n",
             root.canonicalize().unwrap()
         ),
     )

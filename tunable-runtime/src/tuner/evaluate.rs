@@ -27,16 +27,28 @@
 //!
 //! The request names the fingerprint of the space the study was created with: a kernel edited
 //! since (another space) answers failed rather than measure something else.
+//!
+//! A request with `binaries` (a folder) also keeps what the GPU backends built for the
+//! configuration: after measuring it, the hook writes each device binary into that folder as an
+//! artifact file, the format of the tuned folder's `<kernel>.artifacts/` (owner: the kernel, the
+//! device as the call names it, the configuration). That is how `cargo tunable study export
+//! --binaries` gets the winner's binaries for the exported entry. A CPU kernel writes none; a
+//! binary that cannot be produced or written makes the answer a failure saying so.
 
 use super::{Evaluator, Variants, hook::KernelSpec};
+use crate::backend::definitions;
+use crate::backend::record::{Recorded, record};
 use crate::params::Params;
+use crate::store::TunedEntry;
 use crate::tuner::Run;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use tunable_search::Space;
 use tunable_search::Value;
+use tunable_search::format::artifact::{self, Artifact, Owner};
 use tunable_search::space::SpaceDef;
 
 /// The environment variable that holds the [`Request`].
@@ -62,6 +74,10 @@ pub struct Request {
     /// The configuration to measure, each parameter by name; none: describe the kernel.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config: Option<BTreeMap<String, Value>>,
+    /// A folder to write the configuration's device binaries into, as artifact files (see the
+    /// [module docs](self)); none: binaries are not kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binaries: Option<PathBuf>,
 }
 
 /// The answer to a request with a configuration: the last line of standard output.
@@ -195,12 +211,65 @@ pub fn outcome<P: Params>(
             strategy: kernel.strategy.to_owned(),
         }));
     };
-    Reply::Answer(Answer::of(measure(
-        request, config, kernel, space, default, run,
-    )))
+    let Some(folder) = &request.binaries else {
+        return Reply::Answer(Answer::of(
+            measure(request, config, kernel, space, default, run).map(|(time, _)| time),
+        ));
+    };
+    let (measured, recorded) = record(|| measure(request, config, kernel, space, default, run));
+    let kept = measured.and_then(|(time, position)| {
+        keep_binaries::<P>(folder, &recorded, kernel.name, space, device, position)
+            .map_err(|why| format!("measured {time} ms, but {why}"))
+            .map(|()| (time, position))
+    });
+    Reply::Answer(Answer::of(kept.map(|(time, _)| time)))
 }
 
-/// The time of the requested configuration, or why it failed.
+/// Writes the binaries `recorded` holds for the configuration at `position` into `folder` as
+/// artifact files owned by (`kernel`, `device`, the configuration).
+fn keep_binaries<P: Params>(
+    folder: &Path,
+    recorded: &Recorded,
+    kernel: &str,
+    space: &Space,
+    device: &str,
+    position: usize,
+) -> Result<(), String> {
+    let values = space.values(position);
+    let Some(params) = P::from_values(&values) else {
+        return Ok(());
+    };
+    // A configuration without definitions cannot have been compiled by a GPU backend.
+    let Ok(defs) = definitions(&params) else {
+        return Ok(());
+    };
+    let binaries = recorded
+        .binaries(&defs)
+        .map_err(|why| format!("its device binary cannot be produced ({why})"))?;
+    if binaries.is_empty() {
+        return Ok(());
+    }
+    let owner = Owner {
+        kernel: kernel.to_owned(),
+        device: device.to_owned(),
+        params: TunedEntry::named(space, &values),
+    };
+    std::fs::create_dir_all(folder)
+        .map_err(|e| format!("{} cannot be created ({e})", folder.display()))?;
+    for (recipe, bytes) in binaries {
+        let path = folder.join(recipe.file_name());
+        let file = artifact::encode(&Artifact {
+            owner: owner.clone(),
+            recipe,
+            bytes: bytes.into(),
+        });
+        std::fs::write(&path, file)
+            .map_err(|e| format!("{} cannot be written ({e})", path.display()))?;
+    }
+    Ok(())
+}
+
+/// The time of the requested configuration and its position, or why it failed.
 fn measure<P: Params>(
     request: &Request,
     config: &BTreeMap<String, Value>,
@@ -208,7 +277,7 @@ fn measure<P: Params>(
     space: &Space,
     default: P,
     run: &mut Run<'_, P>,
-) -> Result<f64, String> {
+) -> Result<(f64, usize), String> {
     let fingerprint = space.fingerprint();
     if let Some(wanted) = request.space.filter(|&w| w != fingerprint) {
         return Err(format!(
@@ -240,7 +309,7 @@ fn measure<P: Params>(
     let measurement = kernel.measurement(expected.is_some());
     let mut variants = Variants::new(space, run, expected, measurement);
     let Ok(mut evaluations) = variants.evaluate(&[position]);
-    evaluations.remove(0).result
+    evaluations.remove(0).result.map(|time| (time, position))
 }
 
 /// Prints `reply` as the last line of standard output and ends the process.
@@ -284,6 +353,7 @@ mod tests {
             key: 7,
             space,
             config: config.map(|t| BTreeMap::from([("tile".to_owned(), Value::Int(t))])),
+            binaries: None,
         }
     }
 
@@ -346,6 +416,23 @@ mod tests {
             changed.contains("the kernel changed since the study was created"),
             "{changed}"
         );
+        // Asked for its binaries, a CPU kernel is measured the same and has none to write; a
+        // failure stays the configuration's own.
+        let folder = dir.join("binaries");
+        let with_binaries = |c: i64, run: &mut Run<'_, Tile>| {
+            let request = Request {
+                binaries: Some(folder.clone()),
+                ..request(Some(c), Some(fp))
+            };
+            match outcome(&request, &kernel, &space, "dev", Tile(1), run) {
+                Reply::Answer(a) => a.into_result(),
+                Reply::Description(d) => panic!("described: {d:?}"),
+            }
+        };
+        let t = with_binaries(3, &mut run).unwrap();
+        assert!((3.0..30.0).contains(&t), "{t}");
+        assert_eq!(with_binaries(5, &mut run), Err("launch failed".to_owned()));
+        assert!(!folder.exists(), "a CPU kernel wrote binaries");
         // Without a configuration: the description, whose space rebuilds to the same one.
         let Reply::Description(d) = outcome(
             &request(None, None),

@@ -44,6 +44,23 @@ fn run(cmd: &mut Command) -> Output {
     out
 }
 
+/// A temporary crate `name` in a fresh folder (`scratch(folder)`) whose `src/main.rs` is `main`,
+/// depending on `tunable` with `opencl` and `autotune`; its folder.
+fn opencl_crate(folder: &str, name: &str, main: &str) -> PathBuf {
+    let dir = scratch(folder);
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\ntunable = {{ path = {:?}, features = [\"opencl\", \"autotune\"] }}\n\n[workspace]\n",
+            root()
+        ),
+    )
+    .unwrap();
+    std::fs::write(dir.join("src/main.rs"), main).unwrap();
+    dir
+}
+
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("tunable-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -209,17 +226,7 @@ fn planted_faults_are_failed_configurations_with_their_reasons() {
     if !opencl_device() {
         return;
     }
-    let dir = scratch("opencl-faults");
-    std::fs::create_dir_all(dir.join("src")).unwrap();
-    std::fs::write(
-        dir.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"faults\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\ntunable = {{ path = {:?}, features = [\"opencl\", \"autotune\"] }}\n\n[workspace]\n",
-            root()
-        ),
-    )
-    .unwrap();
-    std::fs::write(dir.join("src/main.rs"), FAULTS).unwrap();
+    let dir = opencl_crate("opencl-faults", "faults", FAULTS);
     let target = root().join("target/e2e");
     run(Command::new(env!("CARGO"))
         .args(["build", "--quiet"])
@@ -308,17 +315,7 @@ fn an_edited_kernel_source_file_is_not_answered_from_the_old_journal() {
     if !opencl_device() {
         return;
     }
-    let dir = scratch("opencl-source-file");
-    std::fs::create_dir_all(dir.join("src")).unwrap();
-    std::fs::write(
-        dir.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"from_file\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\ntunable = {{ path = {:?}, features = [\"opencl\", \"autotune\"] }}\n\n[workspace]\n",
-            root()
-        ),
-    )
-    .unwrap();
-    std::fs::write(dir.join("src/main.rs"), FROM_FILE).unwrap();
+    let dir = opencl_crate("opencl-source-file", "from_file", FROM_FILE);
     let target = root().join("target/e2e");
     // Builds the crate with `fill.cl` filling with `value`, runs it, and answers what the call
     // computed, how many configurations the tuning measured, and the journals in `tuned/`.

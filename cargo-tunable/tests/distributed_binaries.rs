@@ -9,7 +9,7 @@
 mod dist;
 mod temp_crate;
 
-use dist::{Proc, database, output};
+use dist::{Proc, database, output, spend};
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
@@ -129,28 +129,11 @@ fn a_studys_export_stores_the_winners_device_binary_which_a_plain_build_loads() 
     )
     .finish(LIMIT);
     assert!(ok, "{out}{err}");
-    let coordinator = Proc::start(&["coordinator", "--db", &url, "b", "--poll-ms", "200"]);
-    let worker = Proc::start_with(
-        &[
-            "worker",
-            "--db",
-            &url,
-            "--study",
-            "b",
-            "--exit-when-done",
-            "--poll-ms",
-            "200",
-        ],
-        &env,
-    );
-    let (ok, out, err) = worker.finish(LIMIT);
-    assert!(ok, "{out}{err}");
+    let said = spend(&url, "b", &[], &env, LIMIT);
     assert!(
-        out.contains("worker done: 3 results recorded (0 failed"),
-        "{out}{err}"
+        said.contains("worker done: 3 results recorded (0 failed"),
+        "{said}"
     );
-    let (ok, out, err) = coordinator.finish(LIMIT);
-    assert!(ok, "{out}{err}");
 
     // Without --binaries the export stores the entry alone.
     let tuned = dir.join("tuned");

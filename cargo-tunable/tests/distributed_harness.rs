@@ -15,7 +15,7 @@
 mod dist;
 mod temp_crate;
 
-use dist::{Proc, count, database, output};
+use dist::{Proc, count, database, output, spend};
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
@@ -114,29 +114,11 @@ fn a_study_evaluated_by_the_crates_harness_records_its_measurements_and_exports_
     assert!(err.contains("without calling work for key 3"), "{err}");
     take_calls(&dir);
 
-    let coordinator = Proc::start(&["coordinator", "--db", &url, "h", "--poll-ms", "200"]);
-    let worker = Proc::start_with(
-        &[
-            "worker",
-            "--db",
-            &url,
-            "--study",
-            "h",
-            "--exit-when-done",
-            "--poll-ms",
-            "200",
-            "--verbose",
-        ],
-        &env,
-    );
-    let (ok, out, err) = worker.finish(LIMIT);
-    assert!(ok, "{out}{err}");
+    let said = spend(&url, "h", &["--verbose"], &env, LIMIT);
     assert!(
-        out.contains("worker done: 6 results recorded (2 failed"),
-        "{out}{err}"
+        said.contains("worker done: 6 results recorded (2 failed"),
+        "{said}"
     );
-    let (ok, out, err) = coordinator.finish(LIMIT);
-    assert!(ok, "{out}{err}");
 
     // Each result is the harness's measurement of that configuration.
     let mut db = Db::connect(&url, "test").unwrap();
@@ -222,32 +204,22 @@ fn a_study_evaluated_by_the_crates_harness_records_its_measurements_and_exports_
     let (ok, out, err) = Proc::start_with(&again, &env).finish(LIMIT);
     assert!(ok, "{out}{err}");
     take_calls(&dir);
-    let coordinator = Proc::start(&["coordinator", "--db", &url, "hp", "--poll-ms", "200"]);
-    let worker = Proc::start_with(
+    let said = spend(
+        &url,
+        "hp",
         &[
-            "worker",
-            "--db",
-            &url,
-            "--study",
-            "hp",
-            "--exit-when-done",
-            "--poll-ms",
-            "200",
             "--harness-bin",
             "/bin/true",
             "--harness-bin",
             prebuilt.to_str().unwrap(),
         ],
         &[("CARGO", "false"), ("CARGO_TARGET_DIR", target)],
+        LIMIT,
     );
-    let (ok, out, err) = worker.finish(LIMIT);
-    assert!(ok, "{out}{err}");
     assert!(
-        out.contains("worker done: 6 results recorded (2 failed"),
-        "{out}{err}"
+        said.contains("worker done: 6 results recorded (2 failed"),
+        "{said}"
     );
-    let (ok, out, err) = coordinator.finish(LIMIT);
-    assert!(ok, "{out}{err}");
     // The prebuilt harness ran in the crate's folder: key 2's configurations are in its log.
     let calls = take_calls(&dir);
     assert_eq!(calls.iter().filter(|c| *c == "2 4").count(), 4, "{calls:?}");

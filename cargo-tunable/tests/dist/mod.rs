@@ -88,6 +88,36 @@ impl Proc {
     }
 }
 
+/// Runs a coordinator of `study` and one worker serving it until the worker has spent the
+/// budget (`--exit-when-done`; `worker_args` and `env` added to the worker's), both polling every
+/// 200 ms, each within `limit`; asserts both succeeded and answers the worker's standard output
+/// and error.
+pub fn spend(
+    url: &str,
+    study: &str,
+    worker_args: &[&str],
+    env: &[(&str, &str)],
+    limit: Duration,
+) -> String {
+    let coordinator = Proc::start(&["coordinator", "--db", url, study, "--poll-ms", "200"]);
+    let mut args = vec![
+        "worker",
+        "--db",
+        url,
+        "--study",
+        study,
+        "--exit-when-done",
+        "--poll-ms",
+        "200",
+    ];
+    args.extend_from_slice(worker_args);
+    let (ok, out, err) = Proc::start_with(&args, env).finish(limit);
+    assert!(ok, "worker: {out}{err}");
+    let (ok, c_out, c_err) = coordinator.finish(limit);
+    assert!(ok, "coordinator: {c_out}{c_err}");
+    format!("{out}{err}")
+}
+
 impl Drop for Proc {
     fn drop(&mut self) {
         if matches!(self.0.try_wait(), Ok(None)) {

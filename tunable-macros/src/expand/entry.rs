@@ -146,6 +146,7 @@ pub(super) fn kernel_spec(k: &Kernel) -> TokenStream {
         (model.budget, &model.strategy, model.repeats, model.warmup);
     let verify_mode = verify::glue(model).mode;
     let body = body_fingerprint(k);
+    let device_given = model.device.is_some();
     quote! {
         static KERNEL: ::tunable::__private::KernelSpec = ::tunable::__private::KernelSpec {
             name: #kernel_name,
@@ -156,6 +157,7 @@ pub(super) fn kernel_spec(k: &Kernel) -> TokenStream {
             warmup: #warmup,
             verify: #verify_mode,
             body: #body,
+            device_given: #device_given,
         };
     }
 }

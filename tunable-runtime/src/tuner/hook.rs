@@ -53,6 +53,10 @@ pub struct KernelSpec {
     /// comments do not count), computed by `#[tunable]`; the journal is kept per fingerprint (and per
     /// source of the GPU programs it builds), so an edited kernel is measured afresh.
     pub body: u64,
+    /// Whether the attribute names a `device` (GPU kernels do): only such a kernel is run once
+    /// before tuning, when no reference run does, to see the GPU programs it builds (see
+    /// `build_fingerprint`).
+    pub device_given: bool,
 }
 
 impl KernelSpec {
@@ -267,15 +271,19 @@ fn tune_call<P: Params>(
 /// body only names the source (`include_str!`).
 ///
 /// `built` are the programs the reference run built. Without a reference run (no `verify`, or an
-/// `answer`), `probe` runs the default configuration once, untimed, to see them; its failure
-/// only leaves the programs unknown. A CPU kernel builds none and keeps the body's fingerprint.
+/// `answer`), `probe` runs the default configuration once, untimed, to see them, if the kernel
+/// names a `device` (a CPU kernel is not run for nothing); its failure only leaves the programs
+/// unknown. A CPU kernel builds none and keeps the body's fingerprint.
 fn build_fingerprint(
     kernel: &KernelSpec,
     built: Option<u64>,
     probe: impl FnOnce() -> Option<u64>,
 ) -> u64 {
-    let reference_ran = matches!(kernel.verify, Verify::Reference { .. });
-    let programs = if reference_ran { built } else { probe() };
+    let programs = match kernel.verify {
+        Verify::Reference { .. } => built,
+        _ if kernel.device_given => probe(),
+        _ => None,
+    };
     programs.map_or(kernel.body, |p| {
         tunable_search::fingerprint::fnv1a(&[&kernel.body.to_le_bytes(), &p.to_le_bytes()])
     })

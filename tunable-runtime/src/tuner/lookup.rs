@@ -425,6 +425,7 @@ mod tests {
             warmup: 0,
             verify: crate::tuner::Verify::Off,
             body: 0,
+            device_given: false,
         }
     }
 

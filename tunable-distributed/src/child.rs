@@ -94,9 +94,10 @@ pub fn run(
     interpret(status, &out, &err)
 }
 
-/// The result of a finished process.
-fn interpret(status: ExitStatus, out: &[u8], err: &[u8]) -> Result<f64, String> {
-    let stderr_tail = tail(err);
+/// The result of a finished process: its answer, or why it gave none (a signal, an exit
+/// status, no answer line), with the end of its standard error.
+pub(crate) fn interpret(status: ExitStatus, out: &[u8], err: &[u8]) -> Result<f64, String> {
+    let stderr_tail = tail(err, STDERR_KEPT);
     let with_stderr = |what: String| {
         if stderr_tail.is_empty() {
             what
@@ -131,10 +132,11 @@ fn interpret(status: ExitStatus, out: &[u8], err: &[u8]) -> Result<f64, String> 
     }
 }
 
-fn tail(err: &[u8]) -> String {
+/// The last `kept` bytes (at most) of a process's standard error, on one line.
+pub(crate) fn tail(err: &[u8], kept: usize) -> String {
     let text = String::from_utf8_lossy(err);
     let joined = crate::error::one_line(&text);
-    let start = joined.len().saturating_sub(STDERR_KEPT);
+    let start = joined.len().saturating_sub(kept);
     let start = (start..=joined.len())
         .find(|&i| joined.is_char_boundary(i))
         .unwrap_or(joined.len());

@@ -27,12 +27,13 @@
 //! kernel has, exactly (its fingerprint is what the runtime checks), with no second parser of
 //! the attribute and no file that can fall out of date.
 
+use crate::child;
 use crate::evaluator::{ChildSpec, Evaluator};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use tunable_runtime::tuner::evaluate::{Answer, Description, Request, VAR};
+use tunable_runtime::tuner::evaluate::{Description, Request, VAR};
 use tunable_search::Value;
 use tunable_search::format::artifact::{self, Artifact};
 
@@ -156,9 +157,7 @@ impl HarnessEvaluator {
             binaries: None,
         }
     }
-}
 
-impl HarnessEvaluator {
     /// Runs the harness once for `config` (a study's winner), in this process's environment
     /// (`TUNABLE_DEVICE` included), keeping what the GPU backends built for it: its device
     /// binaries as artifacts, each naming the kernel, device and configuration it was built for
@@ -181,22 +180,7 @@ impl HarnessEvaluator {
             .output()
             .map_err(|e| format!("cannot run the harness {}: {e}", self.program.display()));
         let kept = out.and_then(|out| {
-            let text = String::from_utf8_lossy(&out.stdout);
-            let answer = text
-                .lines()
-                .rev()
-                .find(|l| !l.trim().is_empty())
-                .and_then(|l| serde_json::from_str::<Answer>(l.trim()).ok())
-                .ok_or_else(|| {
-                    format!(
-                        "the harness {} gave no answer ({}: {})",
-                        self.program.display(),
-                        out.status,
-                        tail(&out.stderr)
-                    )
-                })?;
-            answer
-                .into_result()
+            child::interpret(out.status, &out.stdout, &out.stderr)
                 .map_err(|why| format!("the winner failed when run again: {why}"))?;
             artifact::read_dir(&folder)
                 .map_err(|e| format!("{}: {e}", folder.display()))?
@@ -245,7 +229,7 @@ pub fn build(manifest: &Path, example: &str, release: bool) -> Result<PathBuf, S
         return Err(format!(
             "building the harness (example {example} of {}) failed: {}",
             manifest.display(),
-            tail(&out.stderr)
+            child::tail(&out.stderr, STDERR_KEPT)
         ));
     }
     String::from_utf8_lossy(&out.stdout)
@@ -285,15 +269,17 @@ pub fn describe(program: &Path, dir: &Path, kernel: &str, key: u64) -> Result<De
         )
         .output()
         .map_err(|e| format!("cannot run the harness {}: {e}", program.display()))?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let last = text.lines().rev().find(|l| !l.trim().is_empty());
-    if let Some(d) = last.and_then(|l| serde_json::from_str::<Description>(l.trim()).ok()) {
+    if let Some(d) = last_line::<Description>(&out.stdout) {
         return Ok(d);
     }
     let ended = if out.status.success() {
         "ran to its end".to_owned()
     } else {
-        format!("failed ({}: {})", out.status, tail(&out.stderr))
+        format!(
+            "failed ({}: {})",
+            out.status,
+            child::tail(&out.stderr, STDERR_KEPT)
+        )
     };
     Err(format!(
         "the harness {} {ended} without calling {kernel} for key {key}: is that the kernel's name, does the harness call it with that key, and is `autotune` a feature of the crate that enables `tunable/autotune`?",
@@ -301,14 +287,12 @@ pub fn describe(program: &Path, dir: &Path, kernel: &str, key: u64) -> Result<De
     ))
 }
 
-/// The end of a command's standard error, on one line.
-fn tail(err: &[u8]) -> String {
-    let text = crate::error::one_line(&String::from_utf8_lossy(err));
-    let start = text.len().saturating_sub(STDERR_KEPT);
-    let start = (start..=text.len())
-        .find(|&i| text.is_char_boundary(i))
-        .unwrap_or(text.len());
-    text[start..].to_owned()
+/// The last non-empty line of a harness's standard output, if it is a `T` in JSON: how evaluate
+/// mode answers.
+fn last_line<T: serde::de::DeserializeOwned>(stdout: &[u8]) -> Option<T> {
+    let text = String::from_utf8_lossy(stdout);
+    let last = text.lines().rev().find(|l| !l.trim().is_empty())?;
+    serde_json::from_str(last.trim()).ok()
 }
 
 #[cfg(test)]

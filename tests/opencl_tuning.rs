@@ -303,10 +303,16 @@ fn main() {
 }
 "##;
 
-/// The kernel's source file, filling with `VALUE`.
-fn fill_cl(value: &str) -> String {
+/// The kernel's source file, filling with `VALUE`; with `default_fails`, the default
+/// configuration (block 16) does not compile.
+fn fill_cl(value: &str, default_fails: bool) -> String {
+    let fails = if default_fails {
+        "#if block == 16\n#error the default does not compile\n#endif\n"
+    } else {
+        ""
+    };
     format!(
-        "#define VALUE {value}\n__kernel void fill(__global float *y, const int n) {{\n    const int i = get_global_id(0);\n    if (i < n) y[i] = VALUE;\n}}\n"
+        "{fails}#define VALUE {value}\n__kernel void fill(__global float *y, const int n) {{\n    const int i = get_global_id(0);\n    if (i < n) y[i] = VALUE;\n}}\n"
     )
 }
 
@@ -319,8 +325,8 @@ fn an_edited_kernel_source_file_is_not_answered_from_the_old_journal() {
     let target = root().join("target/e2e");
     // Builds the crate with `fill.cl` filling with `value`, runs it, and answers what the call
     // computed, how many configurations the tuning measured, and the journals in `tuned/`.
-    let tune = |value: &str| {
-        std::fs::write(dir.join("src/fill.cl"), fill_cl(value)).unwrap();
+    let tune = |value: &str, default_fails: bool| {
+        std::fs::write(dir.join("src/fill.cl"), fill_cl(value, default_fails)).unwrap();
         let _ = std::fs::remove_file(dir.join("tuned/fill.bin"));
         run(Command::new(env!("CARGO"))
             .args(["build", "--quiet"])
@@ -331,9 +337,10 @@ fn an_edited_kernel_source_file_is_not_answered_from_the_old_journal() {
             String::from_utf8_lossy(&out.stdout).into_owned(),
             String::from_utf8_lossy(&out.stderr).into_owned(),
         );
+        // The summary (a failed default's build log makes it several lines long).
         let summary = stderr
-            .lines()
-            .find(|l| l.starts_with("tunable: tuned fill (key 1024)"))
+            .split_once("tunable: tuned fill (key 1024)")
+            .map(|(_, summary)| summary)
             .unwrap_or_else(|| panic!("no summary:\n{stdout}{stderr}"));
         let measured: usize = summary
             .split_once(" evaluations (")
@@ -350,11 +357,11 @@ fn an_edited_kernel_source_file_is_not_answered_from_the_old_journal() {
         (stdout, measured, journals)
     };
     // 1. The first tuning measures the whole space and journals it.
-    let (out, measured, journals) = tune("1.0f");
+    let (out, measured, journals) = tune("1.0f", false);
     assert!(out.contains("filled with 1"), "{out}");
     assert_eq!((measured, journals), (3, 1), "{out}");
     // 2. Tuning the same source again (the tuned file deleted) is answered by the journal.
-    let (out, measured, journals) = tune("1.0f");
+    let (out, measured, journals) = tune("1.0f", false);
     assert!(out.contains("filled with 1"), "{out}");
     assert_eq!(
         (measured, journals),
@@ -363,12 +370,25 @@ fn an_edited_kernel_source_file_is_not_answered_from_the_old_journal() {
     );
     // 3. After an edit of the source file (the Rust body unchanged) nothing is answered from the
     // old journal: the new source is measured, in a journal of its own.
-    let (out, measured, journals) = tune("2.0f");
+    let (out, measured, journals) = tune("2.0f", false);
     assert!(out.contains("filled with 2"), "{out}");
     assert_eq!(
         (measured, journals),
         (3, 2),
         "an edited source was answered from the journal: {out}"
     );
+    // 4. The same when the default configuration does not compile, so that the only run that
+    // shows the program fails: each edit still gets a journal of its own.
+    for (value, filled, journals_then) in
+        [("3.0f", "filled with 3", 3), ("4.0f", "filled with 4", 4)]
+    {
+        let (out, measured, journals) = tune(value, true);
+        assert!(out.contains(filled), "{out}");
+        assert_eq!(
+            (measured, journals),
+            (3, journals_then),
+            "an edited source whose default fails was answered from the journal: {out}"
+        );
+    }
     std::fs::remove_dir_all(&dir).ok();
 }

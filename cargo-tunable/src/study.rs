@@ -186,6 +186,11 @@ pub(crate) fn run(cmd: StudyCommand) -> Result<(), Box<dyn std::error::Error>> {
             for (name, size) in &r.artifacts {
                 println!("{}: {size} bytes", a.out.join(name).display());
             }
+            if a.binaries && r.artifacts.is_empty() && r.entry.is_some() {
+                println!(
+                    "no device binaries: the kernel built none (a CPU kernel), or the harness predates --binaries"
+                );
+            }
             println!("{}: {} results", r.cache.display(), r.results);
             Ok(())
         }

@@ -7,9 +7,10 @@
 //!   the study's best configuration as a [`TunedEntry`] made exactly as local tuning makes it
 //!   (the first of equally fast results in the order the strategy was told them, the number of
 //!   evaluations, the strategy spec as given), so a plain build bakes it;
-//! - a Kernel Tuner cache of every result, at the path local tuning's journal would have
-//!   (`<dir>/<kernel>-<key>-<space fingerprint>.cache.json`): Kernel Tuner's tools read it, and a
-//!   local tuning of the same kernel, key and space resumes from it.
+//! - a Kernel Tuner cache of every result (`<dir>/<kernel>-<key>-<space fingerprint>.cache.json`)
+//!   for Kernel Tuner's tools and `cargo tunable bench --cache`. A local tuning does not resume
+//!   from it: its journal is also keyed by the kernel's body, GPU programs and device, which a
+//!   study does not know.
 //!
 //! [`export_with_binaries`] also stores the winner's device binaries with its entry, as local
 //! tuning of a GPU kernel does (`<dir>/<kernel>.artifacts/`), so that a plain build embeds them
@@ -155,7 +156,11 @@ fn winner_binaries(
         .iter()
         .map(|(n, v)| (n.clone(), Value::from(v)))
         .collect();
-    let artifacts = harness.binaries(&config).map_err(fail)?;
+    // The device a worker would use: TUNABLE_DEVICE here, else a worker's default slot.
+    let device = std::env::var("TUNABLE_DEVICE").unwrap_or_else(|_| "0".to_owned());
+    let artifacts = harness
+        .binaries(&config, &device, study.spec.timeout)
+        .map_err(fail)?;
     artifacts
         .into_iter()
         .map(|a| {
@@ -165,9 +170,15 @@ fn winner_binaries(
                     a.owner.device, study.spec.device
                 )));
             }
-            if a.owner.kernel != study.spec.kernel || a.owner.params != entry.params {
+            if a.owner.kernel != study.spec.kernel {
                 return Err(fail(format!(
-                    "the harness built a binary of {} for another configuration",
+                    "the harness built a binary of kernel {}, not of {}",
+                    a.owner.kernel, study.spec.kernel
+                )));
+            }
+            if a.owner.params != entry.params {
+                return Err(fail(format!(
+                    "the harness built a binary of {} for another configuration than the winner",
                     a.owner.kernel
                 )));
             }

@@ -33,6 +33,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Duration;
 use tunable_runtime::tuner::evaluate::{Description, Request, VAR};
 use tunable_search::Value;
 use tunable_search::format::artifact::{self, Artifact};
@@ -158,51 +159,55 @@ impl HarnessEvaluator {
         }
     }
 
-    /// Runs the harness once for `config` (a study's winner), in this process's environment
-    /// (`TUNABLE_DEVICE` included), keeping what the GPU backends built for it: its device
-    /// binaries as artifacts, each naming the kernel, device and configuration it was built for
-    /// (none for a CPU kernel). `Err` says why not: the configuration failed, the harness gave no
-    /// answer, or a binary could not be kept.
-    pub fn binaries(&self, config: &[(String, Value)]) -> Result<Vec<Artifact<'static>>, String> {
+    /// Runs the harness once for `config` (a study's winner) as a worker runs an evaluation, on
+    /// `device` (its `TUNABLE_DEVICE`) and killed after `timeout`, keeping what the GPU backends
+    /// built for it: its device binaries as artifacts, each naming the kernel, device and
+    /// configuration it was built for (none for a CPU kernel). `Err` says why not: the
+    /// configuration failed or hung, the harness gave no answer, or a binary could not be kept.
+    pub fn binaries(
+        &self,
+        config: &[(String, Value)],
+        device: &str,
+        timeout: Duration,
+    ) -> Result<Vec<Artifact<'static>>, String> {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
         let folder =
             std::env::temp_dir().join(format!("tunable-binaries-{}-{nanos}", std::process::id()));
-        let mut request = self.request(config);
-        request.binaries = Some(folder.clone());
-        let out = Command::new(&self.program)
-            .current_dir(&self.dir)
-            .env(
-                VAR,
-                serde_json::to_string(&request).expect("requests encode"),
-            )
-            .output()
-            .map_err(|e| format!("cannot run the harness {}: {e}", self.program.display()));
-        let kept = out.and_then(|out| {
-            child::interpret(out.status, &out.stdout, &out.stderr)
-                .map_err(|why| format!("the winner failed when run again: {why}"))?;
-            artifact::read_dir(&folder)
-                .map_err(|e| format!("{}: {e}", folder.display()))?
-                .into_iter()
-                .map(|(path, read)| read.map_err(|e| format!("{}: {e}", path.display())))
-                .collect()
-        });
+        let request = Request {
+            binaries: Some(folder.clone()),
+            ..self.request(config)
+        };
+        let kept = child::run(&self.child_for(&request), device, timeout, timeout, || {})
+            .map_err(|why| format!("the winner failed when run again: {why}"))
+            .and_then(|_| {
+                artifact::read_dir(&folder)
+                    .map_err(|e| format!("{}: {e}", folder.display()))?
+                    .into_iter()
+                    .map(|(path, read)| read.map_err(|e| format!("{}: {e}", path.display())))
+                    .collect()
+            });
         let _ = std::fs::remove_dir_all(&folder);
         kept
     }
-}
 
-impl Evaluator for HarnessEvaluator {
-    fn child(&self, config: &[(String, Value)]) -> Result<ChildSpec, String> {
-        let request = serde_json::to_string(&self.request(config)).expect("requests encode");
-        Ok(ChildSpec {
+    /// The process that answers `request`.
+    fn child_for(&self, request: &Request) -> ChildSpec {
+        let request = serde_json::to_string(request).expect("requests encode");
+        ChildSpec {
             program: self.program.clone().into_os_string(),
             args: Vec::new(),
             stdin: Vec::new(),
             env: vec![(VAR.into(), request.into())],
             dir: Some(self.dir.clone()),
-        })
+        }
+    }
+}
+
+impl Evaluator for HarnessEvaluator {
+    fn child(&self, config: &[(String, Value)]) -> Result<ChildSpec, String> {
+        Ok(self.child_for(&self.request(config)))
     }
 }
 

@@ -8,10 +8,11 @@
 //! ([`Recorded::binaries`]) and stores them beside the tuned file; the other configurations'
 //! binaries are never produced.
 //!
-//! A recording also tells which programs were built, by content (source text, entry point,
-//! options and target, not the definitions): [`Recorded::programs`]. The first-run hook keys its
-//! journal with it, so that a tuning of an edited kernel source is not answered with
-//! measurements of the old one.
+//! A recording also tells which programs were asked for, by content (source text, entry point,
+//! options and target, not the definitions), whether or not they built:
+//! [`Recorded::programs`]. The first-run hook keys its journal with it, so that a tuning of an
+//! edited kernel source is not answered with measurements of the old one, even when the
+//! configuration that showed the programs fails to compile.
 //!
 //! Recordings are per thread and nest (an inner recording does not see into the outer one):
 //! the variants of a tuning run on its thread, and builds compiled ahead on the compile pool are
@@ -20,6 +21,7 @@
 // Backends note programs; without one, recordings stay empty.
 #![cfg_attr(not(any(feature = "cuda", feature = "opencl")), allow(dead_code))]
 
+use super::Source;
 use std::cell::RefCell;
 use std::collections::HashSet;
 use tunable_search::format::artifact::Recipe;
@@ -29,8 +31,6 @@ pub(crate) type Produce = Box<dyn Fn() -> Result<Vec<(Recipe, Vec<u8>)>, String>
 
 struct Noted {
     definitions: Vec<String>,
-    /// What was built, by content: [`program`].
-    program: u64,
     produce: Produce,
 }
 
@@ -38,6 +38,10 @@ struct Noted {
 struct Recording {
     seen: HashSet<u64>,
     noted: Vec<Noted>,
+    /// The keys of the programs asked for (without definitions), each noted once.
+    asked: HashSet<u64>,
+    /// Their [`program`] hashes.
+    programs: Vec<u64>,
 }
 
 thread_local! {
@@ -48,21 +52,46 @@ thread_local! {
 pub fn record<R>(f: impl FnOnce() -> R) -> (R, Recorded) {
     let outer = RECORDING.replace(Some(Recording::default()));
     let r = f();
-    let noted = RECORDING
-        .replace(outer)
-        .map(|rec| rec.noted)
-        .unwrap_or_default();
-    (r, Recorded { noted })
+    let rec = RECORDING.replace(outer).unwrap_or_default();
+    (
+        r,
+        Recorded {
+            noted: rec.noted,
+            programs: rec.programs,
+        },
+    )
+}
+
+/// Notes that a program was asked for, before it is built (so a build that fails is noted too),
+/// if this thread records: `key` tells one program from another without reading its text (a
+/// [`key`] without definitions), and `program` (its [`program`] hash) is asked for only the
+/// first time.
+pub(crate) fn note_asked(key: impl FnOnce() -> u64, program: impl FnOnce() -> u64) {
+    RECORDING.with_borrow_mut(|rec| {
+        if let Some(rec) = rec
+            && rec.asked.insert(key())
+        {
+            rec.programs.push(program());
+        }
+    });
+}
+
+/// Notes that `source` was asked for on `target` ([`note_asked`]): what a backend calls first on
+/// every request, before defining or building anything.
+pub(crate) fn note_source(source: &Source, target: &str) {
+    note_asked(
+        || key(source.code, source.kernel, source.options, &[], target),
+        || program(source.code, source.kernel, source.options, target),
+    );
 }
 
 /// Notes a program built with `definitions` if this thread records (nothing else happens
 /// otherwise: backends call it on every request); its `key` tells one program from another
-/// (equal keys are noted once). `program` (its [`program`] hash) and `produce` (the way to produce
-/// its binaries) are asked for only the first time.
+/// (equal keys are noted once), and `produce` is asked for the way to produce its binaries only
+/// the first time.
 pub(crate) fn note(
     key: impl FnOnce() -> u64,
     definitions: &[String],
-    program: impl FnOnce() -> u64,
     produce: impl FnOnce() -> Produce,
 ) {
     RECORDING.with_borrow_mut(|rec| {
@@ -71,7 +100,6 @@ pub(crate) fn note(
         {
             rec.noted.push(Noted {
                 definitions: definitions.to_vec(),
-                program: program(),
                 produce: produce(),
             });
         }
@@ -80,7 +108,7 @@ pub(crate) fn note(
 
 /// A program by content, whatever its definitions: the hash of its source text, entry point,
 /// options and target. Unlike [`key`] it reads the whole text, so it is computed once per
-/// program noted.
+/// program asked for ([`note_asked`]).
 pub(crate) fn program(code: &str, entry: &str, options: &[&str], target: &str) -> u64 {
     let text = Recipe::source_hash(code).to_le_bytes();
     let mut parts: Vec<&[u8]> = vec![&text, entry.as_bytes(), b"\x1d", target.as_bytes()];
@@ -93,6 +121,7 @@ pub(crate) fn program(code: &str, entry: &str, options: &[&str], target: &str) -
 /// The programs a [`record`]ing saw.
 pub struct Recorded {
     noted: Vec<Noted>,
+    programs: Vec<u64>,
 }
 
 impl std::fmt::Debug for Recorded {
@@ -109,10 +138,10 @@ impl Recorded {
         self.noted.is_empty()
     }
 
-    /// The programs handed out, by content (see [`program`]), as one hash that does not depend
-    /// on their order or definitions; `None` if there were none (a CPU kernel).
+    /// The programs asked for, built or not, by content (see [`program`]), as one hash that does
+    /// not depend on their order or definitions; `None` if there were none (a CPU kernel).
     pub fn programs(&self) -> Option<u64> {
-        let mut all: Vec<u64> = self.noted.iter().map(|n| n.program).collect();
+        let mut all = self.programs.clone();
         all.sort_unstable();
         all.dedup();
         let bytes: Vec<[u8; 8]> = all.iter().map(|p| p.to_le_bytes()).collect();
@@ -177,19 +206,18 @@ mod tests {
         let d1 = vec!["-DT=1".to_owned()];
         let d2 = vec!["-DT=2".to_owned()];
         // Not recording: nothing is kept.
-        note(|| 1, &d1, || 10, produce("-DT=1"));
+        note(|| 1, &d1, produce("-DT=1"));
         let ((), rec) = record(|| {
-            note(|| 1, &d1, || 10, produce("-DT=1"));
+            note(|| 1, &d1, produce("-DT=1"));
             note(
                 || 1,
                 &d1,
-                || panic!("a program noted twice is not hashed again"),
                 || panic!("a program noted twice is not produced again"),
             );
-            note(|| 2, &d2, || 10, produce("-DT=2"));
-            let ((), inner) = record(|| note(|| 3, &d1, || 30, produce("-DT=1")));
+            note(|| 2, &d2, produce("-DT=2"));
+            let ((), inner) = record(|| note(|| 3, &d1, produce("-DT=1")));
             assert_eq!(inner.binaries(&d1).unwrap().len(), 1);
-            std::thread::spawn(|| note(|| 4, &["-DT=1".to_owned()], || 40, produce("-DT=1")))
+            std::thread::spawn(|| note(|| 4, &["-DT=1".to_owned()], produce("-DT=1")))
                 .join()
                 .unwrap();
         });
@@ -198,24 +226,33 @@ mod tests {
         assert_eq!(b, [(recipe("-DT=1"), b"-DT=1".to_vec())]);
         assert_eq!(rec.binaries(&d2).unwrap().len(), 1);
         assert!(rec.binaries(&[]).unwrap().is_empty());
-        // Two definitions of one program are one program; the inner recording's is not seen.
-        let one = record(|| note(|| 5, &d1, || 10, produce("-DT=1"))).1;
-        assert_eq!(rec.programs(), one.programs());
     }
 
     #[test]
-    fn programs_are_told_apart_by_content_not_order_or_address() {
-        let d = vec!["-DT=1".to_owned()];
+    fn programs_asked_for_are_told_apart_by_content_not_order_or_address() {
         let programs = |hashes: &[u64]| {
             record(|| {
                 for (i, &h) in hashes.iter().enumerate() {
-                    note(|| i as u64, &d, || h, produce("-DT=1"));
+                    note_asked(|| i as u64, || h);
                 }
             })
             .1
             .programs()
         };
         assert_eq!(programs(&[]), None);
+        // Noted once per key, even if asked again (a second configuration of one program), and
+        // not outside a recording or in another thread's; a nested recording keeps its own.
+        note_asked(|| 1, || panic!("not recording: nothing is hashed"));
+        let ((), rec) = record(|| {
+            note_asked(|| 1, || 7);
+            note_asked(|| 1, || panic!("a program asked twice is not hashed again"));
+            let inner = record(|| note_asked(|| 2, || 8)).1;
+            assert_eq!(inner.programs(), programs(&[8]));
+            std::thread::spawn(|| note_asked(|| 3, || 9))
+                .join()
+                .unwrap();
+        });
+        assert_eq!(rec.programs(), programs(&[7]));
         assert_eq!(programs(&[7, 8]), programs(&[8, 7]));
         assert_eq!(programs(&[7, 7]), programs(&[7]));
         assert_ne!(programs(&[7]), programs(&[8]));

@@ -270,10 +270,13 @@ fn tune_call<P: Params>(
 /// source therefore starts a journal of its own, as one of an edited body does, even though the
 /// body only names the source (`include_str!`).
 ///
-/// `built` are the programs the reference run built. Without a reference run (no `verify`, or an
-/// `answer`), `probe` runs the default configuration once, untimed, to see them, if the kernel
-/// names a `device` (a CPU kernel is not run for nothing); its failure only leaves the programs
-/// unknown. A CPU kernel builds none and keeps the body's fingerprint.
+/// `built` are the programs the reference run asked for. Without a reference run (no `verify`,
+/// or an `answer`), `probe` runs the default configuration once, untimed, to see them, if the
+/// kernel names a `device`, as GPU kernels do (a CPU kernel that names one is run once more too,
+/// and asks for none). Programs are noted when asked for, before they are built, so a default
+/// that fails to compile still shows its source; a run that fails before asking for any (a
+/// panic first thing) leaves them unknown, and the body alone keys the journal, as it does for
+/// a CPU kernel.
 fn build_fingerprint(
     kernel: &KernelSpec,
     built: Option<u64>,
@@ -415,6 +418,39 @@ mod tests {
     use crate::tuner::{Call, panic};
     use std::time::Duration;
     use tunable_search::Value;
+
+    #[test]
+    fn the_journal_is_kept_per_program_source_where_the_programs_can_be_seen() {
+        let kernel = |verify, device_given| KernelSpec {
+            verify,
+            device_given,
+            body: 11,
+            ..fake_kernel("hook_build", 1).0
+        };
+        let reference = Verify::Reference { tolerance: 0.0 };
+        let never = || -> Option<u64> { panic!("no probe when the reference ran") };
+        let with_programs = build_fingerprint(&kernel(reference, true), Some(5), never);
+        assert_ne!(with_programs, 11);
+        // The reference run shows the programs; a CPU kernel asks for none: the body alone.
+        assert_eq!(
+            build_fingerprint(&kernel(reference, false), None, never),
+            11
+        );
+        assert_ne!(
+            build_fingerprint(&kernel(reference, true), Some(6), never),
+            with_programs
+        );
+        // Without a reference run, a kernel naming a device is probed, to the same fingerprint;
+        // one that names none is not run.
+        for verify in [Verify::Off, Verify::Answer { tolerance: 0.0 }] {
+            assert_eq!(
+                build_fingerprint(&kernel(verify, true), None, || Some(5)),
+                with_programs
+            );
+            let not_run = || -> Option<u64> { panic!("a kernel naming no device is not probed") };
+            assert_eq!(build_fingerprint(&kernel(verify, false), None, not_run), 11);
+        }
+    }
 
     /// A fake kernel with planted faults, CubeCL-style: tile 6 panics, tile 5 fails to launch,
     /// tile 4 is the fastest and wrong, tile 3 the fastest correct one.

@@ -97,8 +97,7 @@ pub(crate) fn compile_images(
 /// thread.
 pub(crate) fn note(source: &Source, defs: &[String], arch: &str, images: &[Image]) {
     let key = || record::key(source.code, source.kernel, source.options, defs, arch);
-    let program = || record::program(source.code, source.kernel, source.options, arch);
-    record::note(key, defs, program, || {
+    record::note(key, defs, || {
         let binaries: Vec<_> = images
             .iter()
             .map(|i| {
@@ -132,6 +131,7 @@ pub(crate) fn note(source: &Source, defs: &[String], arch: &str, images: &[Image
 /// # Ok::<(), tunable::backend::cuda::CudaError>(())
 /// ```
 pub fn image<P: Params>(source: &Source, params: &P, arch: &str) -> Result<Image, CudaError> {
+    record::note_source(source, arch);
     let config = params.describe();
     let defs = definitions(params).map_err(|reason| CudaError::Definition {
         config: config.clone(),

@@ -248,6 +248,7 @@ impl Cuda {
         source: &Source,
         params: &P,
     ) -> Result<CompiledKernel, CudaError> {
+        crate::backend::record::note_source(source, &self.inner.arch);
         let config = params.describe();
         let defs = definitions(params).map_err(|reason| CudaError::Definition {
             config: config.clone(),

@@ -97,6 +97,7 @@ impl OpenCl {
         source: &Source,
         params: &P,
     ) -> Result<CompiledKernel, OpenClError> {
+        record::note_source(source, &self.inner.id);
         let config = params.describe();
         let defs = definitions(params).map_err(|reason| OpenClError::Definition {
             config: config.clone(),
@@ -147,8 +148,7 @@ impl OpenCl {
     fn note(&self, source: &Source, defs: &[String], compiled: &Arc<Compiled>) {
         let target = &self.inner.id;
         let key = || record::key(source.code, source.kernel, source.options, defs, target);
-        let program = || record::program(source.code, source.kernel, source.options, target);
-        record::note(key, defs, program, || {
+        record::note(key, defs, || {
             let recipe = embedded::wanted(source, defs, target, &[Kind::OpenClBinary]).remove(0);
             let compiled = Arc::clone(compiled);
             Box::new(move || {

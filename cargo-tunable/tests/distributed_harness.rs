@@ -15,7 +15,7 @@
 mod dist;
 mod temp_crate;
 
-use dist::{Proc, count, database, output, spend};
+use dist::{Proc, count, database, output, spend, spend_in};
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
@@ -223,6 +223,42 @@ fn a_study_evaluated_by_the_crates_harness_records_its_measurements_and_exports_
     // The prebuilt harness ran in the crate's folder: key 2's configurations are in its log.
     let calls = take_calls(&dir);
     assert_eq!(calls.iter().filter(|c| *c == "2 4").count(), 4, "{calls:?}");
+
+    // A machine without the crate: a study made from a copy of the crate is evaluated after the
+    // copy is gone, by the prebuilt harness, in the worker's own folder.
+    let copy = dir.with_file_name(format!("distharness-copy-{}", std::process::id()));
+    for file in [
+        "Cargo.toml",
+        "src/lib.rs",
+        "src/main.rs",
+        "examples/tune.rs",
+    ] {
+        std::fs::create_dir_all(copy.join(file).parent().unwrap()).unwrap();
+        std::fs::copy(dir.join(file), copy.join(file)).unwrap();
+    }
+    let mut away = create.to_vec();
+    away[4] = "ha";
+    away[6] = copy.to_str().unwrap();
+    let (ok, out, err) = Proc::start_with(&away, &env).finish(LIMIT);
+    assert!(ok, "{out}{err}");
+    std::fs::remove_dir_all(&copy).unwrap();
+    let here = dir.with_file_name(format!("distharness-worker-{}", std::process::id()));
+    std::fs::create_dir_all(&here).unwrap();
+    let said = spend_in(
+        &url,
+        "ha",
+        &["--harness-bin", prebuilt.to_str().unwrap()],
+        &[("CARGO", "false"), ("CARGO_TARGET_DIR", target)],
+        LIMIT,
+        Some(&here),
+    );
+    assert!(
+        said.contains("worker done: 6 results recorded (2 failed"),
+        "{said}"
+    );
+    let calls = take_calls(&here);
+    assert_eq!(calls.iter().filter(|c| *c == "2 4").count(), 4, "{calls:?}");
+    std::fs::remove_dir_all(&here).ok();
     std::fs::remove_file(&prebuilt).ok();
 
     // The export is baked by a plain build: it runs x=4 without tuning.

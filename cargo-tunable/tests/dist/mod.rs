@@ -4,7 +4,7 @@
 
 #![allow(dead_code)] // Each test binary uses a part.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -34,8 +34,17 @@ impl Proc {
     /// Starts `cargo tunable ARGS` with the environment variables `env` set, its output
     /// captured.
     pub fn start_with(args: &[&str], env: &[(&str, &str)]) -> Proc {
+        Proc::start_in(args, env, None)
+    }
+
+    /// [`Proc::start_with`], in folder `dir` (`None`: this process's).
+    pub fn start_in(args: &[&str], env: &[(&str, &str)], dir: Option<&Path>) -> Proc {
+        let mut command = tunable();
+        if let Some(dir) = dir {
+            command.current_dir(dir);
+        }
         Proc(
-            tunable()
+            command
                 .args(args)
                 .envs(env.iter().copied())
                 .stdout(Stdio::piped())
@@ -99,6 +108,18 @@ pub fn spend(
     env: &[(&str, &str)],
     limit: Duration,
 ) -> String {
+    spend_in(url, study, worker_args, env, limit, None)
+}
+
+/// [`spend`], with the worker running in folder `dir` (`None`: this process's).
+pub fn spend_in(
+    url: &str,
+    study: &str,
+    worker_args: &[&str],
+    env: &[(&str, &str)],
+    limit: Duration,
+    dir: Option<&Path>,
+) -> String {
     let coordinator = Proc::start(&["coordinator", "--db", url, study, "--poll-ms", "200"]);
     let mut args = vec![
         "worker",
@@ -111,7 +132,7 @@ pub fn spend(
         "200",
     ];
     args.extend_from_slice(worker_args);
-    let (ok, out, err) = Proc::start_with(&args, env).finish(limit);
+    let (ok, out, err) = Proc::start_in(&args, env, dir).finish(limit);
     assert!(ok, "worker: {out}{err}");
     let (ok, c_out, c_err) = coordinator.finish(limit);
     assert!(ok, "coordinator: {c_out}{c_err}");

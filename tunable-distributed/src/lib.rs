@@ -18,7 +18,8 @@
 //!   measuring one configuration as local tuning would, or a cache replay for tests and
 //!   benchmarks ([`replay`]).
 //! - The results are the journal: [`export`] writes the tuned file a plain build bakes and a
-//!   Kernel Tuner cache.
+//!   Kernel Tuner cache; with the winner's device binaries too
+//!   ([`export::export_with_binaries`]), built by running the harness once more for it.
 //!
 //! Connections report bad URLs and passwords in one line and reconnect after losing the server
 //! ([`db`]); the schema is versioned and migrated in code ([`schema`]). [`scratch`] starts

@@ -25,7 +25,7 @@
 //! | [`Params`], [`Space`], [`SpaceBuilder`], [`Value`] | a kernel's configurations and its search space |
 //! | [`measure`] | timing work as the tuner does (device time when a backend reports it) |
 //! | [`tuned`] | reading what tuning stored (`tuned/<kernel>.bin`, GPU binaries in `tuned/<kernel>.artifacts/`) |
-//! | [`tuner`], [`journal`] | tuning a space directly, with your own evaluator and observers |
+//! | [`tuner`], `journal` (with `autotune`) | tuning a space directly, with your own evaluator and observers |
 //! | [`RuntimeError`], [`SpaceError`] | the tuner's and the space's errors |
 //!
 //! The search engine is the `tunable-search` crate; the runtime (measurement, tuner, store,

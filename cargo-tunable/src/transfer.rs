@@ -6,8 +6,8 @@
 //! - **single**: each other device's winner run as is on the target (what a binary that ships
 //!   one device's tuned entry runs elsewhere);
 //! - **portable**: the one configuration with the best geometric mean of the fraction of each
-//!   other device's optimum ([`greedy_cover`] with k = 1);
-//! - **set**: the fastest on the target of the `k` configurations [`greedy_cover`] picks from the
+//!   other device's optimum (`portable_set` with k = 1);
+//! - **set**: the fastest on the target of the `k` configurations [`portable_set`] picks from the
 //!   other devices, i.e. what a shipped binary gets by timing that set once on first use;
 //! - **ceiling**: the best on the target of all the other devices' stored configurations, the
 //!   most any set chosen from the tuned file could reach, however large.

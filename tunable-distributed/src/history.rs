@@ -106,7 +106,7 @@ impl StrategyState {
     }
 
     /// Asks the strategy for up to `n` configurations; answers their positions. Record the
-    /// event (its keys: [`Space::kernel_tuner_key`]) before acting on them. An empty answer
+    /// event (its keys: [`tunable_search::format::kernel_tuner::key`]) before acting on them. An empty answer
     /// while configurations are outstanding is the strategy waiting for their results: it is no
     /// event (nothing to record or replay); with none outstanding, the space is used up.
     pub fn ask(&mut self, n: usize) -> Vec<usize> {

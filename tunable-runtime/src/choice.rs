@@ -51,7 +51,7 @@ pub struct Choice<P> {
 }
 
 /// The choice of a shipped build (no `autotune` feature), as the entry point makes it
-/// ([`unseen::shipped`](crate::tuner::unseen::shipped)): on a device with no baked entry, the
+/// ([`crate::tuner::unseen::shipped`]): on a device with no baked entry, the
 /// portable set's choice ([`Origin::Portable`]); else the baked entry for `key`, else `default`.
 pub fn shipped<P: Params, D: AsRef<str>>(
     kernel: &'static str,

@@ -138,7 +138,7 @@ impl Recorded {
         self.noted.is_empty()
     }
 
-    /// The programs asked for, built or not, by content (see [`program`]), as one hash that does
+    /// The programs asked for, built or not, by content (source text, entry point, options, target), as one hash that does
     /// not depend on their order or definitions; `None` if there were none (a CPU kernel).
     pub fn programs(&self) -> Option<u64> {
         let mut all = self.programs.clone();

@@ -7,7 +7,7 @@
 //!
 //! Settings from the environment ([`crate::settings`]): `TUNABLE_MODE`, `TUNABLE_BUDGET`,
 //! `TUNABLE_STRATEGY`, `TUNABLE_BATCH`, `TUNABLE_LOG`, `TUNABLE_DIR`; and those of a tuning
-//! [session](super::session): `TUNABLE_KERNELS`, `TUNABLE_TIME`, `TUNABLE_REPORT`. With
+//! session ([`super::session`]): `TUNABLE_KERNELS`, `TUNABLE_TIME`, `TUNABLE_REPORT`. With
 //! `TUNABLE_EVALUATE` set (a distributed worker's evaluation, see [`evaluate`]) nothing tunes:
 //! the requested call measures the requested configuration and the process ends.
 
@@ -84,7 +84,7 @@ impl KernelSpec {
 
 /// The configuration to run for `key` on `device` with the `autotune` feature: tuned this
 /// process, baked, or stored by an earlier run; otherwise tunes now with `run` (which runs one
-/// variant on the call's own arguments, see [`Call`](super::Call)) and stores the winner.
+/// variant on the call's own arguments, see [`super::Call`]) and stores the winner.
 /// `table` is the kernel's baked table, `default` its default configuration.
 ///
 /// # Panics

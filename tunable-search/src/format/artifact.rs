@@ -24,7 +24,7 @@
 //! change). The store writes the files under the tuned folder's lock with the entry they belong
 //! to and removes those no entry's winner uses any more.
 //!
-//! Each file is self-describing, in the [frame](super::frame) of tunable's files:
+//! Each file is self-describing, in the frame of tunable's files (`frame.rs`):
 //!
 //! ```text
 //! b"TUNABIN\0" | version: u32 LE | payload length: u64 LE | FNV-1a 64 of payload: u64 LE | payload

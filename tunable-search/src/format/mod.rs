@@ -11,7 +11,7 @@
 //!   `tuned/<kernel>.artifacts/`: written by the runtime's store, embedded by `#[tunable]`,
 //!   loaded by the GPU backends, listed by `cargo tunable show`.
 //!
-//! The tuned file and the artifacts share one [frame](frame) (magic, version, length, checksum).
+//! The tuned file and the artifacts share one frame (`frame.rs`: magic, version, length, checksum).
 
 pub mod artifact;
 mod frame;

@@ -6,7 +6,7 @@
 //! [`KEPT`](crate::portable::KEPT)), so that a build can reason across devices. The
 //! `#[tunable]` macro reads it at compile time to bake the entries in; the runtime's store writes
 //! it (atomically, under a lock, merging with what is there). This module is the only place that
-//! knows the codec, bincode 2 in the [frame](super::frame) of tunable's files (magic
+//! knows the codec, bincode 2 in the frame (`frame.rs`) of tunable's files (magic
 //! `b"TUNABLE\0"`, version, length, checksum), so a truncated, corrupted or future-version file
 //! is recognized as such and never decoded into garbage. Older versions still decode: a version
 //! 1 file (before [`TunedEntry::top`]) reads as entries whose list of best configurations holds

@@ -14,7 +14,6 @@ use tunable::backend::cuda::nvrtc;
 use tunable::tuned::artifact::{Kind, Recipe, artifact_dir, read_dir};
 
 mod common;
-#[allow(dead_code)] // this test builds and runs the binary itself
 mod temp_crate;
 use common::skip;
 use temp_crate::{TempCrate, ok};

@@ -7,8 +7,11 @@
 //! here, not a terminal: the summary of every tuning must appear all the same, and a variant's
 //! panic must show as one line, not as Rust's panic message.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Command;
+
+mod temp_crate;
+use temp_crate::{TempCrate, ok};
 
 const MAIN: &str = r#"
 use std::io::Write;
@@ -66,17 +69,6 @@ fn main() {
 }
 "#;
 
-fn run(cmd: &mut Command) -> Output {
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
 fn build_and_run(
     dir: &Path,
     target: &Path,
@@ -90,13 +82,13 @@ fn build_and_run(
     if autotune {
         b.args(["--features", "autotune"]);
     }
-    let built = run(&mut b);
+    let built = ok(&mut b);
     let mut r = Command::new(target.join("debug/e2e"));
     r.current_dir(dir);
     for (k, v) in env {
         r.env(k, v);
     }
-    let out = run(&mut r);
+    let out = ok(&mut r);
     (
         String::from_utf8(out.stdout).unwrap(),
         String::from_utf8_lossy(&built.stderr).into_owned() + &String::from_utf8_lossy(&out.stderr),
@@ -109,19 +101,9 @@ fn calls(dir: &Path) -> usize {
 
 #[test]
 fn tune_persist_bake_and_resume() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let dir = std::env::temp_dir().join(format!("tunable-e2e-{}", std::process::id()));
-    std::fs::create_dir_all(dir.join("src")).unwrap();
-    std::fs::write(
-        dir.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"e2e\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\ntunable = {{ path = {:?} }}\n\n[features]\nautotune = [\"tunable/autotune\"]\n\n[workspace]\n",
-            root
-        ),
-    )
-    .unwrap();
-    std::fs::write(dir.join("src/main.rs"), MAIN).unwrap();
-    let target = root.join("target/e2e");
+    // Built and run here, not by `TempCrate::run`: its stderr must be a pipe.
+    let c = TempCrate::new("e2e", MAIN);
+    let (dir, target) = (c.dir.clone(), c.target.clone());
 
     // 1. Tune: the first call measures every configuration, failures included.
     let (out, err) = build_and_run(&dir, &target, true, &[]);

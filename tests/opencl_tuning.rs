@@ -11,10 +11,12 @@
 //! device.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 mod common;
+mod temp_crate;
 use common::skip;
+use temp_crate::{TempCrate, ok};
 
 fn opencl_device() -> bool {
     match tunable::backend::opencl::OpenCl::new() {
@@ -31,34 +33,6 @@ fn opencl_device() -> bool {
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn run(cmd: &mut Command) -> Output {
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-/// A temporary crate `name` in a fresh folder (`scratch(folder)`) whose `src/main.rs` is `main`,
-/// depending on `tunable` with `opencl` and `autotune`; its folder.
-fn opencl_crate(folder: &str, name: &str, main: &str) -> PathBuf {
-    let dir = scratch(folder);
-    std::fs::create_dir_all(dir.join("src")).unwrap();
-    std::fs::write(
-        dir.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\ntunable = {{ path = {:?}, features = [\"opencl\", \"autotune\"] }}\n\n[workspace]\n",
-            root()
-        ),
-    )
-    .unwrap();
-    std::fs::write(dir.join("src/main.rs"), main).unwrap();
-    dir
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -84,13 +58,13 @@ fn gemm_opencl_tunes_with_verified_output() {
         return;
     }
     let target = root().join("target/e2e");
-    run(Command::new(env!("CARGO"))
+    ok(Command::new(env!("CARGO"))
         .args(["build", "--quiet", "--example", "gemm_opencl"])
         .args(["--features", "opencl,autotune"])
         .current_dir(root())
         .env("CARGO_TARGET_DIR", &target));
     let tuned = scratch("gemm-opencl");
-    let out = run(Command::new(target.join("debug/examples/gemm_opencl"))
+    let out = ok(Command::new(target.join("debug/examples/gemm_opencl"))
         .args(["--n", "128"])
         .env("TUNABLE_DIR", &tuned)
         .env("TUNABLE_BUDGET", "12"));
@@ -125,14 +99,14 @@ fn gemm_opencl_tunes_with_verified_output() {
         artifacts.len() == 1 && artifacts[0].ends_with(".clbin"),
         "{artifacts:?}"
     );
-    run(Command::new(env!("CARGO"))
+    ok(Command::new(env!("CARGO"))
         .args(["build", "--quiet", "--example", "gemm_opencl"])
         .args(["--features", "opencl"])
         .current_dir(root())
         .env("CARGO_TARGET_DIR", &target)
         .env("TUNABLE_DIR", &tuned));
     let first_call = |embedded: &str| {
-        let out = run(Command::new(target.join("debug/examples/gemm_opencl"))
+        let out = ok(Command::new(target.join("debug/examples/gemm_opencl"))
             .args(["--n", "128", "--first-call"])
             .env("TUNABLE_EMBEDDED", embedded));
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -226,20 +200,9 @@ fn planted_faults_are_failed_configurations_with_their_reasons() {
     if !opencl_device() {
         return;
     }
-    let dir = opencl_crate("opencl-faults", "faults", FAULTS);
-    let target = root().join("target/e2e");
-    run(Command::new(env!("CARGO"))
-        .args(["build", "--quiet"])
-        .current_dir(&dir)
-        .env("CARGO_TARGET_DIR", &target));
-    let out = run(Command::new(target.join("debug/faults"))
-        .current_dir(&dir)
-        .env("TUNABLE_TIMEOUT", "0.25")
-        .env("TUNABLE_LOG", "1"));
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
+    let c = TempCrate::with_features("faults", FAULTS, &["opencl"]);
+    let dir = &c.dir;
+    let (stdout, stderr) = c.run(true, &[("TUNABLE_TIMEOUT", "0.25"), ("TUNABLE_LOG", "1")]);
     // The tuning completed and the caller got a correct result from a valid variant.
     assert!(stdout.contains("correct true"), "{stdout}{stderr}");
     let journal = journals(&dir.join("tuned"));
@@ -272,7 +235,7 @@ fn planted_faults_are_failed_configurations_with_their_reasons() {
     assert_eq!(failed(&["SLOW=1", "timed out"]), 4, "{journal}");
     let stored = std::fs::read(dir.join("tuned/add_one.bin")).unwrap();
     assert!(!stored.is_empty());
-    std::fs::remove_dir_all(&dir).ok();
+    std::fs::remove_dir_all(dir).ok();
 }
 
 /// A kernel whose OpenCL source is a file of the crate (`include_str!`), tuned without `verify`:
@@ -321,22 +284,14 @@ fn an_edited_kernel_source_file_is_not_answered_from_the_old_journal() {
     if !opencl_device() {
         return;
     }
-    let dir = opencl_crate("opencl-source-file", "from_file", FROM_FILE);
-    let target = root().join("target/e2e");
+    let c = TempCrate::with_features("from_file", FROM_FILE, &["opencl"]);
+    let dir = &c.dir;
     // Builds the crate with `fill.cl` filling with `value`, runs it, and answers what the call
     // computed, how many configurations the tuning measured, and the journals in `tuned/`.
     let tune = |value: &str, default_fails: bool| {
         std::fs::write(dir.join("src/fill.cl"), fill_cl(value, default_fails)).unwrap();
         let _ = std::fs::remove_file(dir.join("tuned/fill.bin"));
-        run(Command::new(env!("CARGO"))
-            .args(["build", "--quiet"])
-            .current_dir(&dir)
-            .env("CARGO_TARGET_DIR", &target));
-        let out = run(Command::new(target.join("debug/from_file")).current_dir(&dir));
-        let (stdout, stderr) = (
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        );
+        let (stdout, stderr) = c.run(true, &[]);
         // The summary (a failed default's build log makes it several lines long).
         let summary = stderr
             .split_once("tunable: tuned fill (key 1024)")
@@ -390,5 +345,5 @@ fn an_edited_kernel_source_file_is_not_answered_from_the_old_journal() {
             "an edited source whose default fails was answered from the journal: {out}"
         );
     }
-    std::fs::remove_dir_all(&dir).ok();
+    std::fs::remove_dir_all(dir).ok();
 }

@@ -13,9 +13,10 @@
 //! build is meaningless, but the costs here are sleeps).
 
 mod temp_crate;
+use temp_crate::ok;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
 const LIB: &str = r#"
 use std::io::Write;
@@ -56,17 +57,6 @@ fn main() {
 }
 "#;
 
-fn run(cmd: &mut Command) -> Output {
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
 fn calls(dir: &Path) -> usize {
     std::fs::read_to_string(dir.join("calls.log")).map_or(0, |t| t.lines().count())
 }
@@ -83,7 +73,7 @@ fn tune(dir: &Path, target: &Path, device: Option<&str>) -> (String, String) {
     if let Some(d) = device {
         cmd.env("TUNABLE_DEVICE", d);
     }
-    let out = run(&mut cmd);
+    let out = ok(&mut cmd);
     (
         String::from_utf8(out.stdout).unwrap(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -99,7 +89,7 @@ fn ship(dir: &Path, target: &Path, n: usize, env: &[(&str, &str)]) -> (String, S
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let out = run(&mut cmd);
+    let out = ok(&mut cmd);
     (
         String::from_utf8(out.stdout).unwrap(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -142,7 +132,7 @@ fn tune_ahead_then_ship_to_tuned_and_unseen_devices() {
     assert!(table.starts_with("nothing tuned"), "{table}");
 
     // `show` prints each key's chain: the two devices, then the portable set.
-    let out = run(Command::new(env!("CARGO_BIN_EXE_cargo-tunable"))
+    let out = ok(Command::new(env!("CARGO_BIN_EXE_cargo-tunable"))
         .args(["tunable", "show"])
         .arg(dir.join("tuned")));
     let shown = String::from_utf8(out.stdout).unwrap();
@@ -153,7 +143,7 @@ fn tune_ahead_then_ship_to_tuned_and_unseen_devices() {
     );
 
     // 3. Built without the feature: each tuned key runs its baked entry, without tuning.
-    run(Command::new(env!("CARGO"))
+    ok(Command::new(env!("CARGO"))
         .args(["build", "--quiet"])
         .current_dir(&dir)
         .env("CARGO_TARGET_DIR", &target));

@@ -4,6 +4,8 @@
 //! binary, depending on this `tunable` and with an `autotune` feature, built in the target folder
 //! the end-to-end tests share (`target/e2e`), so that the dependencies are built once.
 
+#![allow(dead_code)] // Each test binary uses a part.
+
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 

@@ -4,14 +4,14 @@
 #![cfg(feature = "cuda")]
 #![allow(unsafe_code)]
 
-use tunable_runtime::backend::cuda::{Cuda, CudaError, compile, nvrtc};
+use tunable_runtime::backend::cuda::{Cuda, CudaError, compile};
 use tunable_runtime::backend::{Dims, Source};
 use tunable_runtime::measure::time_once;
 use tunable_runtime::params::Params;
 use tunable_search::Value;
 
 mod common;
-use common::skip;
+use common::{nvrtc_found, skip};
 
 #[derive(Clone, Copy, Debug)]
 struct Tile(i64);
@@ -44,22 +44,6 @@ extern "C" __global__ void copy(const float *x, float *y, int n) {
 }
 "#,
 );
-
-fn nvrtc_found() -> bool {
-    match nvrtc() {
-        Ok(at) => {
-            println!(
-                "NVRTC: {}",
-                at.map_or("on the loader's path".into(), |p| p.display().to_string())
-            );
-            true
-        }
-        Err(e) => {
-            skip("nvrtc", e);
-            false
-        }
-    }
-}
 
 #[test]
 fn nvrtc_compiles_per_configuration_and_failures_carry_the_log() {

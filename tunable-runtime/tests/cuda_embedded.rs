@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
-use tunable_runtime::backend::cuda::{Cuda, CudaError, image, nvrtc};
+use tunable_runtime::backend::cuda::{Cuda, CudaError, image};
 use tunable_runtime::backend::record::record;
 use tunable_runtime::backend::{Dims, Provenance, Source, definitions};
 use tunable_runtime::params::Params;
@@ -21,7 +21,7 @@ use tunable_search::format::artifact::{
 };
 
 mod common;
-use common::skip;
+use common::{nvrtc_found, skip};
 
 /// The kernel's text, as a literal for `concat!`.
 macro_rules! scale_code {
@@ -59,16 +59,6 @@ impl<const S: usize> Params for Cfg<S> {
     }
     fn artifacts() -> &'static [&'static [u8]] {
         SLOTS[S].get().copied().unwrap_or(&[])
-    }
-}
-
-fn nvrtc_found() -> bool {
-    match nvrtc() {
-        Ok(_) => true,
-        Err(e) => {
-            skip("nvrtc", e);
-            false
-        }
     }
 }
 

@@ -17,7 +17,7 @@ use tunable_runtime::verify::Output;
 use tunable_search::{SpaceBuilder, Value};
 
 mod common;
-use common::skip;
+use common::opencl_device as device;
 
 /// A configuration: the work-group size and how many elements each work-item handles.
 #[derive(Clone, Copy, Debug)]
@@ -71,16 +71,6 @@ __kernel void spin(__global float *y, int iterations) {
 }
 "#,
 );
-
-fn device() -> Option<OpenCl> {
-    match OpenCl::new() {
-        Ok(cl) => Some(cl),
-        Err(e) => {
-            skip("opencl", e);
-            None
-        }
-    }
-}
 
 #[test]
 fn launches_verifies_and_reports_device_time() {

@@ -17,7 +17,7 @@ use tunable_search::Value;
 use tunable_search::format::artifact::{Artifact, Owner, Recipe, encode};
 
 mod common;
-use common::skip;
+use common::opencl_device as device;
 
 /// The kernel's text, as a literal for `concat!`.
 macro_rules! scale_code {
@@ -62,16 +62,6 @@ impl<const S: usize> Params for Cfg<S> {
 }
 
 const N: usize = 1000;
-
-fn device() -> Option<OpenCl> {
-    match OpenCl::new() {
-        Ok(cl) => Some(cl),
-        Err(e) => {
-            skip("opencl", e);
-            None
-        }
-    }
-}
 
 /// Runs `source` for `params` on a fresh handle: how the program came, and the output.
 fn run<P: Params>(source: &Source, params: &P) -> Result<(Provenance, Vec<f32>), OpenClError> {

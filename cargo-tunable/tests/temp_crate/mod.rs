@@ -2,6 +2,7 @@
 //! the tests that build and run a user's crate.
 
 use std::path::PathBuf;
+use std::process::{Command, Output};
 
 /// Writes crate `name` into a fresh folder of the temporary directory (`src/lib.rs`,
 /// `src/main.rs`, `examples/tune.rs`); its folder.
@@ -36,4 +37,17 @@ pub fn write_with(name: &str, lib: &str, main: &str, harness: &str, features: &[
 /// the facade's `tests/end_to_end.rs`).
 pub fn target() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/e2e")
+}
+
+/// Runs `cmd`, failing the test with its output if it fails.
+#[allow(dead_code)]
+pub fn ok(cmd: &mut Command) -> Output {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
 }

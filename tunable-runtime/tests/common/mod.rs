@@ -1,5 +1,7 @@
 //! Helpers shared by the GPU tests of this crate.
 
+#![allow(dead_code)] // Each test binary uses a part.
+
 /// Skips a test whose library or device is missing, printing why; fails it instead when
 /// `TUNABLE_REQUIRE` names `what` (`.ci/run` requires `opencl` and `nvrtc`, which it installs).
 pub fn skip(what: &str, reason: impl std::fmt::Display) {
@@ -9,4 +11,34 @@ pub fn skip(what: &str, reason: impl std::fmt::Display) {
         "{what} is required (TUNABLE_REQUIRE={required:?}) but unavailable: {reason}"
     );
     eprintln!("skipping: {reason}");
+}
+
+/// The OpenCL device, or `None` after [`skip`]ping.
+#[cfg(feature = "opencl")]
+pub fn opencl_device() -> Option<tunable_runtime::backend::opencl::OpenCl> {
+    match tunable_runtime::backend::opencl::OpenCl::new() {
+        Ok(cl) => Some(cl),
+        Err(e) => {
+            skip("opencl", e);
+            None
+        }
+    }
+}
+
+/// Whether NVRTC loads (saying where from), else `false` after [`skip`]ping.
+#[cfg(feature = "cuda")]
+pub fn nvrtc_found() -> bool {
+    match tunable_runtime::backend::cuda::nvrtc() {
+        Ok(at) => {
+            println!(
+                "NVRTC: {}",
+                at.map_or("on the loader's path".into(), |p| p.display().to_string())
+            );
+            true
+        }
+        Err(e) => {
+            skip("nvrtc", e);
+            false
+        }
+    }
 }

@@ -9,8 +9,10 @@
 pub use crate::tuner::lookup::Origin;
 
 use crate::params::Params;
-use crate::tuner::lookup::{Baked, pick};
-use crate::tuner::unseen::{self, Portable};
+#[cfg(feature = "autotune")]
+use crate::tuner::lookup::Baked;
+use crate::tuner::lookup::fallback;
+use crate::tuner::unseen::Shipped;
 #[cfg(feature = "autotune")]
 use {
     crate::settings, crate::tuner::hook::KernelSpec, crate::tuner::lookup::peek,
@@ -51,27 +53,19 @@ pub struct Choice<P> {
 }
 
 /// The choice of a shipped build (no `autotune` feature), as the entry point makes it
-/// ([`crate::tuner::unseen::shipped`]): on a device with no baked entry, the
-/// portable set's choice ([`Origin::Portable`]); else the baked entry for `key`, else `default`.
+/// ([`Shipped::run`]): on a device with no baked entry, the portable set's choice
+/// ([`Origin::Portable`]); else the baked entry for `key`, else the default.
 pub fn shipped<P: Params, D: AsRef<str>>(
-    kernel: &'static str,
-    table: &'static [Baked<P>],
-    portable: &'static [Portable<P>],
+    kernel: &Shipped<P>,
     key: u64,
-    default: P,
     device: impl FnOnce() -> D,
 ) -> Choice<P> {
     let device = device();
     let device = device.as_ref();
-    if let Some((params, timed)) = unseen::peek(kernel, table, portable, device, key) {
-        return Choice {
-            params,
-            origin: Origin::Portable { timed },
-            tunes: false,
-        };
-    }
-    let (params, origin) = pick(table, key, || device)
-        .map_or((default, Origin::Default), |b| (b.params, Origin::Baked));
+    let (params, origin) = match kernel.peek(device, key) {
+        Some((params, timed)) => (params, Origin::Portable { timed }),
+        None => fallback(kernel.table, key, device, kernel.default),
+    };
     Choice {
         params,
         origin,
@@ -102,7 +96,7 @@ pub fn tuning<P: Params>(
             tunes: false,
         },
         Err(params) => Choice {
-            origin: shipped(kernel.name, table, &[], key, default, || device).origin,
+            origin: fallback(table, key, device, default).1,
             params,
             tunes: true,
         },

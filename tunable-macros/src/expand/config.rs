@@ -6,9 +6,9 @@
 //! (`tunable::choice`): the [baked](super::baked) table in a shipped build; with the `autotune`
 //! feature also what this process tuned and what the tuned file stores.
 
+use super::Kernel;
 use super::baked::Tuned;
-use super::entry::{device, kernel_spec, key};
-use super::{Kernel, params};
+use super::entry::{device, kernel_spec, key, shipped_static};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
@@ -24,10 +24,7 @@ pub(super) fn item(k: &Kernel, tuned: &Tuned) -> TokenStream {
         .attrs
         .iter()
         .filter(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"));
-    let default_lit = params::literal(k, &k.model.default);
-    let baked = tuned.table(k);
-    let portable = super::portable::table(tuned, k);
-    let kernel_name = &k.model.name;
+    let shipped_static = shipped_static(k, tuned);
     let (key, device, spec) = (key(k), device(k), kernel_spec(k));
     let receiver = k.receiver.map(|_| quote!(let _ = &self;));
     let args = k.args.iter().map(|(a, _)| quote!(let _ = &#a;));
@@ -43,10 +40,7 @@ pub(super) fn item(k: &Kernel, tuned: &Tuned) -> TokenStream {
         #vis fn #name #impl_g (#inputs) -> ::tunable::Choice<#params_ty> #where_c {
             #receiver
             #(#args)*
-            const DEFAULT: #params_ty = #default_lit;
-            static BAKED: &[::tunable::__private::Baked<#params_ty>] = &[#baked];
-            #[allow(unused)]
-            static PORTABLE: &[::tunable::__private::Portable<#params_ty>] = &[#portable];
+            #shipped_static
             let key: u64 = #key;
             ::tunable::__private::select!({
                 #spec
@@ -56,11 +50,11 @@ pub(super) fn item(k: &Kernel, tuned: &Tuned) -> TokenStream {
                     #call_space,
                     ::std::convert::AsRef::<str>::as_ref(&__tunable_device),
                     key,
-                    BAKED,
-                    DEFAULT,
+                    SHIPPED.table,
+                    SHIPPED.default,
                 )
             } else {
-                ::tunable::__private::choice_shipped(#kernel_name, BAKED, PORTABLE, key, DEFAULT, || #device)
+                ::tunable::__private::choice_shipped(&SHIPPED, key, || #device)
             })
         }
     }

@@ -23,10 +23,9 @@ pub(super) fn item(k: &Kernel, tuned: &Tuned) -> TokenStream {
     let name = &sig.ident;
     let (impl_g, _, where_c) = sig.generics.split_for_impl();
     let (inputs, output) = (&sig.inputs, &sig.output);
-    let (params_ty, call_with) = (&k.params_ty, &k.call_with);
-    let default_lit = params::literal(k, &model.default);
-    let (track, warn, baked) = (tuned.track(), tuned.warn(), tuned.table(k));
-    let portable = super::portable::table(tuned, k);
+    let call_with = &k.call_with;
+    let (track, warn) = (tuned.track(), tuned.warn());
+    let shipped_static = shipped_static(k, tuned);
     let shipped = shipped(k, tuned);
     let key = key(k);
     let call_args: Vec<TokenStream> = k.args.iter().map(|(a, _)| quote!(#a)).collect();
@@ -42,9 +41,7 @@ pub(super) fn item(k: &Kernel, tuned: &Tuned) -> TokenStream {
         #vis fn #name #impl_g (#inputs) #output #where_c {
             #track
             #warn
-            const DEFAULT: #params_ty = #default_lit;
-            static BAKED: &[::tunable::__private::Baked<#params_ty>] = &[#baked];
-            static PORTABLE: &[::tunable::__private::Portable<#params_ty>] = &[#portable];
+            #shipped_static
             let key: u64 = #key;
             #[allow(unused_mut, unused_variables)]
             let mut __tunable_ran = false;
@@ -93,8 +90,8 @@ fn tune(k: &Kernel, dropped: &[String]) -> TokenStream {
             #call_space,
             ::std::convert::AsRef::<str>::as_ref(&__tunable_device),
             key,
-            BAKED,
-            DEFAULT,
+            SHIPPED.table,
+            SHIPPED.default,
             &mut |__tunable_call: ::tunable::__private::Call<'_, #params_ty>| match __tunable_call {
                 ::tunable::__private::Call::Run(p) => #run
                 ::tunable::__private::Call::Output => #read_output,
@@ -109,7 +106,6 @@ fn tune(k: &Kernel, dropped: &[String]) -> TokenStream {
 /// remembered per thread for the last key on this CPU; see `tunable_runtime::tuner::unseen`.
 fn shipped(k: &Kernel, tuned: &Tuned) -> TokenStream {
     let (model, params_ty) = (k.model, &k.params_ty);
-    let kernel_name = &model.name;
     let device = device(k);
     let run = restored_run(k, instances::dispatch(k, tuned, &quote!(v), &reborrowed(k)));
     // The last answer is remembered only where the device cannot change between calls.
@@ -125,16 +121,29 @@ fn shipped(k: &Kernel, tuned: &Tuned) -> TokenStream {
         quote!(::core::option::Option::None)
     };
     quote! {
-        ::tunable::__private::shipped(
-            #kernel_name,
-            BAKED,
-            PORTABLE,
+        SHIPPED.run(
             key,
-            DEFAULT,
             || #device,
             &mut |v: &::tunable::__private::Variant<#params_ty>| #run,
             #last,
         )
+    }
+}
+
+/// `static SHIPPED: Shipped<Params>`: what a shipped build knows of the kernel (its name, baked
+/// table, portable sets and default), for the entry point and `<name>_config`.
+pub(super) fn shipped_static(k: &Kernel, tuned: &Tuned) -> TokenStream {
+    let (model, params_ty) = (k.model, &k.params_ty);
+    let kernel_name = &model.name;
+    let default_lit = params::literal(k, &model.default);
+    let (baked, portable) = (tuned.table(k), super::portable::table(tuned, k));
+    quote! {
+        static SHIPPED: ::tunable::__private::Shipped<#params_ty> = ::tunable::__private::Shipped {
+            kernel: #kernel_name,
+            table: &[#baked],
+            portable: &[#portable],
+            default: #default_lit,
+        };
     }
 }
 

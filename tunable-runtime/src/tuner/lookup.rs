@@ -223,9 +223,8 @@ fn state(slot: &Slot, claim: bool) -> Option<Option<(Vec<Value>, Origin)>> {
     })
 }
 
-#[cfg(feature = "autotune")]
 /// What runs while nothing better is known: the nearest baked entry, else the default.
-fn fallback<P: Copy>(
+pub(crate) fn fallback<P: Copy>(
     table: &'static [Baked<P>],
     key: u64,
     device: &str,

@@ -3,7 +3,7 @@
 //! A shipped binary (built without the `autotune` feature) carries, beside its baked table, a
 //! *portable set* per kernel and key: up to [`SHIPPED`](tunable_search::portable::SHIPPED)
 //! configurations the macro chose at build time from the best configurations of every device in
-//! the tuned file ([`tunable_search::portable::shipped`]). What [`shipped`] runs:
+//! the tuned file ([`tunable_search::portable::shipped`]). What [`Shipped::run`] runs:
 //!
 //! - on a device that has entries in the baked table: its own entry for the key (else its
 //!   nearest key), as [`baked`] always did;
@@ -67,82 +67,148 @@ impl<P: Copy> Default for Last<P> {
     }
 }
 
-/// What the code generated for a shipped binary's call runs with; see the [module docs](self).
-/// `kernel` names the kernel in the stderr line; `run` runs one configuration on the call's
-/// arguments (restoring them first), `Err` with the reason if it failed; `last`, for a kernel
-/// whose device cannot change between calls, is its [`Last`] answer on this thread, which
-/// answers a call with the same key at once.
-///
-/// # Panics
-/// If the set must be timed and `TUNABLE_MODE` holds an unknown value (as in a tuning build).
-#[allow(clippy::too_many_arguments)] // one per fact of the kernel's generated call
-#[inline]
-pub fn shipped<P: Params, D: AsRef<str>>(
-    kernel: &'static str,
-    table: &'static [Baked<P>],
-    portable: &'static [Portable<P>],
-    key: u64,
-    default: P,
-    device: impl FnOnce() -> D,
-    run: &mut RunOne<'_, P>,
-    last: Option<&'static LocalKey<Last<P>>>,
-) -> Variant<P> {
-    let Some(last) = last else {
-        return select(kernel, table, portable, key, default, device, run);
-    };
-    let known = last
-        .try_with(|l| l.0.get())
-        .ok()
-        .flatten()
-        .filter(|(k, _)| *k == key);
-    if let Some((_, v)) = known {
-        return v;
-    }
-    let v = select(kernel, table, portable, key, default, device, run);
-    let _ = last.try_with(|l| l.0.set(Some((key, v))));
-    v
+/// What a shipped build knows of a kernel: its name (for the stderr line), its baked table, its
+/// portable sets and its default configuration. The code `#[tunable]` generates holds one in a
+/// `static`, for the entry point and for `<kernel>_config`.
+#[derive(Debug)]
+pub struct Shipped<P: 'static> {
+    /// The kernel's name.
+    pub kernel: &'static str,
+    /// The baked table.
+    pub table: &'static [Baked<P>],
+    /// The portable sets, one per key.
+    pub portable: &'static [Portable<P>],
+    /// The default configuration.
+    pub default: P,
 }
 
-/// [`shipped`]'s answer for a key it has not seen last on this thread.
-#[inline(never)]
-fn select<P: Params, D: AsRef<str>>(
-    kernel: &'static str,
-    table: &'static [Baked<P>],
-    portable: &'static [Portable<P>],
-    key: u64,
-    default: P,
-    device: impl FnOnce() -> D,
-    run: &mut RunOne<'_, P>,
-) -> Variant<P> {
-    if portable.is_empty() {
-        return baked(table, key, default, device);
+impl<P: Params> Shipped<P> {
+    /// What a shipped call for `key` on `device` runs; see the [module docs](self). `run` runs
+    /// one configuration on the call's arguments (restoring them first), `Err` with the reason
+    /// if it failed; `last`, for a kernel whose device cannot change between calls, is its
+    /// [`Last`] answer on this thread, which answers a call with the same key at once.
+    ///
+    /// # Panics
+    /// If the set must be timed and `TUNABLE_MODE` holds an unknown value (as in a tuning
+    /// build).
+    #[inline]
+    pub fn run<D: AsRef<str>>(
+        &self,
+        key: u64,
+        device: impl FnOnce() -> D,
+        run: &mut RunOne<'_, P>,
+        last: Option<&'static LocalKey<Last<P>>>,
+    ) -> Variant<P> {
+        let Some(last) = last else {
+            return self.select(key, device, run);
+        };
+        let known = last
+            .try_with(|l| l.0.get())
+            .ok()
+            .flatten()
+            .filter(|(k, _)| *k == key);
+        if let Some((_, v)) = known {
+            return v;
+        }
+        let v = self.select(key, device, run);
+        let _ = last.try_with(|l| l.0.set(Some((key, v))));
+        v
     }
-    let device = device();
-    let device = device.as_ref();
-    if table.iter().any(|b| b.device == device) {
-        return baked(table, key, default, || device);
-    }
-    choose(kernel, portable, device, key, run, || {
-        settings::mode().unwrap_or_else(|e| panic!("tunable: {e}"))
-    })
-    .unwrap_or_else(|| baked(table, key, default, || device))
-}
 
-/// What a shipped call on `device` would run from the portable sets, without running anything:
-/// `None` if the device has a baked entry or no set is baked; else the configuration chosen
-/// earlier in this process (`true`) or the set's first candidate (`false`).
-pub(crate) fn peek<P: Params>(
-    kernel: &'static str,
-    table: &'static [Baked<P>],
-    portable: &'static [Portable<P>],
-    device: &str,
-    key: u64,
-) -> Option<(P, bool)> {
-    if table.iter().any(|b| b.device == device) {
-        return None;
+    /// [`run`](Self::run)'s answer for a key it has not seen last on this thread.
+    #[inline(never)]
+    fn select<D: AsRef<str>>(
+        &self,
+        key: u64,
+        device: impl FnOnce() -> D,
+        run: &mut RunOne<'_, P>,
+    ) -> Variant<P> {
+        if self.portable.is_empty() {
+            return baked(self.table, key, self.default, device);
+        }
+        let device = device();
+        let device = device.as_ref();
+        if self.table.iter().any(|b| b.device == device) {
+            return baked(self.table, key, self.default, || device);
+        }
+        self.choose(device, key, run, || {
+            settings::mode().unwrap_or_else(|e| panic!("tunable: {e}"))
+        })
+        .unwrap_or_else(|| baked(self.table, key, self.default, || device))
     }
-    let first = nearest_set(portable, key)?.candidates.first()?.params;
-    Some(chosen_before::<P>(kernel, device, key).map_or((first, false), |v| (v.params, true)))
+
+    /// What a shipped call on `device` would run from the portable sets, without running
+    /// anything: `None` if the device has a baked entry or no set is baked; else the
+    /// configuration chosen earlier in this process (`true`) or the set's first candidate
+    /// (`false`).
+    pub(crate) fn peek(&self, device: &str, key: u64) -> Option<(P, bool)> {
+        if self.table.iter().any(|b| b.device == device) {
+            return None;
+        }
+        let first = nearest_set(self.portable, key)?.candidates.first()?.params;
+        Some(
+            chosen_before::<P>(self.kernel, device, key)
+                .map_or((first, false), |v| (v.params, true)),
+        )
+    }
+
+    /// The configuration of the portable set (of the key nearest `key`) chosen on `device` for
+    /// `key`: chosen earlier in this process, the first with [`Mode::Off`], else the fastest of
+    /// the set timed now. `None` for an empty set.
+    fn choose(
+        &self,
+        device: &str,
+        key: u64,
+        run: &mut RunOne<'_, P>,
+        mode: impl FnOnce() -> Mode,
+    ) -> Option<Variant<P>> {
+        let kernel = self.kernel;
+        let set = nearest_set(self.portable, key)?;
+        let first = *set.candidates.first()?;
+        let slot = (kernel, device.to_owned(), key);
+        if let Some(p) = chosen_before(kernel, device, key) {
+            return Some(p);
+        }
+        if mode() == Mode::Off {
+            return Some(first);
+        }
+        let mut best: Option<(Variant<P>, f64)> = None;
+        let mut failed = 0;
+        for p in set.candidates {
+            let start = Instant::now();
+            match run(p) {
+                Ok(_) => {
+                    let ms = start.elapsed().as_secs_f64() * 1e3;
+                    if best.is_none_or(|(_, b)| ms < b) {
+                        best = Some((*p, ms));
+                    }
+                }
+                Err(_) => failed += 1,
+            }
+        }
+        let (chosen, ms) = best.unwrap_or((first, f64::NAN));
+        let mut slots = CHOSEN.lock().unwrap_or_else(|e| e.into_inner());
+        let slots = slots.get_or_insert_with(HashMap::new);
+        if let Some((v, instance)) = slots.get(&slot) {
+            // Another thread timed the set meanwhile: its choice stands, and it said so.
+            return Some(P::from_values(v).map_or(chosen, |params| Variant {
+                params,
+                instance: *instance,
+            }));
+        }
+        slots.insert(slot, (chosen.params.to_values(), chosen.instance));
+        let failures = if failed > 0 {
+            format!(", {failed} failed")
+        } else {
+            String::new()
+        };
+        eprintln!(
+            "tunable: {kernel} has no tuned configuration for device {device:?}: timed the {} portable configurations once on key {key}{failures}; running {} ({ms:.3} ms) from now on",
+            set.candidates.len(),
+            chosen.params.describe()
+        );
+        Some(chosen)
+    }
 }
 
 /// The portable set of the key nearest `key`.
@@ -167,64 +233,6 @@ type Chosen = HashMap<(&'static str, String, u64), (Vec<tunable_search::Value>, 
 
 static CHOSEN: Mutex<Option<Chosen>> = Mutex::new(None);
 
-/// The configuration of the portable set (of the key nearest `key`) chosen on `device` for
-/// `key`: chosen earlier in this process, the first with [`Mode::Off`], else the fastest of
-/// the set timed now. `None` for an empty set.
-fn choose<P: Params>(
-    kernel: &'static str,
-    portable: &'static [Portable<P>],
-    device: &str,
-    key: u64,
-    run: &mut RunOne<'_, P>,
-    mode: impl FnOnce() -> Mode,
-) -> Option<Variant<P>> {
-    let set = nearest_set(portable, key)?;
-    let first = *set.candidates.first()?;
-    let slot = (kernel, device.to_owned(), key);
-    if let Some(p) = chosen_before(kernel, device, key) {
-        return Some(p);
-    }
-    if mode() == Mode::Off {
-        return Some(first);
-    }
-    let mut best: Option<(Variant<P>, f64)> = None;
-    let mut failed = 0;
-    for p in set.candidates {
-        let start = Instant::now();
-        match run(p) {
-            Ok(_) => {
-                let ms = start.elapsed().as_secs_f64() * 1e3;
-                if best.is_none_or(|(_, b)| ms < b) {
-                    best = Some((*p, ms));
-                }
-            }
-            Err(_) => failed += 1,
-        }
-    }
-    let (chosen, ms) = best.unwrap_or((first, f64::NAN));
-    let mut slots = CHOSEN.lock().unwrap_or_else(|e| e.into_inner());
-    let slots = slots.get_or_insert_with(HashMap::new);
-    if let Some((v, instance)) = slots.get(&slot) {
-        // Another thread timed the set meanwhile: its choice stands, and it said so.
-        return Some(P::from_values(v).map_or(chosen, |params| Variant {
-            params,
-            instance: *instance,
-        }));
-    }
-    slots.insert(slot, (chosen.params.to_values(), chosen.instance));
-    let failures = if failed > 0 {
-        format!(", {failed} failed")
-    } else {
-        String::new()
-    };
-    eprintln!(
-        "tunable: {kernel} has no tuned configuration for device {device:?}: timed the {} portable configurations once on key {key}{failures}; running {} ({ms:.3} ms) from now on",
-        set.candidates.len(),
-        chosen.params.describe()
-    );
-    Some(chosen)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -244,6 +252,16 @@ mod tests {
         Variant {
             params: Tile(t),
             instance: Some(t as u16),
+        }
+    }
+
+    /// Kernel `kernel` with [`TABLE`] and [`PORTABLE`] (or no portable set), default tile 0.
+    const fn kernel(kernel: &'static str, portable: &'static [Portable<Tile>]) -> Shipped<Tile> {
+        Shipped {
+            kernel,
+            table: &TABLE,
+            portable,
+            default: Tile(0),
         }
     }
 
@@ -283,28 +301,13 @@ mod tests {
         thread_local! {
             static LAST: Last<Tile> = const { Last::new() };
         }
+        static TUNED: Shipped<Tile> = kernel("k_tuned", &PORTABLE);
+        static NO_SET: Shipped<Tile> = kernel("k_tuned", &[]);
         let mut runs = Vec::new();
-        let p = shipped(
-            "k_tuned",
-            &TABLE,
-            &PORTABLE,
-            100,
-            Tile(0),
-            || "tuned",
-            &mut timed(&mut runs),
-            Some(&LAST),
-        );
+        let p = TUNED.run(100, || "tuned", &mut timed(&mut runs), Some(&LAST));
         assert_eq!((p, runs.len()), (Variant::of(&TABLE[0]), 0));
         // No portable set: the baked table, as always.
-        let p = select(
-            "k_tuned",
-            &TABLE,
-            &[],
-            100,
-            Tile(0),
-            || "other",
-            &mut timed(&mut runs),
-        );
+        let p = NO_SET.select(100, || "other", &mut timed(&mut runs));
         assert_eq!((p, runs.len()), (Variant::of(&TABLE[0]), 0));
     }
 
@@ -313,19 +316,10 @@ mod tests {
         thread_local! {
             static LAST: Last<Tile> = const { Last::new() };
         }
+        static K: Shipped<Tile> = kernel("k_last", &PORTABLE);
         let mut runs = Vec::new();
-        let mut call = |key, device: &'static str| {
-            shipped(
-                "k_last",
-                &TABLE,
-                &PORTABLE,
-                key,
-                Tile(0),
-                || device,
-                &mut timed(&mut runs),
-                Some(&LAST),
-            )
-        };
+        let mut call =
+            |key, device: &'static str| K.run(key, || device, &mut timed(&mut runs), Some(&LAST));
         assert_eq!(call(100, "tuned"), Variant::of(&TABLE[0]));
         // The device is not asked again (another would have timed the portable set)...
         assert_eq!(call(100, "unseen"), Variant::of(&TABLE[0]));
@@ -340,49 +334,26 @@ mod tests {
 
     #[test]
     fn an_unseen_device_times_the_set_once_and_keeps_the_fastest() {
+        static K: Shipped<Tile> = kernel("k_unseen", &PORTABLE);
         let mut runs = Vec::new();
         let tune = || Mode::Tune;
-        let p = choose(
-            "k_unseen",
-            &PORTABLE,
-            "new",
-            100,
-            &mut timed(&mut runs),
-            tune,
-        );
+        let p = K.choose("new", 100, &mut timed(&mut runs), tune);
         assert_eq!(p, Some(tile(4)));
         assert_eq!(runs, [2, 3, 4]);
         // Later calls for the key: no timing.
-        let p = choose(
-            "k_unseen",
-            &PORTABLE,
-            "new",
-            100,
-            &mut timed(&mut runs),
-            tune,
-        );
+        let p = K.choose("new", 100, &mut timed(&mut runs), tune);
         assert_eq!((p, runs.len()), (Some(tile(4)), 3));
         // Another key, nearest to 4096: its own set, timed once.
-        let p = choose(
-            "k_unseen",
-            &PORTABLE,
-            "new",
-            3000,
-            &mut timed(&mut runs),
-            tune,
-        );
+        let p = K.choose("new", 3000, &mut timed(&mut runs), tune);
         assert_eq!((p, &runs[3..]), (Some(tile(5)), &[5][..]));
     }
 
     #[test]
     fn the_choice_query_names_the_portable_pick_before_and_after_timing() {
-        let choice = |device: &str| {
-            let (table, portable) = (&TABLE, &PORTABLE);
-            crate::choice::shipped("k_peek", table, portable, 100, Tile(0), || {
-                device.to_owned()
-            })
-        };
-        assert_eq!(peek("k_peek", &TABLE, &PORTABLE, "tuned", 100), None);
+        static K: Shipped<Tile> = kernel("k_peek", &PORTABLE);
+        static NO_SET: Shipped<Tile> = kernel("k_peek", &[]);
+        let choice = |device: &str| crate::choice::shipped(&K, 100, || device.to_owned());
+        assert_eq!(K.peek("tuned", 100), None);
         assert_eq!(choice("tuned").origin, Origin::Baked);
         // Before the first call on this device: the first candidate, not timed.
         let before = choice("new");
@@ -391,35 +362,26 @@ mod tests {
             (Tile(2), Origin::Portable { timed: false })
         );
         let mut runs = Vec::new();
-        choose(
-            "k_peek",
-            &PORTABLE,
-            "new",
-            100,
-            &mut timed(&mut runs),
-            || Mode::Tune,
-        );
+        K.choose("new", 100, &mut timed(&mut runs), || Mode::Tune);
         let after = choice("new");
         assert_eq!(
             (after.params, after.origin),
             (Tile(4), Origin::Portable { timed: true })
         );
         // Without portable sets, an untuned device gets the nearest baked entry.
-        let none = crate::choice::shipped("k_peek", &TABLE, &[], 100, Tile(0), || "new");
+        let none = crate::choice::shipped(&NO_SET, 100, || "new");
         assert_eq!((none.params, none.origin), (Tile(1), Origin::Baked));
     }
 
     #[test]
     fn mode_off_runs_the_first_candidate_without_timing() {
+        static K: Shipped<Tile> = kernel("k_off", &PORTABLE);
+        static NO_SET: Shipped<Tile> = kernel("k_off", &[]);
         let mut runs = Vec::new();
-        let p = choose("k_off", &PORTABLE, "new", 64, &mut timed(&mut runs), || {
-            Mode::Off
-        });
+        let p = K.choose("new", 64, &mut timed(&mut runs), || Mode::Off);
         assert_eq!((p, runs.len()), (Some(tile(2)), 0));
         assert_eq!(
-            choose::<Tile>("k_off", &[], "new", 64, &mut timed(&mut runs), || {
-                Mode::Tune
-            }),
+            NO_SET.choose("new", 64, &mut timed(&mut runs), || Mode::Tune),
             None
         );
     }

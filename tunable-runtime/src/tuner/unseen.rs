@@ -49,7 +49,7 @@ pub struct Portable<P: 'static> {
     pub candidates: &'static [Variant<P>],
 }
 
-/// The last key a thread asked [`shipped`] about for one kernel, and the answer: generated code
+/// The last key a thread asked [`Shipped::run`] about for one kernel, and the answer: generated code
 /// holds one per kernel in a `thread_local!` (`const`-initialized, so reading it is a plain
 /// thread-local access).
 pub struct Last<P>(Cell<Option<(u64, Variant<P>)>>);

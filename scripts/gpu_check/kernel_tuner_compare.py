@@ -77,6 +77,13 @@ def main():
         print(record["error"])
         return 1
 
+    try:
+        from kernel_tuner.searchspace import Searchspace
+
+        # Kernel Tuner's own count of the space (its default limit of 1024 threads per block).
+        record["kernel_tuner_space_size"] = Searchspace(params, constraints, 1024).size
+    except Exception as e:  # noqa: BLE001 (informative only)
+        record["kernel_tuner_space_size"] = f"not computed: {e!r}"
     n = args.n
     source = open(args.source, encoding="utf-8").read()
     options = {"max_fevals": args.budget}
@@ -118,27 +125,36 @@ def main():
         print(record["error"])
         return 1
     seconds = time.perf_counter() - start
-    times = [entry_time(r) for r in results]
+    # Kernel Tuner's results repeat a configuration a strategy visits again (answered from its
+    # cache); like our journal, count each configuration once, at its first evaluation.
+    seen, unique = set(), []
+    for r in results:
+        key = tuple(r.get(k) for k in params)
+        if key not in seen:
+            seen.add(key)
+            unique.append(r)
+    times = [entry_time(r) for r in unique]
     valid_times = [t for t in times if t is not None]
     best = min(valid_times) if valid_times else None
     best_config = None
     if best is not None:
-        r = results[times.index(best)]
+        r = unique[times.index(best)]
         best_config = {k: r[k] for k in params}
-    default_time = next((entry_time(r) for r in results
+    default_time = next((entry_time(r) for r in unique
                          if all(r.get(k) == v for k, v in default.items())), None)
-    phases = {}
-    for name in ("compile_time", "verification_time", "benchmark_time", "strategy_time", "framework_time"):
-        phases[name.replace("_time", "_s")] = sum(float(r.get(name, 0) or 0) for r in results) / 1e3
+    # Kernel Tuner's own breakdown of its wall time, in ms.
+    phases = {k: v for k, v in env.items() if k.startswith("total_") or k == "overhead_time"} \
+        if isinstance(env, dict) else {}
     record.update({
         "seconds": seconds,
-        "evaluations": len(results),
-        "failed": len(results) - len(valid_times),
+        "evaluations": len(unique),
+        "results_with_revisits": len(results),
+        "failed": len(unique) - len(valid_times),
         "best_ms": best,
         "best_config": best_config,
         "default_ms_if_evaluated": default_time,
         "best_after": best_after(times),
-        "phases_s": phases,
+        "phases_ms": phases,
         "device": env.get("device_name") if isinstance(env, dict) else None,
     })
     json.dump(record, open(args.out, "w"), indent=1)

@@ -30,6 +30,11 @@ import space  # noqa: E402
 from journal import best_after, entry_time  # noqa: E402
 
 
+def save(record, path):
+    with open(path, "w") as f:
+        json.dump(record, f, indent=1)
+
+
 def synthetic_cache(path, kernel, n, params, configs, device="simulated"):
     """A Kernel Tuner cache holding every configuration with a made-up time (a smooth function of
     the parameters), for --simulate."""
@@ -73,7 +78,7 @@ def main():
         record["kernel_tuner"] = getattr(kernel_tuner, "__version__", "unknown")
     except Exception as e:  # noqa: BLE001 (any import failure is the answer)
         record["error"] = f"kernel_tuner does not import: {e!r}"
-        json.dump(record, open(args.out, "w"), indent=1)
+        save(record, args.out)
         print(record["error"])
         return 1
 
@@ -98,6 +103,7 @@ def main():
         iterations=7,
         quiet=True,
         verbose=False,
+        seed=args.seed,
     )
     rng = np.random.default_rng(args.seed)
     if args.simulate:
@@ -121,7 +127,7 @@ def main():
     except Exception as e:  # noqa: BLE001
         record["error"] = f"tune_kernel failed: {e!r}"
         record["seconds"] = time.perf_counter() - start
-        json.dump(record, open(args.out, "w"), indent=1)
+        save(record, args.out)
         print(record["error"])
         return 1
     seconds = time.perf_counter() - start
@@ -157,7 +163,7 @@ def main():
         "phases_ms": phases,
         "device": env.get("device_name") if isinstance(env, dict) else None,
     })
-    json.dump(record, open(args.out, "w"), indent=1)
+    save(record, args.out)
     print(json.dumps({k: record[k] for k in ("evaluations", "failed", "best_ms", "best_after", "seconds")}))
     return 0
 

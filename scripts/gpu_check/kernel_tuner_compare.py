@@ -104,6 +104,8 @@ def main():
         quiet=True,
         verbose=False,
         seed=args.seed,
+        # NVRTC's default dialect, as our compilations use; Kernel Tuner would force C++11.
+        compiler_options=["--std=c++17"],
     )
     rng = np.random.default_rng(args.seed)
     if args.simulate:

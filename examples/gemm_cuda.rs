@@ -21,7 +21,8 @@
 //! configuration it ran, where that came from (tuned, baked, portable set, default), whether its
 //! module was embedded or compiled and whether NVRTC got loaded are printed first;
 //! `--first-call` stops after timing it. `--json FILE` writes the same figures as one JSON
-//! object (what `scripts/gpu-check` collects).
+//! object (what `scripts/gpu-check` collects); `--require-gpu` exits with status 2 where there is
+//! no GPU, instead of falling back.
 
 #![allow(unsafe_code)]
 
@@ -235,6 +236,9 @@ fn main() {
             println!("gemm_cuda: {e}");
             report.text("error", &e.to_string());
             report.write(json.as_ref());
+            if args.iter().any(|a| a == "--require-gpu") {
+                std::process::exit(2);
+            }
             println!(
                 "  nothing can run here; a program using gemm_cuda falls back to its baked or default configuration: {:?}",
                 GemmCudaParams::default()

@@ -22,7 +22,8 @@ def best_after(times, steps=STEPS):
 def load_cache(path):
     """A Kernel Tuner cache file as a dict, repairing one left unclosed (as a tuning leaves its
     journal, and as Kernel Tuner leaves its own caches)."""
-    text = open(path, encoding="utf-8").read().rstrip()
+    with open(path, encoding="utf-8") as f:
+        text = f.read().rstrip()
     for tail in ("", "}}", "}"):
         candidate = text + tail
         if candidate.endswith(",}}") or candidate.endswith(",}"):

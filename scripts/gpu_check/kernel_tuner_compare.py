@@ -90,7 +90,8 @@ def main():
     except Exception as e:  # noqa: BLE001 (informative only)
         record["kernel_tuner_space_size"] = f"not computed: {e!r}"
     n = args.n
-    source = open(args.source, encoding="utf-8").read()
+    with open(args.source, encoding="utf-8") as f:
+        source = f.read()
     options = {"max_fevals": args.budget}
     if args.time_limit:
         options["time_limit"] = args.time_limit

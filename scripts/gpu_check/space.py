@@ -13,7 +13,8 @@ import re
 
 def read_attribute(path):
     """The text between `#[tunable(` and its closing `)]`."""
-    text = open(path, encoding="utf-8").read()
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
     start = text.index("#[tunable(")
     depth, i = 0, start + len("#[tunable")
     while True:

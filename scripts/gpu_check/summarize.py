@@ -158,6 +158,35 @@ def faults(w):
     return out
 
 
+def verdicts(s, sizes):
+    """What must hold for the check to pass, each with whether it did."""
+    out = {}
+
+    def check(name, ok, what):
+        out[name] = {"ok": bool(ok), "what": what}
+
+    check("steps", s["steps"] and all(x["status"] == "passed" for x in s["steps"]),
+          "every step ran to the end and exited with status 0")
+    check("tests", s["tests"] and all(t["failed"] == 0 and t["passed"] > 0 and not t["skips"]
+                                      for t in s["tests"].values()),
+          "every CUDA test executable ran tests, none failed, none skipped")
+    first = sizes[0]
+    names = [f"tune-{n}" for n in sizes] + [f"serial-{first}"]
+    check("tuning", all((s["tuning"].get(n) or {}).get("summary") for n in names),
+          "each tuning printed its summary (" + ", ".join(names) + ")")
+    e, c = s["shipped"]["embedded"], s["shipped"]["compiled"]
+    check("shipped", e["runs"] and e["provenance"] == ["embedded binary"] and e["nvrtc_loaded"] == [False]
+          and c["runs"] and c["provenance"] == ["compiled"],
+          "the shipped binary ran its configuration from the embedded binary without loading NVRTC, "
+          "and compiled it with TUNABLE_EMBEDDED=off")
+    check("faults", s["faults"].get("ok"), "every planted failure was recorded for its reason; a correct variant won")
+    check("cublas", (s["cublas"] or {}).get("sizes") and not (s["cublas"] or {}).get("error"),
+          "cuBLAS was timed at every size")
+    check("kernel_tuner", (s["kernel_tuner"] or {}).get("best_after") and not (s["kernel_tuner"] or {}).get("error"),
+          "Kernel Tuner tuned the same space")
+    return out
+
+
 def fmt(v, spec=".3f"):
     return "-" if v is None else format(v, spec)
 
@@ -230,6 +259,8 @@ def markdown(s, sizes):
     for k, c in sorted((f.get("checks") or {}).items()):
         rec = "; ".join(c.get("reasons", [])) if "reasons" in c else f"slowdown {fmt(c.get('slowdown'), '.1f')}x, runs {c.get('runs')}"
         lines.append(f"| {k} | {c['variant']} | {c['expected']} | {c['ok']} | {rec.replace('|', '/')} |")
+    lines += ["", "## Verdict", "", "| check | ok | what |", "| --- | --- | --- |"]
+    lines += [f"| {k} | {v['ok']} | {v['what']} |" for k, v in s["verdicts"].items()]
     lines += ["", f"**Overall: {'PASS' if s['ok'] else 'FAIL'}**", ""]
     return "\n".join(lines)
 
@@ -256,10 +287,8 @@ def main():
         for name in (f"tune-{n}", f"serial-{n}"):
             if os.path.exists(os.path.join(w, f"{name}.log")):
                 s["tuning"][name] = tuning(w, name)
-    tests_ok = bool(s["tests"]) and all(t["failed"] == 0 and t["passed"] > 0 and not t["skips"]
-                                        for t in s["tests"].values())
-    steps_ok = all(x["status"] == "passed" for x in s["steps"])
-    s["ok"] = tests_ok and steps_ok and s["faults"].get("ok", False)
+    s["verdicts"] = verdicts(s, args.sizes)
+    s["ok"] = all(v["ok"] for v in s["verdicts"].values())
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "summary.json"), "w") as f:
         json.dump(s, f, indent=1)

@@ -8,7 +8,7 @@
 //!   wherever a GPU is usable; it is only looked up there.
 //! - **NVRTC** of CUDA 13 (`libnvrtc.so.13`) or CUDA 12 (`libnvrtc.so.12`), whichever is there.
 //!   Looked for, in this order: the file `TUNABLE_NVRTC` names (or, for a folder, the libraries
-//!   in it); the loader's path (`LD_LIBRARY_PATH`, `ldconfig`); `$CUDA_HOME/lib64`,
+//!   in it), whatever their version; the loader's path (`LD_LIBRARY_PATH`, `ldconfig`); `$CUDA_HOME/lib64`,
 //!   `$CUDA_PATH/lib64`, `/usr/local/cuda/lib64`; the site-packages of `python3` (asked once):
 //!   `nvidia/cu13/lib`, where `pip install nvidia-cuda-nvrtc` (CUDA 13) puts it, and
 //!   `nvidia/cuda_nvrtc/lib`, where `pip install nvidia-cuda-nvrtc-cu12` does.
@@ -194,26 +194,26 @@ impl Search {
         dirs
     }
 
-    /// The candidates, in the order they are tried, for the majors in `majors`' order: the file
-    /// `TUNABLE_NVRTC` names first, whatever its version; then per major, the folder
-    /// `TUNABLE_NVRTC` names, the loader's path, and the folders of [`Search::folders`] (those
+    /// The candidates, in the order they are tried, for the majors in `majors`' order: what
+    /// `TUNABLE_NVRTC` names first (the file, whatever its version, or the libraries in the
+    /// folder); then per major, the loader's path and the folders of [`Search::folders`] (those
     /// that hold the file).
     fn candidates(&self, majors: &[u32]) -> Vec<Candidate> {
         let mut out = Vec::new();
-        let explicit_dir = match &self.explicit {
-            Some(p) if p.is_dir() => Some(p.clone()),
-            Some(p) => {
-                out.push(Candidate::File(p.clone()));
-                None
-            }
-            None => None,
-        };
+        match &self.explicit {
+            Some(dir) if dir.is_dir() => out.extend(
+                majors
+                    .iter()
+                    .map(|&m| dir.join(soname(m)))
+                    .filter(|p| p.is_file())
+                    .map(Candidate::File),
+            ),
+            Some(file) => out.push(Candidate::File(file.clone())),
+            None => {}
+        }
         let folders = self.folders();
         for &major in majors {
             let name = soname(major);
-            if let Some(dir) = &explicit_dir {
-                out.push(Candidate::File(dir.join(&name)));
-            }
             out.push(Candidate::Soname(name.clone()));
             out.extend(
                 folders
@@ -368,7 +368,14 @@ mod tests {
 
     #[test]
     fn tunable_nvrtc_names_a_file_or_a_folder() {
-        let root = layout("explicit", &["mine/libnvrtc.so.12", "mine/libnvrtc.so.13"]);
+        let root = layout(
+            "explicit",
+            &[
+                "mine/libnvrtc.so.12",
+                "mine/libnvrtc.so.13",
+                "cuda/libnvrtc.so.13",
+            ],
+        );
         let as_file = Search {
             explicit: Some(root.join("mine/libnvrtc.so.12")),
             ..Search::default()
@@ -378,17 +385,20 @@ mod tests {
             as_file.candidates(&[13, 12]),
             [file(root.join("mine/libnvrtc.so.12")), so(13), so(12)]
         );
+        // A folder's libraries come first, before those of the loader and the other folders.
         let as_folder = Search {
             explicit: Some(root.join("mine")),
+            toolkits: vec![root.join("cuda")],
             ..Search::default()
         };
         assert_eq!(
-            as_folder.candidates(&[13, 12]),
+            as_folder.candidates(&[12, 13]),
             [
-                file(root.join("mine/libnvrtc.so.13")),
-                so(13),
                 file(root.join("mine/libnvrtc.so.12")),
+                file(root.join("mine/libnvrtc.so.13")),
                 so(12),
+                so(13),
+                file(root.join("cuda/libnvrtc.so.13")),
             ]
         );
         std::fs::remove_dir_all(root).ok();

@@ -5,6 +5,7 @@
 //! cargo run --release --example gemm_cuda --features cuda,autotune                  # tune, report
 //! cargo run --release --example gemm_cuda --features cuda,autotune -- --exhaustive  # and time every configuration
 //! cargo run --release --example gemm_cuda --features cuda -- --ptx sm_80            # compile every variant with NVRTC only
+//! cargo run --release --example gemm_cuda --features cuda -- --first-call           # shipped: the first call only
 //! ```
 //!
 //! On a GPU the first call of `gemm_cuda` tunes it (NVRTC per configuration, CUDA-event timing,
@@ -15,6 +16,13 @@
 //! GPU needed) and reports how many produce PTX and why the others fail; `--ptx ARCH` does only
 //! that, for the architecture given (default `sm_80`). `--n N` sets the matrix size (a multiple
 //! of 256; default 1024).
+//!
+//! The tuned call is the program's first, as in a shipped program: its wall time, the
+//! configuration it ran, where that came from (tuned, baked, portable set, default), whether its
+//! module was embedded or compiled and whether NVRTC got loaded are printed first;
+//! `--first-call` stops after timing it. `--json FILE` writes the same figures as one JSON
+//! object (what `scripts/gpu-check` collects); `--require-gpu` exits with status 2 where there is
+//! no GPU, instead of falling back.
 
 #![allow(unsafe_code)]
 
@@ -149,6 +157,55 @@ fn time_ms(runs: usize, f: &mut dyn FnMut() -> Result<(), CudaError>) -> Result<
     Ok(t[t.len() / 2])
 }
 
+/// Whether this process has NVRTC loaded (a shipped binary whose configurations are all
+/// embedded never loads it).
+fn nvrtc_loaded() -> bool {
+    std::fs::read_to_string("/proc/self/maps").is_ok_and(|m| m.contains("libnvrtc"))
+}
+
+/// What one run measured, written as one JSON object by `--json FILE` (for `scripts/gpu-check`).
+#[derive(Default)]
+struct Report {
+    fields: Vec<(&'static str, String)>,
+}
+
+impl Report {
+    fn text(&mut self, name: &'static str, value: &str) {
+        let escaped: String = value
+            .chars()
+            .flat_map(|c| match c {
+                '"' | '\\' => vec!['\\', c],
+                c if (c as u32) < 0x20 => format!("\\u{:04x}", c as u32).chars().collect(),
+                c => vec![c],
+            })
+            .collect();
+        self.fields.push((name, format!("\"{escaped}\"")));
+    }
+
+    fn number(&mut self, name: &'static str, value: f64) {
+        let v = if value.is_finite() {
+            format!("{value}")
+        } else {
+            "null".into()
+        };
+        self.fields.push((name, v));
+    }
+
+    fn flag(&mut self, name: &'static str, value: bool) {
+        self.fields.push((name, value.to_string()));
+    }
+
+    fn write(&self, path: Option<&String>) {
+        let Some(path) = path else { return };
+        let body: Vec<String> = self
+            .fields
+            .iter()
+            .map(|(k, v)| format!("\"{k}\": {v}"))
+            .collect();
+        std::fs::write(path, format!("{{{}}}\n", body.join(", "))).expect("write --json file");
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let value = |flag: &str| {
@@ -162,6 +219,9 @@ fn main() {
         ptx_report(&value("--ptx").unwrap_or_else(|| "sm_80".into()));
         return;
     }
+    let json = value("--json");
+    let mut report = Report::default();
+    report.flag("autotune", cfg!(feature = "autotune"));
     let n = value("--n")
         .and_then(|v| v.parse().ok())
         .unwrap_or(1024usize);
@@ -169,22 +229,32 @@ fn main() {
         n % 256 == 0 && n > 0,
         "--n must be a positive multiple of 256"
     );
+    report.number("n", n as f64);
     let gpu = match Cuda::new(0) {
         Ok(g) => g,
         Err(e) => {
             println!("gemm_cuda: {e}");
+            report.text("error", &e.to_string());
+            report.write(json.as_ref());
+            if args.iter().any(|a| a == "--require-gpu") {
+                std::process::exit(2);
+            }
             println!(
                 "  nothing can run here; a program using gemm_cuda falls back to its baked or default configuration: {:?}",
                 GemmCudaParams::default()
             );
             match tunable::backend::cuda::nvrtc() {
-                Ok(_) => ptx_report("sm_80"),
+                Ok(found) => {
+                    println!("  {found}");
+                    ptx_report("sm_80")
+                }
                 Err(e) => println!("  {e}"),
             }
             return;
         }
     };
     println!("device: {}", gpu.device_id());
+    report.text("device", gpu.device_id());
     let ha: Vec<f32> = (0..n * n)
         .map(|i| ((i * 7) % 13) as f32 / 6.0 - 1.0)
         .collect();
@@ -196,18 +266,20 @@ fn main() {
         gpu.upload(&hb).expect("upload"),
     );
     let mut c = gpu.alloc::<f32>(n * n).expect("alloc");
-    let space = gemm_cuda_space();
-    println!(
-        "gemm_cuda n = {n}: {} valid configurations of {}",
-        space.len(),
-        space.cartesian_size()
-    );
-    let default = GemmCudaParams::default();
-    let t_default = time_ms(5, &mut || gemm_cuda_with(&default, &gpu, &a, &b, &mut c, n))
-        .expect("the default configuration runs");
+
+    // The tuned call, first of all (as in a shipped program): with `--features autotune` it
+    // tunes (on these buffers); otherwise it runs the baked configuration, loaded from its
+    // embedded CUBIN or PTX if there is one (without NVRTC), else compiled.
     let start = Instant::now();
     gemm_cuda(&gpu, &a, &b, &mut c, n).expect("the tuned call runs");
     let first_call = start.elapsed().as_secs_f64();
+    let loaded_after_first_call = nvrtc_loaded();
+    let choice = gemm_cuda_config(&gpu, &a, &b, &mut c, n);
+    let ran = choice.params;
+    let provenance = gpu
+        .kernel(&GEMM, &ran)
+        .map(|k| k.provenance().to_string())
+        .unwrap_or_else(|e| format!("not loaded: {e}"));
     let got = c.read().expect("read back");
     let worst = (0..n)
         .step_by(n / 16)
@@ -217,15 +289,55 @@ fn main() {
             (got[i * n + j] - s).abs() / s.abs().max(1.0)
         })
         .fold(0.0f32, f32::max);
+    println!(
+        "  first call: {:.1} ms ({}, {:?}, {provenance}); {ran:?}; NVRTC loaded: {loaded_after_first_call}",
+        first_call * 1e3,
+        if cfg!(feature = "autotune") {
+            "tuning, with --features autotune"
+        } else {
+            "shipped"
+        },
+        choice.origin,
+    );
+    report.number("first_call_ms", first_call * 1e3);
+    report.text("origin", &format!("{:?}", choice.origin));
+    report.text("provenance", &provenance);
+    report.text("config", &format!("{ran:?}"));
+    report.flag("nvrtc_loaded_by_first_call", loaded_after_first_call);
+    report.number("max_relative_error", f64::from(worst));
+    report.write(json.as_ref());
     assert!(worst <= 1e-3, "wrong result: relative error {worst}");
+    println!("  result matches the CPU reference on 16 rows (max relative error {worst:.1e})");
     let t_tuned = time_ms(5, &mut || gemm_cuda(&gpu, &a, &b, &mut c, n)).expect("tuned runs");
-    println!("  first call (tunes with --features autotune): {first_call:.1} s");
+    println!("  tuned call: {t_tuned:.3} ms");
+    report.number("tuned_ms", t_tuned);
+    report.write(json.as_ref());
+    if args.iter().any(|a| a == "--first-call") {
+        return;
+    }
+    match tunable::backend::cuda::nvrtc() {
+        Ok(found) => {
+            println!("  compiling with {found}");
+            report.text("nvrtc", &found.to_string());
+        }
+        Err(e) => println!("  {e}"),
+    }
+    let space = gemm_cuda_space();
+    println!(
+        "gemm_cuda n = {n}: {} valid configurations of {}",
+        space.len(),
+        space.cartesian_size()
+    );
+    let default = GemmCudaParams::default();
+    let t_default = time_ms(5, &mut || gemm_cuda_with(&default, &gpu, &a, &b, &mut c, n))
+        .expect("the default configuration runs");
     println!("  default {default:?}: {t_default:.3} ms");
     println!(
-        "  tuned call: {t_tuned:.3} ms, speedup {:.2}x over the default",
+        "  tuned {ran:?}: {t_tuned:.3} ms, speedup {:.2}x over the default",
         t_default / t_tuned
     );
-    println!("  result matches the CPU reference on 16 rows (max relative error {worst:.1e})");
+    report.number("default_ms", t_default);
+    report.write(json.as_ref());
     if args.iter().any(|a| a == "--exhaustive") {
         let start = Instant::now();
         let (mut best, mut failed) = ((f64::INFINITY, default), 0);

@@ -86,7 +86,7 @@ fn without_a_driver_the_error_names_the_library() {
         Ok(gpu) => println!("GPU present: {}", gpu.device_id()),
         Err(e @ CudaError::MissingLibrary { library, .. }) => {
             assert!(
-                library == "libcuda.so.1" || library == "libnvrtc.so.12",
+                library == "libcuda.so.1" || library.contains("libnvrtc.so.13"),
                 "{e}"
             );
             assert!(e.to_string().contains(library));
@@ -102,7 +102,7 @@ fn on_a_gpu_launches_are_event_timed_and_limits_are_failures() {
     let gpu = match Cuda::new(0) {
         Ok(g) => g,
         Err(e) => {
-            skip("gpu", e);
+            skip("cuda", e);
             return;
         }
     };

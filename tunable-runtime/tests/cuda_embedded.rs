@@ -220,7 +220,8 @@ fn choosing_an_embedded_image_does_not_load_nvrtc() {
     let dir = artifact_dir(&handoff(), "scale");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join(recipe.file_name()), file(recipe, ptx)).unwrap();
-    // Hidden: no python3 to ask for site-packages, no library folders.
+    // Hidden: no python3 to ask for site-packages, no library folders, and TUNABLE_NVRTC=off
+    // for a machine whose loader would find a system NVRTC (a CUDA toolkit in ldconfig's cache).
     let empty = handoff().join("empty");
     std::fs::create_dir_all(&empty).unwrap();
     let out = Command::new(std::env::current_exe().unwrap())
@@ -228,7 +229,7 @@ fn choosing_an_embedded_image_does_not_load_nvrtc() {
         .env("TUNABLE_TEST_ARTIFACTS", &dir)
         .env("PATH", &empty)
         .env_remove("LD_LIBRARY_PATH")
-        .env_remove("TUNABLE_NVRTC")
+        .env("TUNABLE_NVRTC", "off")
         .env_remove("CUDA_HOME")
         .env_remove("CUDA_PATH")
         .output()
@@ -247,7 +248,7 @@ fn on_a_gpu_the_embedded_image_is_the_module() {
     let gpu = match Cuda::new(0) {
         Ok(g) => g,
         Err(e) => {
-            skip("gpu", format!("loading a module needs a GPU: {e}"));
+            skip("cuda", format!("loading a module needs a GPU: {e}"));
             return;
         }
     };

@@ -3,7 +3,8 @@
 #![allow(dead_code)] // Each test binary uses a part.
 
 /// Skips a test whose library or device is missing, printing why; fails it instead when
-/// `TUNABLE_REQUIRE` names `what` (`.ci/run` requires `opencl` and `nvrtc`, which it installs).
+/// `TUNABLE_REQUIRE` names `what` (`.ci/run` requires `opencl` and `nvrtc`, which it installs; `scripts/gpu-check` requires
+/// `cuda`, a GPU, on the machine it runs on).
 pub fn skip(what: &str, reason: impl std::fmt::Display) {
     let required = std::env::var("TUNABLE_REQUIRE").unwrap_or_default();
     assert!(
@@ -29,11 +30,8 @@ pub fn opencl_device() -> Option<tunable_runtime::backend::opencl::OpenCl> {
 #[cfg(feature = "cuda")]
 pub fn nvrtc_found() -> bool {
     match tunable_runtime::backend::cuda::nvrtc() {
-        Ok(at) => {
-            println!(
-                "NVRTC: {}",
-                at.map_or("on the loader's path".into(), |p| p.display().to_string())
-            );
+        Ok(found) => {
+            println!("{found}");
             true
         }
         Err(e) => {

@@ -12,8 +12,7 @@ use super::error::CudaError;
 use super::library;
 use crate::backend::{Source, definitions};
 use crate::params::Params;
-use cudarc::nvrtc::{result, sys};
-use std::ffi::{CString, c_char};
+use std::ffi::CString;
 
 /// A kernel compiled for one configuration.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,25 +39,6 @@ pub fn compile<P: Params>(source: &Source, params: &P, arch: &str) -> Result<Com
     compile_with(source, &defs, arch, &config)
 }
 
-/// Destroys the program when dropped.
-struct Program(sys::nvrtcProgram);
-
-impl Drop for Program {
-    fn drop(&mut self) {
-        // SAFETY: created by `create_program` and destroyed only here.
-        let _ = unsafe { result::destroy_program(self.0) };
-    }
-}
-
-fn text(chars: Vec<c_char>) -> String {
-    let bytes: Vec<u8> = chars
-        .into_iter()
-        .map(|c| c as u8)
-        .take_while(|&b| b != 0)
-        .collect();
-    String::from_utf8_lossy(&bytes).into_owned()
-}
-
 /// Compiles with definitions already rendered (NVRTC must have been found: see
 /// [`super::image::compile_images`]).
 pub(crate) fn compile_with(
@@ -81,34 +61,16 @@ pub(crate) fn compile_with(
         CString::new(source.code).map_err(|_| fail("the source contains a NUL byte".into()))?;
     let name = CString::new(format!("{}.cu", source.kernel))
         .map_err(|_| fail("the kernel name contains a NUL byte".into()))?;
-    let prog = Program(
-        result::create_program(&code, Some(&name))
-            .map_err(|e| fail(format!("nvrtcCreateProgram: {:?}", e.0)))?,
-    );
-    // SAFETY: `prog` is a live program; the options hold no NUL byte (checked above).
-    let compiled = unsafe { result::compile_program(prog.0, &options) };
-    // SAFETY: as above.
-    let log = unsafe { result::get_program_log(prog.0) }
-        .map(text)
-        .unwrap_or_default()
-        .trim()
-        .to_owned();
-    if let Err(e) = compiled {
-        return Err(fail(if log.is_empty() {
-            format!("{:?}", e.0)
-        } else {
-            log
-        }));
-    }
-    // SAFETY: as above, after a successful compilation.
-    let ptx = text(
-        unsafe { result::get_ptx(prog.0) }.map_err(|e| fail(format!("nvrtcGetPTX: {:?}", e.0)))?,
-    );
-    let cubin = if arch.starts_with("sm_") {
-        Some(cubin_of(&prog).map_err(|e| fail(format!("nvrtcGetCUBIN: {:?}", e.0)))?)
-    } else {
-        None
-    };
+    let options: Vec<CString> = options
+        .into_iter()
+        .map(|o| CString::new(o).expect("checked for NUL bytes above"))
+        .collect();
+    let nvrtc = library::nvrtc()?;
+    let out = nvrtc
+        .api()
+        .compile(&code, &name, &options, arch.starts_with("sm_"))
+        .map_err(fail)?;
+    let ptx = String::from_utf8_lossy(&out.ptx).into_owned();
     if !ptx.contains(&format!(".entry {}(", source.kernel)) {
         return Err(CudaError::NoKernel {
             config: config.to_owned(),
@@ -116,15 +78,9 @@ pub(crate) fn compile_with(
             code: "the PTX has no entry point of that name".into(),
         });
     }
-    Ok(Compiled { ptx, cubin, log })
-}
-
-fn cubin_of(prog: &Program) -> Result<Vec<u8>, result::NvrtcError> {
-    let mut size = 0usize;
-    // SAFETY: a live, compiled program; `size` is written by NVRTC.
-    unsafe { sys::nvrtcGetCUBINSize(prog.0, &mut size) }.result()?;
-    let mut cubin = vec![0u8; size];
-    // SAFETY: `cubin` has the `size` bytes NVRTC asked for.
-    unsafe { sys::nvrtcGetCUBIN(prog.0, cubin.as_mut_ptr().cast()) }.result()?;
-    Ok(cubin)
+    Ok(Compiled {
+        ptx,
+        cubin: out.cubin,
+        log: out.log,
+    })
 }

@@ -1,10 +1,11 @@
 //! # CUDA backend (feature `cuda`)
 //!
 //! Compiles CUDA C kernels with NVRTC per configuration, launches them through the driver API and
-//! times them with CUDA events, through [cudarc] 0.19 with both libraries loaded at run time: a
-//! build needs no CUDA toolkit, and a machine without a driver or NVRTC gets
+//! times them with CUDA events, through [cudarc] 0.19 for the driver, with both libraries loaded
+//! at run time: a build needs no CUDA toolkit, and a machine without a driver or NVRTC gets
 //! [`CudaError::MissingLibrary`] naming the library (checked before any driver call, as cudarc
-//! panics otherwise), so a program can fall back to its baked or default configurations.
+//! panics otherwise), so a program can fall back to its baked or default configurations. NVRTC
+//! of CUDA 12 or 13, whichever is there ([`nvrtc`] says which, and where it was found).
 //!
 //! ```no_run
 //! # #![allow(unsafe_code)]
@@ -68,13 +69,14 @@ mod error;
 mod image;
 mod launch;
 mod library;
+mod nvrtc;
 
 pub use buffer::Buffer;
 pub use compile::{Compiled, compile};
 pub use error::CudaError;
 pub use image::{Image, image};
 pub use launch::{CompiledKernel, KernelArg, Launch};
-pub use library::nvrtc;
+pub use library::{Nvrtc, nvrtc};
 
 use crate::ahead::{self, Build};
 use crate::backend::embedded::{self, Provenance};

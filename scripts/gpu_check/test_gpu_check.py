@@ -1,0 +1,184 @@
+"""Checks the GPU check's Python side without a GPU: the space read from the Rust attribute, the
+journal reader, and the summary of a fake run folder laid out as `scripts/gpu-check run` leaves
+it (every figure in it is made up; what is checked is the reading and the verdicts).
+
+    python3 -m unittest discover -s scripts/gpu_check -p 'test_*.py'
+"""
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+import journal  # noqa: E402
+import space  # noqa: E402
+
+DEVICE = "cuda: NVIDIA H100 80GB HBM3 (sm_90, driver 13.0)"
+
+
+def write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def dump(obj, path):
+    write(path, json.dumps(obj))
+
+
+def load(path):
+    with open(path) as f:
+        return f.read()
+
+
+def summary_line(key, default, tuned, evaluations, seconds, compile_s):
+    # The format of tunable_runtime::tuner::Summary's Display.
+    return (f"tunable: tuned gemm_cuda (key {key}) on {DEVICE}: default {default:.4f} ms -> tuned "
+            f"{tuned:.4f} ms ({default / tuned:.2f}x) [block_size_x=16, block_size_y=16]; {evaluations} "
+            f"evaluations ({evaluations - 3} measured, 3 failed, 10 stopped early) in {seconds:.1f} s: "
+            f"compile {compile_s:.1f} s, measure 4.0 s, strategy 0.1 s, other 0.5 s; 500.0/min; best 3 re-timed")
+
+
+def unclosed_journal(path, records):
+    """A journal as the tuner leaves it: a header, one record per line, unclosed."""
+    with open(path, "w") as f:
+        f.write('{"device_name": "x", "kernel_name": "k", "tune_params_keys": ["block", "FAULT"], "cache": {\n')
+        for key, rec in records:
+            f.write(json.dumps(key) + ": " + json.dumps(rec) + ",\n")
+
+
+class SpaceTest(unittest.TestCase):
+    def test_the_gemm_space_is_read_from_the_attribute(self):
+        params, constraints, default = space.parse(os.path.join(ROOT, "examples/gemm_cuda.rs"))
+        self.assertEqual(list(params), ["block_size_x", "block_size_y", "tile_size_x", "tile_size_y",
+                                        "KB", "VW", "use_shared"])
+        self.assertEqual(len(constraints), 3)
+        self.assertEqual(default["tile_size_x"], 1)
+        configs = space.valid(params, constraints)
+        self.assertIn(default, configs)
+        self.assertTrue(all(c["tile_size_x"] % c["VW"] == 0 for c in configs))
+        self.assertLess(len(configs), 3 * 4 * 4 * 4 * 2 * 3 * 2)
+
+
+class JournalTest(unittest.TestCase):
+    def test_best_after_counts_failures_as_evaluations(self):
+        times = [5.0, None, 4.0] + [3.0] * 30 + [None] * 20 + [1.0] * 60
+        self.assertEqual(journal.best_after(times), {"25": 3.0, "50": 3.0, "100": 1.0})
+        self.assertEqual(journal.best_after([None, None]), {"25": None, "50": None, "100": None})
+
+    def test_an_unclosed_journal_is_read_in_order(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "j.cache.json")
+            unclosed_journal(p, [("1,0", {"time": 2.0}), ("1,1", {"time": "RuntimeFailedConfig", "reason": "x"}),
+                                 ("2,0", {"time": 1.0})])
+            times, entries = journal.cache_times(p)
+            self.assertEqual(times, [2.0, None, 1.0])
+            self.assertEqual(entries[1]["reason"], "x")
+
+
+class SummaryTest(unittest.TestCase):
+    def fake_run(self, w, faults_ok=True):
+        os.makedirs(w)
+        write(os.path.join(w, "machine.txt"), "NVIDIA H100 80GB HBM3, 580.159.04\n")
+        steps = ["test-tunable_runtime-cuda_backend\tpassed\t0\t1.2\t",
+                 "tune-2048\tpassed\t0\t20.0\t", "tune-4096\tpassed\t0\t30.0\t",
+                 "serial-2048\tpassed\t0\t60.0\t"]
+        write(os.path.join(w, "steps.tsv"), "\n".join(steps) + "\n")
+        write(os.path.join(w, "test-tunable_runtime-cuda_backend.log"), 
+            "NVRTC 13.0 (/opt/site/nvidia/cu13/lib/libnvrtc.so.13)\n"
+            "test a ... ok\ntest result: ok. 3 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out\n")
+        for name, n, tuned, secs, comp in (("tune-2048", 2048, 0.5, 20.0, 3.0), ("tune-4096", 4096, 4.0, 30.0, 3.5),
+                                           ("serial-2048", 2048, 0.52, 60.0, 40.0)):
+            write(os.path.join(w, f"{name}.log"), 
+                "device: x\n" + summary_line(n, tuned * 4, tuned, 100, secs, comp) + "\n")
+            dump({"n": n, "tuned_ms": tuned, "default_ms": tuned * 4}, os.path.join(w, f"{name}.json"))
+            os.makedirs(os.path.join(w, name))
+            unclosed_journal(os.path.join(w, name, f"gemm_cuda-{n}-0.cache.json"),
+                             [(str(i), {"time": 10.0 - i * 0.05}) for i in range(100)])
+        for way, ms, prov, loaded in (("embedded", 40.0, "embedded binary", False), ("compiled", 400.0, "compiled", True)):
+            for i, jitter in enumerate((1.0, 0.0, 2.0), 1):
+                dump({"first_call_ms": ms + jitter, "origin": "Baked", "provenance": prov,
+                           "nvrtc_loaded_by_first_call": loaded, "config": "P", "device": DEVICE, "tuned_ms": 0.6},
+                          os.path.join(w, f"shipped-{way}-{i}.json"))
+        os.makedirs(os.path.join(w, "faults"))
+        reasons = {1: "[block=128, FAULT=1] wrong output: 4194304 of 4194304 elements differ",
+                   2: "[block=128, FAULT=2] block of 128 threads [128] exceeds this kernel's maximum of 64 threads",
+                   4: "[block=128, FAULT=4] timed out: still running after 500ms",
+                   5: "[block=128, FAULT=5] uses 307200 bytes of shared memory per block; the device allows 232448"}
+        recs = []
+        for f in range(6):
+            for block in (128, 256):
+                if f in reasons:
+                    recs.append((f"{block},{f}", {"block": block, "FAULT": f, "time": "RuntimeFailedConfig",
+                                                  "reason": reasons[f] if faults_ok or f != 1 else "something else"}))
+                else:
+                    t = 0.05 if f == 0 else 1.0
+                    recs.append((f"{block},{f}", {"block": block, "FAULT": f, "time": t, "times": [t]}))
+        unclosed_journal(os.path.join(w, "faults", "add_one-4194304-0.cache.json"), recs)
+        write(os.path.join(w, "faults.log"), 
+            "device: x\nchosen AddOneParams { block: 128, FAULT: 0 }\ncorrect true\n")
+        dump({"sizes": {"2048": {"ms": 0.25}, "4096": {"ms": 2.0}}}, os.path.join(w, "cublas.json"))
+        dump({"kernel_tuner": "1.5.0", "strategy": "genetic_algorithm", "evaluations": 100, "failed": 2,
+                   "best_after": {"25": 0.9, "50": 0.7, "100": 0.6}, "seconds": 120.0},
+                  os.path.join(w, "kt.json"))
+
+    def summarize(self, w, out):
+        return subprocess.run([sys.executable, os.path.join(HERE, "summarize.py"), w, out, "--sizes", "2048", "4096"],
+                              capture_output=True, text=True)
+
+    def test_a_good_run_passes_and_its_figures_are_read(self):
+        with tempfile.TemporaryDirectory() as d:
+            w, out = os.path.join(d, "w"), os.path.join(d, "out")
+            self.fake_run(w)
+            r = self.summarize(w, out)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            s = json.loads(load(os.path.join(out, "summary.json")))
+            self.assertTrue(s["ok"])
+            m = s["tuning"]["tune-2048"]["summary"]
+            self.assertEqual((m["default_ms"], m["tuned"], m["speedup"], m["compile"]), (2.0, 0.5, 4.0, 3.0))
+            self.assertEqual(s["tuning"]["tune-2048"]["journal"]["best_after"]["100"], 10.0 - 99 * 0.05)
+            self.assertEqual(s["shipped"]["embedded"]["first_call_ms_median"], 41.0)
+            self.assertEqual(s["shipped"]["embedded"]["nvrtc_loaded"], [False])
+            self.assertAlmostEqual(s["faults"]["checks"]["3"]["slowdown"], 20.0)
+            self.assertEqual(s["tests"]["tunable_runtime-cuda_backend"]["nvrtc"],
+                             ["NVRTC 13.0 (/opt/site/nvidia/cu13/lib/libnvrtc.so.13)"])
+            md = load(os.path.join(out, "summary.md"))
+            self.assertIn("| 2048 | 0.500 | 0.250 | 2.00 |", md)
+            self.assertIn("**Overall: PASS**", md)
+
+    def test_a_fault_recorded_for_another_reason_fails_the_check(self):
+        with tempfile.TemporaryDirectory() as d:
+            w, out = os.path.join(d, "w"), os.path.join(d, "out")
+            self.fake_run(w, faults_ok=False)
+            r = self.summarize(w, out)
+            self.assertEqual(r.returncode, 1)
+            s = json.loads(load(os.path.join(out, "summary.json")))
+            self.assertFalse(s["faults"]["checks"]["1"]["ok"])
+            self.assertTrue(s["faults"]["checks"]["2"]["ok"])
+
+
+@unittest.skipUnless(importlib.util.find_spec("kernel_tuner"), "kernel_tuner is not installed here")
+class KernelTunerDriverTest(unittest.TestCase):
+    def test_the_driver_tunes_the_same_space_in_simulation(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "kt.json")
+            r = subprocess.run([sys.executable, os.path.join(HERE, "kernel_tuner_compare.py"), "--simulate",
+                                "--rust", os.path.join(ROOT, "examples/gemm_cuda.rs"),
+                                "--source", os.path.join(ROOT, "examples/gemm_cuda.cu"),
+                                "--n", "512", "--budget", "60", "--out", out], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            k = json.loads(load(out))
+            self.assertEqual(k["space_size"], k["kernel_tuner_space_size"])
+            self.assertEqual(k["evaluations"], 60)
+            b = k["best_after"]
+            self.assertTrue(b["25"] >= b["50"] >= b["100"] == k["best_ms"])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -144,7 +144,10 @@ fn every_relative_link_and_anchor_resolves() {
             }
         }
     }
-    assert!(checked > 50, "only {checked} links found: is the parser broken?");
+    assert!(
+        checked > 50,
+        "only {checked} links found: is the parser broken?"
+    );
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
 }
 
@@ -170,7 +173,10 @@ fn the_summary_lists_every_chapter_and_every_chapter_is_a_doctest() {
              would not be compiled"
         );
     }
-    assert!(lib.contains("\"../README.md\""), "the README is not a doctest");
+    assert!(
+        lib.contains("\"../README.md\""),
+        "the README is not a doctest"
+    );
     for file in markdown_files() {
         let Ok(rel) = file.strip_prefix("docs/src") else {
             continue;
@@ -235,7 +241,8 @@ fn the_readme_is_short_and_opens_with_the_two_commands() {
     );
     let ci = fs::read_to_string(root().join(".ci/run")).unwrap();
     assert!(
-        ci.lines().any(|l| l.trim() == "cargo test --workspace --release"),
+        ci.lines()
+            .any(|l| l.trim() == "cargo test --workspace --release"),
         ".ci/run no longer runs the README's test command"
     );
 }
@@ -289,8 +296,14 @@ fn every_environment_variable_is_documented() {
 #[test]
 fn slugs_follow_the_rule() {
     assert_eq!(slug(" Strategies and `auto`"), "strategies-and-auto");
-    assert_eq!(slug("Search quality against Kernel Tuner"), "search-quality-against-kernel-tuner");
-    assert_eq!(slug("Bayesian optimization: time per evaluation"), "bayesian-optimization-time-per-evaluation");
+    assert_eq!(
+        slug("Search quality against Kernel Tuner"),
+        "search-quality-against-kernel-tuner"
+    );
+    assert_eq!(
+        slug("Bayesian optimization: time per evaluation"),
+        "bayesian-optimization-time-per-evaluation"
+    );
     assert_eq!(
         links("see [a](b.md#c) and `[not](a link)` and [x](https://e.invalid)"),
         ["b.md#c", "https://e.invalid"]

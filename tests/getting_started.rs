@@ -96,7 +96,8 @@ fn cargo_run(command: &str, dir: &Path, target: &Path) -> (String, String) {
 fn the_getting_started_chapter_works_as_written() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let target = root.join("target/e2e");
-    let parent = std::env::temp_dir().join(format!("tunable-getting-started-{}", std::process::id()));
+    let parent =
+        std::env::temp_dir().join(format!("tunable-getting-started-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&parent);
     std::fs::create_dir_all(&parent).unwrap();
 
@@ -152,7 +153,10 @@ fn the_getting_started_chapter_works_as_written() {
         "the shipped build must run the stored winner ({expected}):\n{out}"
     );
     assert!(out.contains("dot = 131072"), "{out}");
-    assert!(!err.contains("tunable: tuned"), "the shipped build tuned:\n{err}");
+    assert!(
+        !err.contains("tunable: tuned"),
+        "the shipped build tuned:\n{err}"
+    );
 
     let _ = std::fs::remove_dir_all(&parent);
 }

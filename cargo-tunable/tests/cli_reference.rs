@@ -57,7 +57,10 @@ fn render() -> String {
         } else {
             format!("cargo tunable {}", path.join(" "))
         };
-        page.push_str(&format!("\n## {title}\n\n```text\n{}\n```\n", text.trim_end()));
+        page.push_str(&format!(
+            "\n## {title}\n\n```text\n{}\n```\n",
+            text.trim_end()
+        ));
         for sub in subcommands(&text).into_iter().rev() {
             let mut p = path.clone();
             p.push(sub);
@@ -71,10 +74,21 @@ fn render() -> String {
 fn the_cli_reference_is_the_help_of_every_command() {
     let file = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/src/reference/cli.md");
     let page = render();
-    for expected in ["## cargo tunable bench", "## cargo tunable space build", "## cargo tunable study create", "## cargo tunable worker"] {
-        assert!(page.contains(expected), "the rendered page lacks {expected}:\n{page}");
+    for expected in [
+        "## cargo tunable bench",
+        "## cargo tunable space build",
+        "## cargo tunable study create",
+        "## cargo tunable worker",
+    ] {
+        assert!(
+            page.contains(expected),
+            "the rendered page lacks {expected}:\n{page}"
+        );
     }
-    assert!(!page.contains("__evaluate"), "a hidden command was rendered");
+    assert!(
+        !page.contains("__evaluate"),
+        "a hidden command was rendered"
+    );
     if std::env::var_os("TUNABLE_BLESS").is_some_and(|v| v == "1") {
         std::fs::write(&file, &page).unwrap();
         return;

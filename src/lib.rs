@@ -4,15 +4,28 @@
 //! with your crate's `autotune` feature to tune it on the real device, and every later build bakes
 //! the winner in as constants.
 //!
-//! ```ignore
+//! ```
 //! use tunable::tunable;
 //!
 //! #[tunable(block = [16, 32, 64, 128], unroll = [1, 2, 4], constraint = "block * unroll <= 256",
-//!           key = tunable::key::next_power_of_two(n as u64))]
-//! fn saxpy(a: f32, x: &[f32], y: &mut [f32], n: usize) {
+//!           key = tunable::key::next_power_of_two(x.len() as u64))]
+//! fn scale(a: f32, x: &[f32], out: &mut [f32]) {
 //!     // `block` and `unroll` are locals of type usize here.
+//!     for (xb, ob) in x.chunks(block).zip(out.chunks_mut(block)) {
+//!         for (xu, ou) in xb.chunks(unroll).zip(ob.chunks_mut(unroll)) {
+//!             ou.iter_mut().zip(xu).for_each(|(o, x)| *o = a * x);
+//!         }
+//!     }
 //! }
+//!
+//! let (x, mut out) = (vec![1.0; 1000], vec![0.0; 1000]);
+//! scale(2.0, &x, &mut out); // a build with the `autotune` feature tunes on this first call
+//! assert_eq!(out[999], 2.0);
 //! ```
+//!
+//! The user guide is the book under `docs/` in the repository (getting started, how tuning
+//! works, GPU kernels, distributed tuning, troubleshooting); this documentation is the
+//! reference.
 //!
 //! ## What is here
 //!
@@ -23,6 +36,9 @@
 //! | [`verify`] | outputs checked while tuning (`verify = ...`): the [`Output`](verify::Output) trait |
 //! | [`backend`] | GPU kernels: OpenCL (feature `opencl`) and CUDA (feature `cuda`), launch and timing |
 //! | [`Params`], [`Space`], [`SpaceBuilder`], [`Value`] | a kernel's configurations and its search space |
+//! | [`expr`] | the constraint language of `constraint = "..."` |
+//! | [`Choice`], [`Origin`] | which configuration a call runs and why (`<kernel>_config(..)`) |
+//! | [`settings`] | the `TUNABLE_*` environment variables |
 //! | [`measure`] | timing work as the tuner does (device time when a backend reports it) |
 //! | [`tuned`] | reading what tuning stored (`tuned/<kernel>.bin`, GPU binaries in `tuned/<kernel>.artifacts/`) |
 //! | [`tuner`], `journal` (with `autotune`) | tuning a space directly, with your own evaluator and observers |
@@ -38,8 +54,8 @@ pub use tunable_runtime::choice::{Choice, Origin};
 #[cfg(feature = "autotune")]
 pub use tunable_runtime::journal;
 pub use tunable_runtime::params::Params;
-pub use tunable_runtime::{backend, key, measure, tuner, verify};
-pub use tunable_search::{Space, SpaceBuilder, SpaceError, Value};
+pub use tunable_runtime::{backend, key, measure, settings, tuner, verify};
+pub use tunable_search::{Space, SpaceBuilder, SpaceError, Value, expr};
 
 /// The tuned files: what tuning stored, one entry per (kernel, device, key), in
 /// `tuned/<kernel>.bin` under the crate (`TUNABLE_DIR` overrides the folder).
@@ -52,11 +68,13 @@ pub use tunable_search::{Space, SpaceBuilder, SpaceError, Value};
 /// # Ok::<(), tunable::RuntimeError>(())
 /// ```
 ///
-/// A GPU kernel's winners come with their device binaries in `tuned/<kernel>.artifacts/`
+/// The file's format (frame, versions, codec) is [`format`](tuned::format). A GPU kernel's
+/// winners come with their device binaries in `tuned/<kernel>.artifacts/`
 /// ([`artifact`](tuned::artifact): layout and format), which plain builds embed.
 pub mod tuned {
     pub use tunable_runtime::store::{StoredValue, TunedEntry, read, tuned_dir, tuned_file};
     pub use tunable_search::format::artifact;
+    pub use tunable_search::format::tuned as format;
 }
 
 /// Not public API: what `#[tunable]` generates code against.
@@ -102,4 +120,41 @@ pub mod __private {
 
     pub use crate::__tunable_select as select;
     pub use crate::__tunable_shipped_only as shipped_only;
+}
+
+/// The README's and the user guide's code: every ```rust block of these files is a doctest, so
+/// `cargo test` compiles it (and runs it unless it says `no_run`). Blocks that are not Rust say
+/// so (```text, ```sh, ```toml). `tests/docs.rs` checks that every chapter of
+/// `docs/src/SUMMARY.md` is listed here.
+#[cfg(doctest)]
+mod guide {
+    macro_rules! doctests {
+        ($($name:ident = $path:literal,)*) => {
+            $(
+                #[doc = include_str!($path)]
+                struct $name;
+            )*
+        };
+    }
+
+    doctests! {
+        Readme = "../README.md",
+        Introduction = "../docs/src/introduction.md",
+        GettingStarted = "../docs/src/getting-started.md",
+        HowItWorks = "../docs/src/how-it-works.md",
+        AheadOfTime = "../docs/src/ahead-of-time.md",
+        GpuKernels = "../docs/src/gpu-kernels.md",
+        Wgpu = "../docs/src/wgpu.md",
+        GpuCheck = "../docs/src/gpu-check.md",
+        SearchSpaces = "../docs/src/search-spaces.md",
+        Strategies = "../docs/src/strategies.md",
+        StressSuite = "../docs/src/stress-suite.md",
+        Distributed = "../docs/src/distributed.md",
+        Recipes = "../docs/src/recipes.md",
+        Security = "../docs/src/security.md",
+        Troubleshooting = "../docs/src/troubleshooting.md",
+        Cli = "../docs/src/reference/cli.md",
+        Environment = "../docs/src/reference/environment.md",
+        Files = "../docs/src/reference/files.md",
+    }
 }

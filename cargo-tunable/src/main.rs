@@ -44,8 +44,11 @@ mod worker;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+// `term_width = 0`: help is never wrapped, so it reads the same whichever features clap was built
+// with (a workspace build turns on `wrap_help`, `cargo install` does not) and the generated
+// reference `docs/src/reference/cli.md` matches every build.
 #[derive(Parser)]
-#[command(name = "cargo", bin_name = "cargo")]
+#[command(name = "cargo", bin_name = "cargo", term_width = 0)]
 enum Cargo {
     /// Tools of the tunable auto-tuner.
     #[command(subcommand, version)]

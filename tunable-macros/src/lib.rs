@@ -46,14 +46,14 @@ use syn::{ImplItem, ItemFn, ItemImpl, Token, parse_macro_input};
 /// rebuild when that file or `TUNABLE_DIR` changes. A build without the feature compiles no
 /// tuner and no search engine, and compiles the body once more for each configuration it bakes,
 /// with the parameters as constants (see [Baked configurations](#baked-configurations)). The
-/// README's "Tuning, persistence and baking" describes the workflow and the `TUNABLE_*`
-/// environment variables.
+/// user guide's chapter "How tuning works" (`docs/src/how-it-works.md` in the repository)
+/// describes the workflow, and `tunable::settings` the `TUNABLE_*` environment variables.
 ///
 /// For a GPU kernel the winner's device binary (OpenCL program binary, CUDA PTX and CUBIN) is
 /// stored too, in `tuned/<kernel>.artifacts/`; a build embeds those of its baked entries
 /// (`Params::artifacts()`), and the backend loads one instead of compiling when it was built from
-/// the same source, options and definitions for the device (the README's "Embedded device
-/// binaries").
+/// the same source, options and definitions for the device (the user guide's chapter "GPU
+/// kernels"; the format is `tunable::tuned::artifact`).
 ///
 /// # Parameters
 ///
@@ -89,9 +89,9 @@ use syn::{ImplItem, ItemFn, ItemImpl, Token, parse_macro_input};
 ///
 /// ## `constraint`
 /// A condition every configuration must satisfy, over the parameters' names, in the constraint
-/// language of `tunable::expr` (Python's expression syntax as Kernel Tuner writes restrictions:
-/// arithmetic, chained comparisons, `and`/`or`/`not`, `x in [..]`, `min`/`max`/`abs`; the
-/// README's "The constraint language"). Checked at compile time: a syntax error, an unknown name
+/// language of `tunable::expr`, whose documentation is the language's reference (Python's
+/// expression syntax as Kernel Tuner writes restrictions: arithmetic, chained comparisons,
+/// `and`/`or`/`not`, `x in [..]`, `min`/`max`/`abs`). Checked at compile time: a syntax error, an unknown name
 /// (with the closest one) or a constraint that no configuration satisfies is a compile error on
 /// the string.
 ///
@@ -106,7 +106,7 @@ use syn::{ImplItem, ItemFn, ItemImpl, Token, parse_macro_input};
 /// any spec of `cargo tunable bench` (`"random"`, `"genetic:popsize=20"`, `"bayes"`, ...),
 /// checked at compile time by builds with the `autotune` feature (the only ones that use it, and
 /// the only ones that compile the search engine). `"auto"` is the strategy chosen on the shared benchmark
-/// (`tunable::strategy::AUTO`). `TUNABLE_BUDGET` and `TUNABLE_STRATEGY` override both at run time.
+/// (`tunable_search::strategy::AUTO`). `TUNABLE_BUDGET` and `TUNABLE_STRATEGY` override both at run time.
 ///
 /// ## `repeats`, `warmup`
 /// How each configuration is timed: `warmup` untimed runs, then `repeats` timed runs (at least

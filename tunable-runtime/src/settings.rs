@@ -11,7 +11,7 @@
 //! - `TUNABLE_BATCH`: configurations the strategy is asked for at a time (default: sized by the
 //!   compile/measure ratio the tuner observes, up to one per core on a GPU, 1 for a kernel with
 //!   nothing to compile and on a CPU device; the
-//!   strategies' scores in the README were measured with 1).
+//!   strategies' scores in `docs/results.md` were measured with 1).
 //! - `TUNABLE_TIMEOUT`: the default time limit of one GPU launch in seconds (default none); a
 //!   launch that exceeds it is a failed configuration (see [`crate::backend`]). Any other value
 //!   than a number of seconds makes the backends' constructors fail (`BadTimeout`).

@@ -47,8 +47,8 @@ pub const FLOOR: f64 = 1e-3;
 
 /// The default `hedge` of [`portable_set`]: a configuration whose geometric mean fraction over
 /// the known devices is within 0.9 of the best one's may fill a place the cover leaves free.
-/// Chosen by leave-one-family-out over the shared caches with `cargo tunable transfer` (see the
-/// README, "Devices nobody tuned on").
+/// Chosen by leave-one-family-out over the shared caches with `cargo tunable transfer` (see
+/// `docs/notes/portable-sets.md` in the repository).
 pub const HEDGE: f64 = 0.9;
 
 /// How many of its best configurations the tuned file keeps per (kernel, device, key), and so
@@ -56,8 +56,8 @@ pub const HEDGE: f64 = 0.9;
 pub const KEPT: usize = 16;
 
 /// How many configurations a build ships per kernel and key for devices nobody tuned on, to be
-/// timed once on such a device: 4 (eight reach no more on the shared caches, see the README,
-/// "Devices nobody tuned on").
+/// timed once on such a device: 4 (eight reach no more on the shared caches; `docs/results.md`
+/// in the repository, "Portable sets").
 pub const SHIPPED: usize = 4;
 
 /// The configurations a build ships for devices nobody tuned on, from each tuned device's best

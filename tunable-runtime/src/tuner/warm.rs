@@ -9,8 +9,8 @@
 //! then each other device's winner. The entries used are those of the same kernel and space, for
 //! the key nearest the one tuned (the same key when another device has it).
 //!
-//! Measured on replayed caches with `cargo tunable bench --warm-start-family` (see the README,
-//! "Warm start on a new device").
+//! Measured on replayed caches with `cargo tunable bench --warm-start-family` (`docs/results.md`
+//! in the repository, "Warm start").
 
 use super::lookup::key_distance;
 use crate::store::TunedEntry;

@@ -15,7 +15,8 @@
 //!   Maximizing the smallest distance pushes the points to the corners of the space, the
 //!   extreme value of every parameter, and snapping to the nearest valid configuration pushes
 //!   them onto the constraints' boundaries: on kernels whose extremes are slow its first
-//!   evaluations are worse than random picks (see the README's "Choosing the default").
+//!   evaluations are worse than random picks (see `docs/notes/choosing-auto.md` in the
+//!   repository).
 
 use crate::Space;
 use rand::Rng;

@@ -49,8 +49,8 @@
 //!   ramp)` configurations are outstanding (`ramp`, default 2; `valid` = valid results told):
 //!   a batch asked of a model fitted to five results would be eight guesses it cannot tell
 //!   apart. With 8 workers replaying the fourteen caches this lifts batched `auto` from 0.682
-//!   to 0.722 (sequential: 0.734), chosen over `ramp` 0 and 3 by leave-one-family-out (README,
-//!   distributed tuning).
+//!   to 0.722 (sequential: 0.734), chosen over `ramp` 0 and 3 by leave-one-family-out
+//!   (`docs/notes/batching.md` in the repository).
 //! - **Polishing.** Every `polish`-th (5th) round only the unvisited Hamming neighbours of the
 //!   best configuration found (of the next best once those are all visited) compete for the
 //!   acquisition's choice. The GP is smooth at the scale of the whole space and cannot resolve
@@ -83,8 +83,8 @@
 //! These figures are the fixed-window score on the ten caches the project had then.
 //!
 //! The initial sample became `design=stratified` on the fourteen caches of five kernel families
-//! and the methodology's cut-off score (35 runs, seed 1; the README's "Choosing the default" has
-//! the command and the leave-one-family-out selection). Paper 000's maximin design scores 0.703 ±
+//! and the methodology's cut-off score (35 runs, seed 1; `docs/notes/choosing-auto.md` in the
+//! repository has the command and the leave-one-family-out selection). Paper 000's maximin design scores 0.703 ±
 //! 0.015 and only 0.061 on `convolution_milo_MI50`, where random search comes 95% of the way to
 //! the optimum within 12 evaluations: maximizing the smallest distance between five points puts
 //! them on the corners of the space, the extreme value of every parameter, and snapping to valid

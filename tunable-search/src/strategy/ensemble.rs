@@ -28,7 +28,7 @@
 //! spec, and a member with options goes in brackets, e.g.
 //! `ensemble:members=[annealing+genetic:popsize=20]`. The default pair was chosen by
 //! leave-one-kernel-out cross-validation over every pair of strategies on the shared caches; see
-//! the README's ensemble section.
+//! `docs/notes/ensembles-and-failures.md` in the repository.
 //!
 //! Member `i` of a run with seed `s` is seeded with a mix of `s` and `i`, so members that are the
 //! same strategy still search differently.

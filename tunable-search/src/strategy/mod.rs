@@ -185,7 +185,8 @@ pub trait Strategy: Send {
 /// The strategy `auto` (the default of `#[tunable]`) stands for: Bayesian optimization with a
 /// stratified random initial sample.
 ///
-/// Chosen by evidence, not by taste, as the README's "Choosing the default" describes: the
+/// Chosen by evidence, not by taste, as `docs/notes/choosing-auto.md` in the repository
+/// describes: the
 /// candidates (every single strategy and the variants of `bayes`) were run on the fourteen shared
 /// Kernel Tuner caches (35 runs, seed 1, budget 220) and scored with the methodology's cut-off
 /// score (`cargo tunable bench ... --loko`). Leave-one-family-out selection holds out each of the

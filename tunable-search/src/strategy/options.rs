@@ -83,7 +83,7 @@ pub(crate) fn choice<O, T: Copy>(
 
 /// Declares a strategy's options struct; see the [module docs](self).
 ///
-/// ```ignore
+/// ```text
 /// declare_options! {
 ///     /// Options of [`Example`].
 ///     #[derive(Clone, Debug, PartialEq)]

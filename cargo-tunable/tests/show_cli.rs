@@ -22,14 +22,14 @@ fn show_prints_stored_entries_and_skips_damaged_files() {
         timestamp: 1_795_462_807,
         top: Vec::new(),
     };
-    store(&tuned_file(&dir, "saxpy"), entry.clone()).unwrap();
+    store(&tuned_file(&dir, "saxpy").unwrap(), entry.clone()).unwrap();
     // The last build's record of the annotation: `saxpy` still fits, `axpy` changed since.
     std::fs::write(dir.join("saxpy.space"), "0000000000000001\n").unwrap();
     let old = TunedEntry {
         kernel: "axpy".into(),
         ..entry
     };
-    store(&tuned_file(&dir, "axpy"), old).unwrap();
+    store(&tuned_file(&dir, "axpy").unwrap(), old).unwrap();
     std::fs::write(dir.join("axpy.space"), "00000000000000ff\n").unwrap();
     std::fs::write(dir.join("broken.bin"), b"nope").unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_cargo-tunable"))

@@ -31,7 +31,9 @@ pub(super) fn embedded(model: &Model, tuned: &Tuned) -> Vec<String> {
     if tuned.entries.is_empty() {
         return Vec::new();
     }
-    let dir = artifact_dir(&tuned_dir(&manifest), &model.name);
+    let Ok(dir) = artifact_dir(&tuned_dir(&manifest), &model.name) else {
+        return Vec::new(); // the name was checked with the attribute
+    };
     let Ok(listed) = read_dir(&dir) else {
         return Vec::new();
     };

@@ -187,12 +187,10 @@ fn cut(text: &str) -> String {
     text.chars().take(200).collect()
 }
 
-/// `text` as shown in the table: cut to 200 characters, control characters and bidirectional
-/// overrides escaped.
-fn shown(text: &str) -> String {
+/// `text` as shown in a table: control characters and bidirectional overrides escaped.
+pub(crate) fn shown(text: &str) -> String {
     let bidi = |c: char| matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}');
-    cut(text)
-        .chars()
+    text.chars()
         .flat_map(|c| {
             let escape = c.is_control() || bidi(c);
             let escaped: Vec<char> = match escape {
@@ -212,7 +210,7 @@ mod tests {
     fn shown_text_cannot_rewrite_the_terminal() {
         assert_eq!(shown("NVIDIA A100"), "NVIDIA A100");
         assert_eq!(shown("a\u{1b}[2Jb\u{202e}c"), "a\\u{1b}[2Jb\\u{202e}c");
-        assert_eq!(shown(&"x".repeat(1000)).len(), 200);
+        assert_eq!(cut(&"x".repeat(1000)).len(), 200);
         assert_eq!(recorded_space(Path::new("."), "../../etc/passwd"), None);
     }
 }

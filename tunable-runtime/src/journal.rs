@@ -359,6 +359,7 @@ mod tests {
         let cache = KernelTunerCache::load(&path).unwrap();
         assert_eq!(cache.entries.len(), 3);
         // Another device's measurements are not answers here.
+        drop(j);
         let j = Journal::open(&path, Arc::clone(&space), "k", "gpu").unwrap();
         assert!(j.is_empty());
         std::fs::remove_dir_all(&dir).unwrap();
@@ -382,8 +383,123 @@ mod tests {
         drop(j);
         let j = Journal::restart(&path(1, "cpu"), Arc::clone(&space), "k", "cpu").unwrap();
         assert!(j.is_empty());
+        drop(j);
         let j = Journal::open(&path(1, "cpu"), Arc::clone(&space), "k", "cpu").unwrap();
         assert!(j.is_empty(), "the restart was written");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn space8() -> Arc<Space> {
+        Arc::new(
+            SpaceBuilder::new()
+                .param("a", [1, 2, 3, 4, 5, 6, 7, 8])
+                .build()
+                .unwrap(),
+        )
+    }
+
+    fn copies(dir: &Path) -> Vec<PathBuf> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.to_string_lossy().contains(".damaged-"))
+            .collect()
+    }
+
+    /// Issue 31: one garbage line in a journal of 8 records kept 3 of them, and the file was
+    /// rewritten so. Now all 8 are kept, and the original is copied beside the journal.
+    #[test]
+    fn a_garbage_line_loses_nothing_after_it_and_the_original_is_kept() {
+        let space = space8();
+        let dir = std::env::temp_dir().join(format!("tunable-journal-bad-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let path = Journal::path_for(&dir, "k", 0, &space).unwrap();
+        {
+            let mut j = Journal::open(&path, Arc::clone(&space), "k", "cpu").unwrap();
+            for p in 0..8 {
+                j.record(p, Ok(p as f64 + 0.5)).unwrap();
+            }
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines.insert(5, "\u{0}\u{0}}}{{ garbage \"x\": [");
+        let damaged = lines.join("\n");
+        std::fs::write(&path, &damaged).unwrap();
+        let j = Journal::open(&path, Arc::clone(&space), "k", "cpu").unwrap();
+        assert_eq!(j.len(), 8);
+        for p in 0..8 {
+            assert_eq!(j.lookup(p), Some(&Ok(p as f64 + 0.5)));
+        }
+        let kept = copies(&dir);
+        assert_eq!(kept.len(), 1, "{kept:?}");
+        assert_eq!(std::fs::read_to_string(&kept[0]).unwrap(), damaged);
+        drop(j);
+        // The rewritten journal is clean: opening it again copies nothing more.
+        let j = Journal::open(&path, Arc::clone(&space), "k", "cpu").unwrap();
+        assert_eq!(j.len(), 8);
+        assert_eq!(copies(&dir).len(), 1);
+        drop(j);
+        // A file that does not read at all is kept too before the journal starts empty.
+        std::fs::write(&path, "not a journal").unwrap();
+        std::fs::remove_file(&kept[0]).unwrap();
+        let j = Journal::open(&path, Arc::clone(&space), "k", "cpu").unwrap();
+        assert!(j.is_empty());
+        let kept = copies(&dir);
+        assert_eq!(std::fs::read_to_string(&kept[0]).unwrap(), "not a journal");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Journals take no lock (issue 31): two writers interleaved their records. Now an open
+    /// journal holds an exclusive lock, and a second opener waits for the first to finish and
+    /// resumes from everything it recorded.
+    #[test]
+    fn a_journal_has_one_writer_at_a_time() {
+        let space = space8();
+        let dir = std::env::temp_dir().join(format!("tunable-journal-lock-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let path = Journal::path_for(&dir, "k", 0, &space).unwrap();
+        let lock_path = dir.join(format!(
+            ".{}.lock",
+            path.file_name().unwrap().to_string_lossy()
+        ));
+        let mut first = Journal::open(&path, Arc::clone(&space), "k", "cpu").unwrap();
+        first.record(0, Ok(1.0)).unwrap();
+        let probe = File::open(&lock_path).unwrap();
+        assert!(matches!(probe.try_lock(), Err(TryLockError::WouldBlock)));
+        let second = std::thread::spawn({
+            let (path, space) = (path.clone(), Arc::clone(&space));
+            move || {
+                let j = Journal::open(&path, space, "k", "cpu").unwrap();
+                (j.lookup(0).cloned(), j.lookup(1).cloned())
+            }
+        });
+        first.record(1, Err("boom")).unwrap();
+        drop(first);
+        // The second opener ran after the first closed: it sees the record made after it
+        // started waiting.
+        assert_eq!(
+            second.join().unwrap(),
+            (Some(Ok(1.0)), Some(Err("boom".to_owned())))
+        );
+        assert!(probe.try_lock().is_ok(), "released when the journal closes");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Kernel names are checked where journal paths are built, and device names never reach
+    /// a path (they are hashed).
+    #[test]
+    fn journal_paths_take_checked_names_and_hash_devices() {
+        let space = space8();
+        let dir = Path::new("tuned");
+        assert!(Journal::path_for(dir, "../../x", 0, &space).is_err());
+        assert!(Journal::path_for_run(dir, "/abs", 0, &space, 0, "cpu").is_err());
+        let p = Journal::path_for_run(dir, "k", 0, &space, 0, "../../evil\n\u{202e}dev").unwrap();
+        assert_eq!(p.parent(), Some(dir));
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            name.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.'),
+            "{name}"
+        );
     }
 }

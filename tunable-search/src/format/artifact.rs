@@ -39,7 +39,7 @@
 //!   never running a stale binary.
 //!
 //! Reading is bounded like the tuned file's (`frame.rs`, "Size limits"): a file over
-//! [`MAX_SIZE`] is refused unread, and the metadata decode allocates at most about twice its
+//! [`MAX_SIZE`] is refused unread, and the metadata decode claims at most about eight times its
 //! length. The folder's name is built from a checked kernel name ([`crate::name`]).
 //!
 //! ```

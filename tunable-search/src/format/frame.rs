@@ -19,10 +19,12 @@
 //! - a file larger than its format's maximum (`MAX_FILE`) is refused before it is read into
 //!   memory, and a header announcing a larger payload before anything is decoded
 //!   ([`DecodeError::TooLarge`]);
-//! - bincode decodes with a limit on what it may allocate for strings and byte lists: the
-//!   smallest power of two (at least 4 KiB) not below the payload's length. An honest payload
-//!   never claims more than its own length (each string's bytes are in it); a length field
-//!   claiming more is refused before anything is allocated ([`DecodeError::LimitExceeded`]).
+//! - bincode decodes with a limit on the memory it may claim: the smallest power of two (at
+//!   least 4 KiB) not below eight times the payload's length. bincode claims each string's and
+//!   byte list's length before allocating it, and each number at its size in memory (8 bytes
+//!   for a `u64` stored in one), so an honest payload never claims more than eight times its
+//!   length; a length field claiming more is refused before anything is allocated
+//!   ([`DecodeError::LimitExceeded`]).
 //!
 //! Inside `#[tunable]` (rustc reads the tuned file while compiling) the second is a compile
 //! error on the kernel's name.
@@ -70,7 +72,7 @@ pub enum DecodeError {
     LimitExceeded {
         /// The payload's size in bytes.
         payload: usize,
-        /// The most its decoding may allocate for strings and byte lists.
+        /// The most its decoding may claim (see the module docs).
         limit: usize,
     },
 }
@@ -197,16 +199,20 @@ pub(crate) fn read_capped(
     Ok(Ok(bytes))
 }
 
-/// Decodes a `T` from the start of `payload` with bincode's standard configuration, allocating
-/// at most the smallest power of two not below the payload's length (at least 4 KiB) for its
-/// strings and byte lists (see the [module docs](self)); returns it with the bytes used.
+/// Decodes a `T` from the start of `payload` with bincode's standard configuration, claiming at
+/// most the smallest power of two not below eight times the payload's length (at least 4 KiB;
+/// see the [module docs](self)); returns it with the bytes used.
 pub(crate) fn decode_bounded<T: serde::de::DeserializeOwned>(
     payload: &[u8],
 ) -> Result<(T, usize), DecodeError> {
     use bincode::config::standard;
     use bincode::serde::decode_from_slice;
-    let limit = payload.len().max(4096).next_power_of_two();
-    // The limit is a type parameter: one instantiation per power of two up to 2^32.
+    let limit = payload
+        .len()
+        .saturating_mul(8)
+        .max(4096)
+        .next_power_of_two();
+    // The limit is a type parameter: one instantiation per power of two up to 2^35.
     macro_rules! limited {
         ($($bits:literal)*) => {
             match limit.trailing_zeros() {
@@ -215,7 +221,7 @@ pub(crate) fn decode_bounded<T: serde::de::DeserializeOwned>(
             }
         };
     }
-    let decoded = limited!(12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32);
+    let decoded = limited!(12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35);
     decoded.map_err(|e| match e {
         bincode::error::DecodeError::LimitExceeded => DecodeError::LimitExceeded {
             payload: payload.len(),

@@ -267,6 +267,12 @@ impl KernelTunerCache {
         Self::parse(&text, path, true)
     }
 
+    /// [`load_salvaging`](Self::load_salvaging) from the text; `origin` names the file in
+    /// errors only.
+    pub fn from_json_text_salvaging(text: &str, origin: &Path) -> Result<Self, CacheError> {
+        Self::parse(text, origin, true)
+    }
+
     /// Parses a cache from its text; `origin` names the file in errors only.
     ///
     /// A top level with `cache` is a Kernel Tuner cache. One with a `results` list is a T4 results

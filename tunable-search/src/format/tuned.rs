@@ -10,11 +10,13 @@
 //! `b"TUNABLE\0"`, version, length, checksum), so a truncated, corrupted or future-version file
 //! is recognized as such and never decoded into garbage. Older versions still decode: a version
 //! 1 file (before [`TunedEntry::top`]) reads as entries whose list of best configurations holds
-//! the winner alone. Reading is bounded (see `frame.rs`, "Size limits"): a file over
-//! [`MAX_SIZE`] is refused before it is read, and no length inside the payload makes the decoder
-//! allocate more than about twice the payload's size, so a damaged or forged file is an error,
-//! never an abort. Paths are built from kernel names checked by [`crate::name::check`]. Besides [`Value`] (plain data) it depends on serde, bincode and std only, so
+//! the winner alone. Besides [`Value`] (plain data) it depends on serde, bincode and std only, so
 //! that a shipped build can read tuned files without the search engine.
+//!
+//! Reading is bounded (see `frame.rs`, "Size limits"): a file over [`MAX_SIZE`] is refused
+//! before it is read, and no length inside the payload makes the decoder allocate more than
+//! about eight times the payload's size, so a damaged or forged file is an error, never an
+//! abort. Paths are built from kernel names checked by [`crate::name::check`].
 //!
 //! The compiled device binaries of GPU kernels live beside the file, in `<kernel>.artifacts/`
 //! ([`super::artifact`]).
@@ -459,6 +461,16 @@ mod tests {
             "{err}"
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The limit never refuses an honest file, small or large.
+    #[test]
+    fn honest_files_of_any_size_decode() {
+        for n in [0, 1, 17, 28, 100, 3000] {
+            let entries: Vec<TunedEntry> = (0..n).map(|k| entry("k", k)).collect();
+            let bytes = encode(&entries);
+            assert_eq!(decode(&bytes).unwrap(), entries, "{n} entries");
+        }
     }
 
     #[test]

@@ -42,7 +42,7 @@ pub(super) fn by_lines(text: &str) -> Option<Salvaged> {
     json.get("cache")?.as_object()?;
     let mut records = Map::new();
     let mut skipped = Vec::new();
-    // Closing braces seen: two close the cache and the top level.
+    // Closing braces seen since the last record: two close the cache and the top level.
     let mut braces = 0;
     while let Some((number, line)) = lines.next() {
         let last = lines.peek().is_none();
@@ -50,31 +50,33 @@ pub(super) fn by_lines(text: &str) -> Option<Salvaged> {
         if t.is_empty() {
             continue;
         }
-        if braces < 2 && t.chars().all(|c| c == '}' || c.is_whitespace()) {
+        if t.chars().all(|c| c == '}' || c.is_whitespace()) {
             braces += t.matches('}').count();
-            continue;
-        }
-        if braces >= 2 {
-            skipped.push(skip(number, t, "after the end of the cache"));
             continue;
         }
         let fixed = replace_non_finite(t);
         let parse = |r: &str| serde_json::from_str::<Map<String, Json>>(&format!("{{{r}}}"));
         // The last record may carry the closing braces on its line (`...}}}`).
-        let closing = (1..=2).find_map(|n| {
-            let r = fixed.strip_suffix(&"}".repeat(n))?.trim_end();
-            parse(r)
-                .ok()
-                .filter(|one| one.len() == 1)
-                .map(|one| (one, n))
-        });
-        if let (Err(_), Some((one, n))) = (parse(&fixed), closing) {
-            records.extend(one);
-            braces += n;
-            continue;
-        }
-        match parse(&fixed) {
-            Ok(one) if one.len() == 1 => records.extend(one),
+        let (record, closing) = match parse(&fixed) {
+            Ok(one) => (Ok(one), 0),
+            Err(e) => (1..=2)
+                .find_map(|n| {
+                    let r = fixed.strip_suffix(&"}".repeat(n))?.trim_end();
+                    let one = parse(r).ok().filter(|one| one.len() == 1)?;
+                    Some((Ok(one), n))
+                })
+                .unwrap_or((Err(e), 0)),
+        };
+        match record {
+            Ok(one) if one.len() == 1 => {
+                let (key, value) = one.into_iter().next().expect("one member");
+                if records.contains_key(&key) {
+                    skipped.push(skip(number, t, "a key already read"));
+                } else {
+                    records.insert(key, value);
+                }
+                braces = closing;
+            }
             Ok(_) => skipped.push(skip(number, t, "not one record")),
             Err(_) if last && !line.ends_with('\n') => {} // cut short by a kill
             Err(e) => skipped.push(skip(number, t, &e.to_string())),
@@ -135,10 +137,11 @@ mod tests {
         let s = by_lines(&closed).unwrap();
         assert_eq!(s.json["cache"].as_object().unwrap().len(), 3);
         assert!(s.skipped.is_empty() && !s.repaired);
+        // A record after closing braces (a garbage line of braces, say) is kept.
         let trailing = format!("{closed}\"4\": {{\"a\": 4, \"time\": 1}}\n");
         let s = by_lines(&trailing).unwrap();
-        assert_eq!(s.skipped.len(), 1);
-        assert_eq!(s.skipped[0].reason, "after the end of the cache");
+        assert_eq!(s.json["cache"].as_object().unwrap().len(), 4);
+        assert!(s.skipped.is_empty() && s.repaired);
         assert!(by_lines("{\"cache\": {}}").is_none());
         assert!(by_lines("garbage\n\"cache\": {\n").is_none());
     }

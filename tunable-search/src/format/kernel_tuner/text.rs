@@ -111,7 +111,9 @@ pub(super) fn replace_non_finite(text: &str) -> Cow<'_, str> {
             };
         } else if b == b'"' {
             in_string = true;
-        } else if let Some(tok) = TOKENS.iter().find(|t| text[i..].starts_with(**t)) {
+        } else if let Some(tok) = TOKENS.iter().find(|t| bytes[i..].starts_with(t.as_bytes())) {
+            // Bytes, not `text[i..]`: `i` may be inside a character outside any string (a
+            // damaged file), and the tokens are ASCII, so a match starts on a boundary.
             out.push_str(&text[copied..i]);
             out.push_str("null");
             i += tok.len();
@@ -164,5 +166,7 @@ mod tests {
             r#"{"a": null, "b": "NaN Infinity", "c": [null, null], "d": "\"NaN"}"#
         );
         assert!(matches!(replace_non_finite("{\"a\": 1}"), Cow::Borrowed(_)));
+        // Found by fuzzing: a multi-byte character outside a string panicked (issue 31).
+        assert_eq!(replace_non_finite("\u{1b132} NaN é"), "\u{1b132} null é");
     }
 }

@@ -147,10 +147,13 @@ fn main() {
     })
     .expect("tuned runs");
     let key = tunable::key::next_power_of_two((w * h) as u64);
-    let stored = tunable::tuned::read(&tunable::tuned::tuned_file(
-        &tunable::tuned::tuned_dir(env!("CARGO_MANIFEST_DIR")),
-        "convolution_opencl",
-    ))
+    let stored = tunable::tuned::read(
+        &tunable::tuned::tuned_file(
+            &tunable::tuned::tuned_dir(env!("CARGO_MANIFEST_DIR")),
+            "convolution_opencl",
+        )
+        .expect("a valid kernel name"),
+    )
     .unwrap_or_default()
     .into_iter()
     .find(|e| e.device == cl.device_id() && e.key == key);

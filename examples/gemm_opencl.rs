@@ -164,10 +164,13 @@ fn main() {
         .fold(0.0f32, f32::max);
     assert!(worst <= 1e-3, "wrong result: relative error {worst}");
     let t_tuned = time_ms(5, &mut || gemm_opencl(&cl, &a, &b, &mut c, n)).expect("tuned runs");
-    let stored = tunable::tuned::read(&tunable::tuned::tuned_file(
-        &tunable::tuned::tuned_dir(env!("CARGO_MANIFEST_DIR")),
-        "gemm_opencl",
-    ))
+    let stored = tunable::tuned::read(
+        &tunable::tuned::tuned_file(
+            &tunable::tuned::tuned_dir(env!("CARGO_MANIFEST_DIR")),
+            "gemm_opencl",
+        )
+        .expect("a valid kernel name"),
+    )
     .unwrap_or_default()
     .into_iter()
     .find(|e| e.device == cl.device_id() && e.key == tunable::key::next_power_of_two(n as u64));

@@ -62,7 +62,7 @@ pub use tunable_search::{Space, SpaceBuilder, SpaceError, Value, expr};
 ///
 /// ```no_run
 /// let dir = tunable::tuned::tuned_dir(env!("CARGO_MANIFEST_DIR"));
-/// for e in tunable::tuned::read(&tunable::tuned::tuned_file(&dir, "matmul"))? {
+/// for e in tunable::tuned::read(&tunable::tuned::tuned_file(&dir, "matmul")?)? {
 ///     println!("{} key {}: {:?} in {:.3} ms", e.device, e.key, e.params, e.time_ms);
 /// }
 /// # Ok::<(), tunable::RuntimeError>(())

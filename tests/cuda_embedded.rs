@@ -70,7 +70,7 @@ fn a_shipped_cuda_crate_runs_its_embedded_ptx_without_nvrtc() {
     let out = ok(Command::new(&exe).current_dir(&dir));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("image CUBIN compiled"), "{text}");
-    let stored = read_dir(&artifact_dir(&dir.join("tuned"), "pick")).unwrap();
+    let stored = read_dir(&artifact_dir(&dir.join("tuned"), "pick").unwrap()).unwrap();
     let kinds: Vec<Kind> = stored
         .iter()
         .map(|(_, a)| a.as_ref().unwrap().recipe.kind)

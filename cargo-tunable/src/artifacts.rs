@@ -135,21 +135,26 @@ pub(crate) fn print(listed: &[Listed]) {
     println!("device binaries (embedded by builds that bake their entry):");
     println!("| kernel | device | configuration | kind | size | built for | file | entry |");
     println!("|---|---|---|---|---|---|---|---|");
+    let shown = crate::show::shown;
     for l in listed {
         if let Some(why) = &l.damaged {
-            println!("| {} | | | | | | {} | damaged: {why} |", l.kernel, l.file);
+            println!(
+                "| {} | | | | | | {} | damaged: {why} |",
+                shown(&l.kernel),
+                shown(&l.file)
+            );
             continue;
         }
         let cfg: Vec<String> = l.params.iter().map(|(n, v)| format!("{n}={v}")).collect();
         println!(
             "| {} | {} | {} | {} | {} | {} | {} | {} |",
-            l.kernel,
-            l.device,
-            cfg.join(", "),
+            shown(&l.kernel),
+            shown(&l.device),
+            shown(&cfg.join(", ")),
             l.kind,
             size(l.bytes),
-            l.target,
-            l.file,
+            shown(&l.target),
+            shown(&l.file),
             if l.used { "embedded" } else { "unused" }
         );
     }

@@ -74,16 +74,17 @@ pub(crate) fn chains(entries: &[TunedEntry]) -> Vec<Chain> {
 /// Prints the chains as a list, one block per kernel and key.
 pub(crate) fn print(chains: &[Chain]) {
     for c in chains {
-        println!("{} (key {}):", c.kernel, c.key);
+        let shown = crate::show::shown;
+        println!("{} (key {}):", shown(&c.kernel), c.key);
         for (device, config) in &c.devices {
-            println!("  on {device}: {config}");
+            println!("  on {}: {}", shown(device), shown(config));
         }
         println!(
             "  on any other device: the fastest of {} portable configuration(s), timed once:",
             c.portable.len()
         );
         for (i, config) in c.portable.iter().enumerate() {
-            println!("    {}. {config}", i + 1);
+            println!("    {}. {}", i + 1, crate::show::shown(config));
         }
     }
 }

@@ -16,6 +16,11 @@
 //! **Device binaries.** Below the chains, the [artifacts](crate::artifacts) of GPU kernels'
 //! winners in `<kernel>.artifacts/` (kind, size, device or architecture); with `--json`, each
 //! entry lists its own under `artifacts`.
+//!
+//! **Untrusted text.** Names and devices come from the files: a kernel name that breaks the rule
+//! of [`tunable_search::name`] is shown escaped and marked `(invalid name)` (its `.space` record
+//! is not looked up), and control or bidirectional-override characters in any shown text are
+//! escaped, so that a file cannot rewrite the terminal.
 
 use crate::date::utc;
 use clap::Args;
@@ -65,8 +70,10 @@ struct Brief {
     file: String,
 }
 
-/// The space fingerprint the last build recorded for `kernel` in `dir`, if any.
+/// The space fingerprint the last build recorded for `kernel` in `dir`, if any (none for a name
+/// that could point outside `dir`).
 fn recorded_space(dir: &Path, kernel: &str) -> Option<u64> {
+    tunable_search::name::check(kernel).ok()?;
     let text = std::fs::read_to_string(dir.join(format!("{kernel}.space"))).ok()?;
     u64::from_str_radix(text.trim(), 16).ok()
 }
@@ -143,16 +150,24 @@ pub(crate) fn run(args: ShowArgs) -> Result<(), Box<dyn std::error::Error>> {
     );
     println!("|---|---|---|---|---|---|---|---|---|");
     for r in rows {
-        let cfg: Vec<String> = r.params.iter().map(|(n, v)| format!("{n}={v}")).collect();
+        let cfg: Vec<String> = r
+            .params
+            .iter()
+            .map(|(n, v)| format!("{}={}", shown(n), shown(v)))
+            .collect();
+        let kernel = match tunable_search::name::check(&r.kernel) {
+            Ok(()) => r.kernel.clone(),
+            Err(_) => format!("{:?} (invalid name)", cut(&r.kernel)),
+        };
         println!(
             "| {} | {} | {} | {} | {:.4} | {} | {} | {} | {} |",
-            r.kernel,
-            r.device,
+            kernel,
+            shown(&r.device),
             r.key,
             cfg.join(", "),
             r.time_ms,
             r.evaluations,
-            r.strategy,
+            shown(&r.strategy),
             r.tuned,
             match r.stale {
                 Some(false) => "yes",
@@ -165,4 +180,37 @@ pub(crate) fn run(args: ShowArgs) -> Result<(), Box<dyn std::error::Error>> {
     crate::chain::print(&chains);
     crate::artifacts::print(&listed);
     Ok(())
+}
+
+/// `text` cut to 200 characters.
+fn cut(text: &str) -> String {
+    text.chars().take(200).collect()
+}
+
+/// `text` as shown in a table: control characters and bidirectional overrides escaped.
+pub(crate) fn shown(text: &str) -> String {
+    let bidi = |c: char| matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}');
+    text.chars()
+        .flat_map(|c| {
+            let escape = c.is_control() || bidi(c);
+            let escaped: Vec<char> = match escape {
+                true => c.escape_unicode().collect(),
+                false => vec![c],
+            };
+            escaped
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shown_text_cannot_rewrite_the_terminal() {
+        assert_eq!(shown("NVIDIA A100"), "NVIDIA A100");
+        assert_eq!(shown("a\u{1b}[2Jb\u{202e}c"), "a\\u{1b}[2Jb\\u{202e}c");
+        assert_eq!(cut(&"x".repeat(1000)).len(), 200);
+        assert_eq!(recorded_space(Path::new("."), "../../etc/passwd"), None);
+    }
 }

@@ -87,6 +87,9 @@ pub(crate) fn run(args: TuneArgs) -> Result<(), Box<dyn std::error::Error>> {
     } else {
         dir
     };
+    for k in &args.kernel {
+        tunable_search::name::check(k)?;
+    }
     let harness = dir.join("examples").join(format!("{}.rs", args.example));
     if !harness.exists() {
         return Err(format!(

@@ -24,7 +24,7 @@ fn a_tuning_journal_replays_in_bench_unchanged() {
             .unwrap(),
     );
     let time = |p: usize| 1.0 + ((p * 7) % 11) as f64 / 4.0;
-    let path = Journal::path_for(&dir, "saxpy", 1024, &space);
+    let path = Journal::path_for(&dir, "saxpy", 1024, &space).unwrap();
     let journal = Journal::open(&path, Arc::clone(&space), "saxpy", "cpu: test").unwrap();
     let mut measure = Journaled::new(
         Some(journal),

@@ -22,14 +22,14 @@ fn show_prints_stored_entries_and_skips_damaged_files() {
         timestamp: 1_795_462_807,
         top: Vec::new(),
     };
-    store(&tuned_file(&dir, "saxpy"), entry.clone()).unwrap();
+    store(&tuned_file(&dir, "saxpy").unwrap(), entry.clone()).unwrap();
     // The last build's record of the annotation: `saxpy` still fits, `axpy` changed since.
     std::fs::write(dir.join("saxpy.space"), "0000000000000001\n").unwrap();
     let old = TunedEntry {
         kernel: "axpy".into(),
         ..entry
     };
-    store(&tuned_file(&dir, "axpy"), old).unwrap();
+    store(&tuned_file(&dir, "axpy").unwrap(), old).unwrap();
     std::fs::write(dir.join("axpy.space"), "00000000000000ff\n").unwrap();
     std::fs::write(dir.join("broken.bin"), b"nope").unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_cargo-tunable"))
@@ -66,4 +66,66 @@ fn show_prints_stored_entries_and_skips_damaged_files() {
         (&serde_json::json!(true), &serde_json::json!(false))
     );
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Issue 31: a tuned file with a valid frame and checksum around a string length of 2^62 made
+/// `show` abort (allocation failure, SIGABRT). Now it is reported and skipped like any damaged
+/// file; and an entry whose kernel name is not an identifier (written by hand) is shown escaped,
+/// its terminal control characters too.
+#[test]
+fn show_survives_forged_files_and_escapes_names() {
+    let dir = std::env::temp_dir().join(format!("tunable-show-forged-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut payload = vec![1u8, 0xfd];
+    payload.extend_from_slice(&(1u64 << 62).to_le_bytes());
+    payload.extend_from_slice(b"saxpy");
+    let fnv = payload.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    let mut file = b"TUNABLE\0".to_vec();
+    file.extend_from_slice(&2u32.to_le_bytes());
+    file.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    file.extend_from_slice(&fnv.to_le_bytes());
+    file.extend_from_slice(&payload);
+    std::fs::write(dir.join("forged.bin"), file).unwrap();
+    let hand = TunedEntry {
+        kernel: "../x\u{1b}[2J".into(),
+        device: "gpu\u{202e}evil".into(),
+        key: 1,
+        space_hash: 1,
+        params: vec![("b".into(), StoredValue::Int(1))],
+        time_ms: 1.0,
+        evaluations: 1,
+        strategy: "auto".into(),
+        timestamp: 0,
+        top: Vec::new(),
+    };
+    std::fs::write(
+        dir.join("hand.bin"),
+        tunable_runtime::store::encode(&[hand]),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-tunable"))
+        .args(["tunable", "show"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let (text, err) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{text}\n{err}");
+    assert!(
+        err.contains("forged.bin is unusable: a length in the 16-byte payload"),
+        "{err}"
+    );
+    assert!(
+        text.contains("| \"../x\\u{1b}[2J\" (invalid name) | gpu\\u{202e}evil |"),
+        "{text}"
+    );
+    assert!(
+        !text.contains('\u{1b}') && !text.contains('\u{202e}'),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -85,6 +85,8 @@ fn export_inner(
     binaries: Option<&[PathBuf]>,
 ) -> Result<ExportReport, DistError> {
     let study = study::load(db, name)?;
+    // The kernel's name makes the paths written: a row written by hand is checked here too.
+    tunable_search::name::check(&study.spec.kernel).map_err(tunable_runtime::RuntimeError::from)?;
     if binaries.is_some() && !matches!(study.spec.evaluator, EvaluatorSpec::Harness(_)) {
         return Err(DistError::Binaries {
             study: study.spec.name.clone(),
@@ -113,15 +115,18 @@ fn export_inner(
         .iter()
         .map(|(recipe, bytes)| {
             let folder =
-                tunable_search::format::artifact::artifact_dir(Path::new(""), &study.spec.kernel);
-            (folder.join(recipe.file_name()), bytes.len())
+                tunable_search::format::artifact::artifact_dir(Path::new(""), &study.spec.kernel)
+                    .map_err(tunable_runtime::RuntimeError::from)?;
+            Ok((folder.join(recipe.file_name()), bytes.len()))
         })
-        .collect();
-    let cache = Journal::path_for(dir, &study.spec.kernel, study.spec.key, &space);
+        .collect::<Result<_, DistError>>()?;
+    let cache = Journal::path_for(dir, &study.spec.kernel, study.spec.key, &space)
+        .map_err(tunable_runtime::RuntimeError::from)?;
     write_kernel_tuner_cache(&cache, &space, &study, &results)?;
     let tuned = match &entry {
         Some(e) => {
-            let path = store::tuned_file(dir, &study.spec.kernel);
+            let path = store::tuned_file(dir, &study.spec.kernel)
+                .map_err(tunable_runtime::RuntimeError::from)?;
             store::store_with_artifacts(&path, e.clone(), built)?;
             Some(path)
         }

@@ -91,6 +91,12 @@ pub struct RecordedResult {
 /// Creates a study searching `space` after checking it: its strategy builds, its space builds
 /// and is not empty.
 pub fn create(db: &mut Db, spec: &StudySpec, space: &SpaceDef) -> Result<Study, DistError> {
+    // The kernel's name becomes file names on export (see `tunable_search::name`).
+    if let Err(e) = tunable_search::name::check(&spec.kernel) {
+        return Err(DistError::BadStudy {
+            reason: e.to_string(),
+        });
+    }
     if spec.budget == 0 {
         return Err(DistError::BadStudy {
             reason: "the budget must be at least 1".to_owned(),

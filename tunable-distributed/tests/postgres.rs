@@ -498,7 +498,7 @@ fn export_writes_what_local_tuning_writes_with_the_same_results() {
             .map(|&(p, t)| tunable_runtime::store::Ranked::at(&space, p, t))
             .collect(),
     };
-    let local_path = tunable_runtime::store::tuned_file(&base.join("local"), "toy");
+    let local_path = tunable_runtime::store::tuned_file(&base.join("local"), "toy").unwrap();
     tunable_runtime::store::store(&local_path, local).unwrap();
     let dist_bytes = std::fs::read(exported.tuned.unwrap()).unwrap();
     assert_eq!(dist_bytes, std::fs::read(&local_path).unwrap());

@@ -93,7 +93,11 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
         defaults::REPEATS,
         defaults::WARMUP,
     );
-    let (mut default, mut name, mut consts) = (None, fn_name.to_string(), false);
+    // The kernel's name names its files (`tuned/<name>.bin`): an identifier by the rule of
+    // `tunable_search::name`, checked on the token it comes from.
+    let (mut default, mut name, mut consts) =
+        (None, syn::ext::IdentExt::unraw(fn_name).to_string(), false);
+    let mut name_span = None;
     for arg in args {
         let id = arg.ident().to_string();
         // Constraints repeat; an unknown option is reported as such each time.
@@ -149,7 +153,10 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
                 _ => errs.push(lit.span(), format!("`{i}` takes a positive integer")),
             },
             Arg::Str(i, s) if i == "strategy" => strategy = Some(s),
-            Arg::Str(_, s) => name = s.value(),
+            Arg::Str(_, s) => {
+                name = s.value();
+                name_span = Some(s.span());
+            }
             Arg::Default(i, items) => default = Some((i, items)),
             Arg::Flag(_) => consts = true,
             Arg::Unknown(name) => errs.push(name.span(), unknown_option(&name)),
@@ -173,6 +180,15 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
         answer: answer.map(|a| a.1),
         tolerance: tolerance.map_or(defaults::TOLERANCE, |t| t.1),
     });
+    if let Err(e) = tunable_search::name::check(&name) {
+        match name_span {
+            Some(span) => errs.push(span, e),
+            None => errs.push(
+                fn_name.span(),
+                format!("{e}: give the kernel a `name = \"...\"` that is one"),
+            ),
+        }
+    }
     if defs.is_empty() {
         errs.push(
             Span::call_site(),

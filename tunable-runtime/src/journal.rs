@@ -20,15 +20,36 @@
 //! On opening, an existing journal is read (repairing a record cut off by a kill) and rewritten
 //! cleanly, keeping the records of this space measured on this device, before new records are
 //! appended.
+//!
+//! ## Damage and concurrent writers
+//!
+//! - **A bad line loses that line only.** The journal is read line by line
+//!   ([`KernelTunerCache::load_salvaging`]): a line that does not parse (garbage from a disk
+//!   error, say), a record of no configuration of the space or one repeating an earlier record's
+//!   configuration is skipped, and every other record kept.
+//! - **Nothing is dropped without a copy.** When the rewrite would keep fewer records than the
+//!   file holds (lines skipped, another device's or another space's records, a file that does
+//!   not read at all), the original is first copied to `<journal>.damaged-<unix seconds>` beside
+//!   it, and a warning on standard error names the file, what was skipped and the copy.
+//! - **One writer at a time.** An open journal holds an exclusive lock on `.<journal>.lock`
+//!   beside it (an advisory `flock`, released by the system when its process ends, even by
+//!   `kill -9`), taken before the file is read. A second process opening the same journal (the
+//!   same kernel, key, space, body and device) says that it waits, then waits until the first
+//!   one is done and resumes from everything it measured. The lock files stay (removing one
+//!   another process waits on would let a third writer in).
+//!
+//! Journal paths are built from checked kernel names ([`tunable_search::name`]); the device is
+//! hashed into the name, never written into it.
 
 use crate::RuntimeError;
 use std::collections::HashMap;
-use std::fs::File;
+use std::fs::{File, OpenOptions, TryLockError};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tunable_search::Space;
 use tunable_search::fingerprint::fnv1a;
 use tunable_search::format::kernel_tuner::{CacheWriter, Header, KernelTunerCache, Observation};
+use tunable_search::name::{NameError, check};
 
 /// What the journal holds for one configuration: its time in milliseconds, or why it failed.
 pub type Recorded = Result<f64, String>;
@@ -40,22 +61,31 @@ pub struct Journal {
     space: Arc<Space>,
     writer: CacheWriter<File>,
     known: HashMap<usize, Recorded>,
+    /// Holds the exclusive lock on `.<journal>.lock` while the journal is open.
+    _lock: File,
 }
 
 impl Journal {
-    /// The journal's path for a kernel, key and space.
-    pub fn path_for(dir: &Path, kernel: &str, key: u64, space: &Space) -> PathBuf {
-        dir.join(format!(
+    /// The journal's path for a kernel, key and space; an error if `kernel` is not a valid
+    /// kernel name ([`tunable_search::name`]).
+    pub fn path_for(
+        dir: &Path,
+        kernel: &str,
+        key: u64,
+        space: &Space,
+    ) -> Result<PathBuf, NameError> {
+        check(kernel)?;
+        Ok(dir.join(format!(
             "{kernel}-{key}-{:016x}.cache.json",
             space.fingerprint()
-        ))
+        )))
     }
 
     /// The first-run hook's journal for a kernel, key and space, when what the kernel runs (its
     /// body and GPU programs) has the fingerprint `build` and runs on `device`:
     /// `<kernel>-<key>-<fingerprint>.cache.json`, where the fingerprint covers all four, so that
     /// nothing measured on another body, program or device is ever read back (see the
-    /// [module docs](self)).
+    /// [module docs](self)). An error if `kernel` is not a valid kernel name.
     pub fn path_for_run(
         dir: &Path,
         kernel: &str,
@@ -63,13 +93,14 @@ impl Journal {
         space: &Space,
         build: u64,
         device: &str,
-    ) -> PathBuf {
+    ) -> Result<PathBuf, NameError> {
+        check(kernel)?;
         let run = fnv1a(&[
             &space.fingerprint().to_le_bytes(),
             &build.to_le_bytes(),
             device.as_bytes(),
         ]);
-        dir.join(format!("{kernel}-{key}-{run:016x}.cache.json"))
+        Ok(dir.join(format!("{kernel}-{key}-{run:016x}.cache.json")))
     }
 
     /// Creates the journal at `path` for `space`, empty: what was recorded there before is
@@ -80,45 +111,44 @@ impl Journal {
         kernel: &str,
         device: &str,
     ) -> Result<Self, RuntimeError> {
-        match std::fs::remove_file(path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(RuntimeError::Io {
-                path: path.into(),
-                source: e,
-            }),
-            _ => Journal::open(path, space, kernel, device),
-        }
+        Journal::open_with(path, space, kernel, device, true)
     }
 
     /// Opens (or creates) the journal at `path` for `space`, keeping what it already holds for
-    /// this space and `device`.
+    /// this space and `device`; waits while another process has it open (see the
+    /// [module docs](self)).
     pub fn open(
         path: &Path,
         space: Arc<Space>,
         kernel: &str,
         device: &str,
     ) -> Result<Self, RuntimeError> {
+        Journal::open_with(path, space, kernel, device, false)
+    }
+
+    fn open_with(
+        path: &Path,
+        space: Arc<Space>,
+        kernel: &str,
+        device: &str,
+        fresh: bool,
+    ) -> Result<Self, RuntimeError> {
         let io = |source| RuntimeError::Io {
             path: path.into(),
             source,
         };
-        let mut old: Vec<(usize, Recorded)> = KernelTunerCache::load(path)
-            .ok()
-            .filter(|c| c.device_name.as_deref().is_none_or(|d| d == device))
-            .map(|c| c.entries)
-            .unwrap_or_default()
-            .into_iter()
-            .filter_map(|e| {
-                let recorded = match e.observation {
-                    Observation::Value(t) => Ok(t),
-                    Observation::Failed(reason) => Err(reason),
-                };
-                Some((space.position_of_values(&e.values)?, recorded))
-            })
-            .collect();
-        old.sort_by_key(|(p, _)| *p);
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(io)?;
         }
+        let lock = lock(path)?;
+        if fresh {
+            match std::fs::remove_file(path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(e)),
+                _ => {}
+            }
+        }
+        let mut old = read_old(path, &space, device)?;
+        old.sort_by_key(|(p, _)| *p);
         // Rewrite: the header, then the records kept, in a temporary file renamed into place;
         // the records that follow are appended through the same handle.
         let tmp = path.with_extension("json.tmp");
@@ -143,6 +173,7 @@ impl Journal {
             space,
             writer,
             known: old.into_iter().collect(),
+            _lock: lock,
         })
     }
 
@@ -195,6 +226,104 @@ impl Journal {
     }
 }
 
+/// Takes the exclusive lock of the journal at `path` (`.<file name>.lock` beside it), saying on
+/// standard error when it has to wait for another process.
+fn lock(path: &Path) -> Result<File, RuntimeError> {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let lock_path = path.with_file_name(format!(".{name}.lock"));
+    let io = |source| RuntimeError::Io {
+        path: lock_path.clone(),
+        source,
+    };
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(io)?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(TryLockError::WouldBlock) => {
+            eprintln!(
+                "tunable: waiting for another process that has the journal {} open",
+                path.display()
+            );
+            file.lock().map_err(io)?;
+        }
+        Err(TryLockError::Error(e)) => return Err(io(e)),
+    }
+    Ok(file)
+}
+
+/// The records of the journal at `path` that are answers for `space` on `device`. If the file
+/// holds anything else (lines that do not parse, other records) or does not read at all, the
+/// original is copied beside it first and a warning says what was left out.
+fn read_old(
+    path: &Path,
+    space: &Space,
+    device: &str,
+) -> Result<Vec<(usize, Recorded)>, RuntimeError> {
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let (kept, lost) = match KernelTunerCache::load_salvaging(path) {
+        Ok(cache) => {
+            let other_device = cache.device_name.as_deref().is_some_and(|d| d != device);
+            let total = cache.entries.len();
+            let kept: Vec<(usize, Recorded)> = if other_device {
+                Vec::new()
+            } else {
+                cache
+                    .entries
+                    .into_iter()
+                    .filter_map(|e| {
+                        let recorded = match e.observation {
+                            Observation::Value(t) => Ok(t),
+                            Observation::Failed(reason) => Err(reason),
+                        };
+                        Some((space.position_of_values(&e.values)?, recorded))
+                    })
+                    .collect()
+            };
+            let mut lost: Vec<String> = cache.skipped.iter().map(ToString::to_string).collect();
+            if kept.len() < total {
+                lost.push(match other_device {
+                    true => format!("{total} record(s) of another device"),
+                    false => format!("{} record(s) of another space", total - kept.len()),
+                });
+            }
+            (kept, lost)
+        }
+        Err(e) => (Vec::new(), vec![format!("the file does not read: {e}")]),
+    };
+    if !lost.is_empty() {
+        let secs = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        let copy = path.with_file_name(format!("{name}.damaged-{secs}"));
+        std::fs::copy(path, &copy).map_err(|source| RuntimeError::Io {
+            path: copy.clone(),
+            source,
+        })?;
+        const SHOWN: usize = 5;
+        let more = lost.len().saturating_sub(SHOWN);
+        eprintln!(
+            "tunable: journal {}: kept {} record(s), left out {}{}; the original is kept as {}",
+            path.display(),
+            kept.len(),
+            lost[..lost.len().min(SHOWN)].join("; "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            },
+            copy.display()
+        );
+    }
+    Ok(kept)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,7 +339,7 @@ mod tests {
                 .unwrap(),
         );
         let dir = std::env::temp_dir().join(format!("tunable-journal-{}", std::process::id()));
-        let path = Journal::path_for(&dir, "k", 0, &space);
+        let path = Journal::path_for(&dir, "k", 0, &space).unwrap();
         {
             let mut j = Journal::open(&path, Arc::clone(&space), "k", "cpu").unwrap();
             j.record(0, Ok(1.5)).unwrap();
@@ -230,6 +359,7 @@ mod tests {
         let cache = KernelTunerCache::load(&path).unwrap();
         assert_eq!(cache.entries.len(), 3);
         // Another device's measurements are not answers here.
+        drop(j);
         let j = Journal::open(&path, Arc::clone(&space), "k", "gpu").unwrap();
         assert!(j.is_empty());
         std::fs::remove_dir_all(&dir).unwrap();
@@ -239,18 +369,137 @@ mod tests {
     fn a_run_journal_is_named_by_space_body_and_device_and_restarts_empty() {
         let space = Arc::new(SpaceBuilder::new().param("a", [1, 2]).build().unwrap());
         let dir = std::env::temp_dir().join(format!("tunable-journal-run-{}", std::process::id()));
-        let path = |body, device| Journal::path_for_run(&dir, "k", 8, &space, body, device);
+        let path =
+            |body, device| Journal::path_for_run(&dir, "k", 8, &space, body, device).unwrap();
         assert_eq!(path(1, "cpu"), path(1, "cpu"));
         assert_ne!(path(1, "cpu"), path(2, "cpu"), "an edited body");
         assert_ne!(path(1, "cpu"), path(1, "gpu"), "another device");
-        assert_ne!(path(1, "cpu"), Journal::path_for(&dir, "k", 8, &space));
+        assert_ne!(
+            path(1, "cpu"),
+            Journal::path_for(&dir, "k", 8, &space).unwrap()
+        );
         let mut j = Journal::open(&path(1, "cpu"), Arc::clone(&space), "k", "cpu").unwrap();
         j.record(1, Ok(2.0)).unwrap();
         drop(j);
         let j = Journal::restart(&path(1, "cpu"), Arc::clone(&space), "k", "cpu").unwrap();
         assert!(j.is_empty());
+        drop(j);
         let j = Journal::open(&path(1, "cpu"), Arc::clone(&space), "k", "cpu").unwrap();
         assert!(j.is_empty(), "the restart was written");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn space8() -> Arc<Space> {
+        Arc::new(
+            SpaceBuilder::new()
+                .param("a", [1, 2, 3, 4, 5, 6, 7, 8])
+                .build()
+                .unwrap(),
+        )
+    }
+
+    fn copies(dir: &Path) -> Vec<PathBuf> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.to_string_lossy().contains(".damaged-"))
+            .collect()
+    }
+
+    /// Issue 31: one garbage line in a journal of 8 records kept 3 of them, and the file was
+    /// rewritten so. Now all 8 are kept, and the original is copied beside the journal.
+    #[test]
+    fn a_garbage_line_loses_nothing_after_it_and_the_original_is_kept() {
+        let space = space8();
+        let dir = std::env::temp_dir().join(format!("tunable-journal-bad-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let path = Journal::path_for(&dir, "k", 0, &space).unwrap();
+        {
+            let mut j = Journal::open(&path, Arc::clone(&space), "k", "cpu").unwrap();
+            for p in 0..8 {
+                j.record(p, Ok(p as f64 + 0.5)).unwrap();
+            }
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines.insert(5, "\u{0}\u{0}}}{{ garbage \"x\": [");
+        let damaged = lines.join("\n");
+        std::fs::write(&path, &damaged).unwrap();
+        let j = Journal::open(&path, Arc::clone(&space), "k", "cpu").unwrap();
+        assert_eq!(j.len(), 8);
+        for p in 0..8 {
+            assert_eq!(j.lookup(p), Some(&Ok(p as f64 + 0.5)));
+        }
+        let kept = copies(&dir);
+        assert_eq!(kept.len(), 1, "{kept:?}");
+        assert_eq!(std::fs::read_to_string(&kept[0]).unwrap(), damaged);
+        drop(j);
+        // The rewritten journal is clean: opening it again copies nothing more.
+        let j = Journal::open(&path, Arc::clone(&space), "k", "cpu").unwrap();
+        assert_eq!(j.len(), 8);
+        assert_eq!(copies(&dir).len(), 1);
+        drop(j);
+        // A file that does not read at all is kept too before the journal starts empty.
+        std::fs::write(&path, "not a journal").unwrap();
+        std::fs::remove_file(&kept[0]).unwrap();
+        let j = Journal::open(&path, Arc::clone(&space), "k", "cpu").unwrap();
+        assert!(j.is_empty());
+        let kept = copies(&dir);
+        assert_eq!(std::fs::read_to_string(&kept[0]).unwrap(), "not a journal");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Journals take no lock (issue 31): two writers interleaved their records. Now an open
+    /// journal holds an exclusive lock, and a second opener waits for the first to finish and
+    /// resumes from everything it recorded.
+    #[test]
+    fn a_journal_has_one_writer_at_a_time() {
+        let space = space8();
+        let dir = std::env::temp_dir().join(format!("tunable-journal-lock-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let path = Journal::path_for(&dir, "k", 0, &space).unwrap();
+        let lock_path = dir.join(format!(
+            ".{}.lock",
+            path.file_name().unwrap().to_string_lossy()
+        ));
+        let mut first = Journal::open(&path, Arc::clone(&space), "k", "cpu").unwrap();
+        first.record(0, Ok(1.0)).unwrap();
+        let probe = File::open(&lock_path).unwrap();
+        assert!(matches!(probe.try_lock(), Err(TryLockError::WouldBlock)));
+        let second = std::thread::spawn({
+            let (path, space) = (path.clone(), Arc::clone(&space));
+            move || {
+                let j = Journal::open(&path, space, "k", "cpu").unwrap();
+                (j.lookup(0).cloned(), j.lookup(1).cloned())
+            }
+        });
+        first.record(1, Err("boom")).unwrap();
+        drop(first);
+        // The second opener ran after the first closed: it sees the record made after it
+        // started waiting.
+        assert_eq!(
+            second.join().unwrap(),
+            (Some(Ok(1.0)), Some(Err("boom".to_owned())))
+        );
+        assert!(probe.try_lock().is_ok(), "released when the journal closes");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Kernel names are checked where journal paths are built, and device names never reach
+    /// a path (they are hashed).
+    #[test]
+    fn journal_paths_take_checked_names_and_hash_devices() {
+        let space = space8();
+        let dir = Path::new("tuned");
+        assert!(Journal::path_for(dir, "../../x", 0, &space).is_err());
+        assert!(Journal::path_for_run(dir, "/abs", 0, &space, 0, "cpu").is_err());
+        let p = Journal::path_for_run(dir, "k", 0, &space, 0, "../../evil\n\u{202e}dev").unwrap();
+        assert_eq!(p.parent(), Some(dir));
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            name.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.'),
+            "{name}"
+        );
     }
 }

@@ -80,6 +80,9 @@ pub enum RuntimeError {
         /// What is wrong.
         reason: String,
     },
+    /// A kernel name that cannot name files (see [`tunable_search::name`]).
+    #[error(transparent)]
+    BadName(#[from] tunable_search::name::NameError),
     /// The strategy could not be built.
     #[cfg(feature = "autotune")]
     #[error(transparent)]

@@ -59,6 +59,8 @@ pub fn store_with_artifacts(
     binaries: Vec<(Recipe, Vec<u8>)>,
 ) -> Result<(), RuntimeError> {
     let dir = path.parent().unwrap_or(Path::new("."));
+    // The entry's kernel names the artifact folder: checked before anything is written.
+    let artifacts = artifact::artifact_dir(dir, &entry.kernel)?;
     std::fs::create_dir_all(dir).map_err(|e| io(e, dir))?;
     let lock_path = dir.join(".lock");
     let lock = OpenOptions::new()
@@ -77,7 +79,6 @@ pub fn store_with_artifacts(
         }
         Err(e) => return Err(e),
     };
-    let artifacts = artifact::artifact_dir(dir, &entry.kernel);
     let owner = Owner {
         kernel: entry.kernel.clone(),
         device: entry.device.clone(),
@@ -189,7 +190,7 @@ mod tests {
     #[test]
     fn concurrent_writers_lose_nothing() {
         let dir = std::env::temp_dir().join(format!("tunable-store-conc-{}", std::process::id()));
-        let path = tuned_file(&dir, "k");
+        let path = tuned_file(&dir, "k").unwrap();
         std::thread::scope(|s| {
             for w in 0..4u64 {
                 let path = &path;
@@ -209,7 +210,7 @@ mod tests {
     #[test]
     fn concurrent_processes_lose_nothing() {
         let dir = std::env::temp_dir().join(format!("tunable-store-proc-{}", std::process::id()));
-        let path = tuned_file(&dir, "k");
+        let path = tuned_file(&dir, "k").unwrap();
         let exe = std::env::current_exe().unwrap();
         let children: Vec<_> = (0..2u64)
             .map(|w| {
@@ -250,7 +251,7 @@ mod tests {
     #[test]
     fn store_merges_and_keeps_damaged_files_aside() {
         let dir = std::env::temp_dir().join(format!("tunable-store-{}", std::process::id()));
-        let path = tuned_file(&dir, "k");
+        let path = tuned_file(&dir, "k").unwrap();
         store(&path, entry("k", 1, 2.0)).unwrap();
         store(&path, entry("k", 2, 3.0)).unwrap();
         store(&path, entry("k", 1, 1.5)).unwrap();
@@ -281,7 +282,7 @@ mod tests {
 
     /// The artifact files of kernel `k` in `dir`: (file name, configuration's first value).
     fn artifacts(dir: &Path) -> Vec<(String, StoredValue)> {
-        artifact::read_dir(&artifact::artifact_dir(dir, "k"))
+        artifact::read_dir(&artifact::artifact_dir(dir, "k").unwrap())
             .unwrap()
             .into_iter()
             .map(|(p, a)| {
@@ -295,7 +296,7 @@ mod tests {
     fn artifacts_are_stored_with_their_entry_and_go_when_no_winner_uses_them() {
         let dir = std::env::temp_dir().join(format!("tunable-store-art-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let path = tuned_file(&dir, "k");
+        let path = tuned_file(&dir, "k").unwrap();
         let with_tile = |key, tile| TunedEntry {
             params: vec![("tile".into(), StoredValue::Int(tile))],
             ..entry("k", key, 1.0)
@@ -305,7 +306,7 @@ mod tests {
         store_with_artifacts(&path, with_tile(1, 4), vec![(r4.clone(), b"bin4".to_vec())]).unwrap();
         store_with_artifacts(&path, with_tile(2, 4), vec![(r4.clone(), b"bin4".to_vec())]).unwrap();
         assert_eq!(artifacts(&dir), [(r4.file_name(), StoredValue::Int(4))]);
-        let stored = artifact::read_dir(&artifact::artifact_dir(&dir, "k")).unwrap();
+        let stored = artifact::read_dir(&artifact::artifact_dir(&dir, "k").unwrap()).unwrap();
         let a = stored[0].1.as_ref().unwrap();
         assert_eq!((&a.recipe, &*a.bytes), (&r4, &b"bin4"[..]));
         assert_eq!(a.owner.device, "cpu: test x2");
@@ -330,7 +331,7 @@ mod tests {
         // Both keys end on tile=2, stored without binaries (a CPU kernel, say): the folder goes.
         store(&path, with_tile(1, 2)).unwrap();
         store(&path, with_tile(2, 2)).unwrap();
-        assert!(!artifact::artifact_dir(&dir, "k").exists());
+        assert!(!artifact::artifact_dir(&dir, "k").unwrap().exists());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -217,7 +217,7 @@ fn choosing_an_embedded_image_does_not_load_nvrtc() {
         .into_iter()
         .find(|(r, _)| r.kind == Kind::Ptx)
         .unwrap();
-    let dir = artifact_dir(&handoff(), "scale");
+    let dir = artifact_dir(&handoff(), "scale").unwrap();
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join(recipe.file_name()), file(recipe, ptx)).unwrap();
     // Hidden: no python3 to ask for site-packages, no library folders, and TUNABLE_NVRTC=off

@@ -15,6 +15,7 @@
 //! | [`portable`] | configurations for devices nobody tuned on: the greedy cover of the tuned devices' best configurations |
 //! | [`defaults`] | the defaults of `#[tunable]`'s options, shared by the attribute and the runtime |
 //! | [`fingerprint`] | the stable hash behind the body fingerprint and the journal's name |
+//! | [`name`] | the rule for kernel names, which become file names |
 //! | [`suggest`] | "did you mean" suggestions for misspelled names |
 //! | [`error`] | [`SpaceError`], why a space could not be built or loaded |
 //!
@@ -44,6 +45,7 @@ pub mod error;
 pub mod expr;
 pub mod fingerprint;
 pub mod format;
+pub mod name;
 pub mod portable;
 #[cfg(feature = "search")]
 pub mod sim;

@@ -19,7 +19,7 @@ use crate::check::Model;
 use proc_macro2::TokenStream;
 use quote::quote;
 use tunable_search::Value;
-use tunable_search::format::artifact::{artifact_dir, read_dir};
+use tunable_search::format::artifact::{MAX_SIZE, artifact_dir, read_dir};
 use tunable_search::format::tuned::tuned_dir;
 
 /// The absolute paths of the artifact files of `tuned`'s baked entries and of the damaged ones
@@ -31,7 +31,9 @@ pub(super) fn embedded(model: &Model, tuned: &Tuned) -> Vec<String> {
     if tuned.entries.is_empty() {
         return Vec::new();
     }
-    let dir = artifact_dir(&tuned_dir(&manifest), &model.name);
+    let Ok(dir) = artifact_dir(&tuned_dir(&manifest), &model.name) else {
+        return Vec::new(); // the name was checked with the attribute
+    };
     let Ok(listed) = read_dir(&dir) else {
         return Vec::new();
     };
@@ -40,7 +42,10 @@ pub(super) fn embedded(model: &Model, tuned: &Tuned) -> Vec<String> {
         .filter_map(|(path, artifact)| {
             let path = path.to_string_lossy().into_owned();
             let Ok(artifact) = artifact else {
-                return Some(path);
+                // Damaged: embedded so the backend says why it compiles, unless it is larger
+                // than an artifact may be (it would be read into the binary).
+                let small = std::fs::metadata(&path).is_ok_and(|m| m.len() <= MAX_SIZE + 64);
+                return small.then_some(path);
             };
             let owner = artifact.owner;
             let values: Vec<Value> = owner.params.iter().map(|(_, v)| Value::from(v)).collect();

@@ -5,7 +5,10 @@
 //! point holds them as a `static` table of parameter structs, each with the index of its
 //! [instance](super::instances), the copy of the body compiled with it as constants. Entries
 //! that no longer fit are reported on the next tuning run; an unreadable file is a build warning
-//! and the defaults run.
+//! and the defaults run. A file whose checksum is valid but whose lengths claim more memory than
+//! it holds (forged, or written by a bug), or one larger than the format allows, is a compile
+//! error on the kernel's name: reading it is bounded (`tunable_search::format`), so rustc never
+//! aborts on it.
 //!
 //! ## Rebuilding when the tuned file changes
 //!
@@ -34,7 +37,9 @@ use crate::check::Model;
 use proc_macro2::TokenStream;
 use quote::quote;
 use std::path::Path;
-use tunable_search::format::tuned::{TunedEntry, encode, read, tuned_dir, tuned_file};
+use tunable_search::format::tuned::{
+    DecodeError, ReadError, TunedEntry, encode, read, tuned_dir, tuned_file,
+};
 
 /// A baked entry: device, key and the value index of each parameter.
 pub(super) struct BakedEntry {
@@ -65,6 +70,8 @@ pub(super) struct Tuned {
     tracked: Option<String>,
     /// A warning for an unreadable file.
     warning: Option<String>,
+    /// The compile error for a file refused by the size limits.
+    pub(super) error: Option<String>,
 }
 
 impl Tuned {
@@ -74,7 +81,10 @@ impl Tuned {
         let Ok(manifest) = std::env::var("CARGO_MANIFEST_DIR") else {
             return tuned;
         };
-        let path = tuned_file(&tuned_dir(&manifest), &model.name);
+        // The name was checked with the attribute.
+        let Ok(path) = tuned_file(&tuned_dir(&manifest), &model.name) else {
+            return tuned;
+        };
         let own = !Path::new(&manifest).join("Cargo.toml.orig").exists();
         tuned.tracked = (path.exists() || own && placeholder(&path))
             .then(|| path.to_string_lossy().into_owned());
@@ -83,6 +93,17 @@ impl Tuned {
         }
         let entries = match read(&path) {
             Ok(e) => e,
+            Err(
+                e @ ReadError::Damaged {
+                    error: DecodeError::LimitExceeded { .. } | DecodeError::TooLarge { .. },
+                    ..
+                },
+            ) => {
+                tuned.error = Some(format!(
+                    "{e}; remove the file or restore it from version control"
+                ));
+                return tuned;
+            }
             Err(e) => {
                 tuned.warning = Some(format!("{e}; building with default configurations"));
                 return tuned;
@@ -119,6 +140,7 @@ impl Tuned {
             dropped: vec![],
             tracked: None,
             warning: None,
+            error: None,
         };
         tuned.add_instances();
         tuned

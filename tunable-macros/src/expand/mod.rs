@@ -151,7 +151,11 @@ pub(crate) fn expand(
     f: &ItemFn,
     place: &Place,
 ) -> syn::Result<(TokenStream, TokenStream)> {
-    with_tuned(model, f, place, &baked::Tuned::read(model))
+    let tuned = baked::Tuned::read(model);
+    if let Some(error) = &tuned.error {
+        return Err(syn::Error::new(f.sig.ident.span(), error));
+    }
+    with_tuned(model, f, place, &tuned)
 }
 
 /// [`expand`] with the tuned entries given.

@@ -165,13 +165,14 @@ fn tune_call<P: Params>(
     });
     let reference = Spent::since(start);
     let dir = tuned_dir(kernel.manifest_dir);
-    let journal_path = Journal::path_for_run(&dir, kernel.name, key, space, build, device);
     let open = if mode == Mode::Retune {
         Journal::restart
     } else {
         Journal::open
     };
-    let journal = open(&journal_path, Arc::clone(space), kernel.name, device)
+    let journal = Journal::path_for_run(&dir, kernel.name, key, space, build, device)
+        .map_err(RuntimeError::from)
+        .and_then(|path| open(&path, Arc::clone(space), kernel.name, device))
         .inspect_err(|e| eprintln!("tunable: {e}; tuning without a journal"))
         .ok();
     let measurement = kernel.measurement(expected.is_some());
@@ -338,8 +339,8 @@ fn first_positions(
     key: u64,
     default_at: Option<usize>,
 ) -> Vec<usize> {
-    let path = tuned_file(&tuned_dir(kernel.manifest_dir), kernel.name);
-    let entries = read(&path).unwrap_or_default();
+    let entries = tuned_file(&tuned_dir(kernel.manifest_dir), kernel.name)
+        .map_or_else(|_| Vec::new(), |path| read(&path).unwrap_or_default());
     let warm = warm_start(&entries, kernel.name, space, device, key);
     if !warm.is_empty() {
         eprintln!(
@@ -404,7 +405,7 @@ impl Winner<'_> {
                 .collect(),
         };
         store_with_artifacts(
-            &tuned_file(&tuned_dir(kernel.manifest_dir), kernel.name),
+            &tuned_file(&tuned_dir(kernel.manifest_dir), kernel.name)?,
             entry,
             self.binaries,
         )
@@ -480,14 +481,14 @@ mod tests {
         };
         let p = autotune(&kernel, &space, "dev", 1, &[], Tile(1), &mut run);
         assert_eq!(p, Tile(3));
-        let stored = read(&tuned_file(&tuned_dir(manifest), "hook_fake")).unwrap();
+        let stored = read(&tuned_file(&tuned_dir(manifest), "hook_fake").unwrap()).unwrap();
         assert_eq!(stored.len(), 1);
         assert_eq!(stored[0].values(), [Value::Int(3)]);
         // The correct configurations measured, fastest first: 3, then 2 and 1 (4, 5, 6 failed).
         let ranked: Vec<Vec<Value>> = stored[0].ranked().into_iter().map(|(v, _)| v).collect();
         assert_eq!(ranked, [[Value::Int(3)], [Value::Int(2)], [Value::Int(1)]]);
         let journal = Journal::open(
-            &Journal::path_for_run(&tuned_dir(manifest), "hook_fake", 1, &space, 0, "dev"),
+            &Journal::path_for_run(&tuned_dir(manifest), "hook_fake", 1, &space, 0, "dev").unwrap(),
             Arc::clone(&space),
             "hook_fake",
             "dev",

@@ -123,7 +123,7 @@ mod tests {
     fn known_results_are_not_measured_again_and_new_ones_are_journaled() {
         let space = Arc::new(SpaceBuilder::new().param("a", 0..6).build().unwrap());
         let dir = std::env::temp_dir().join(format!("tunable-journaled-{}", std::process::id()));
-        let path = Journal::path_for(&dir, "k", 0, &space);
+        let path = Journal::path_for(&dir, "k", 0, &space).unwrap();
         let mut j = Journal::open(&path, Arc::clone(&space), "k", "cpu").unwrap();
         j.record(1, Ok(5.0)).unwrap();
         let mut calls = Vec::new();

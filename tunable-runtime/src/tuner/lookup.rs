@@ -262,8 +262,10 @@ fn known<P: Params>(
 #[cfg(feature = "autotune")]
 /// The configuration the tuned file holds for the slot in this space, if any.
 fn stored<P: Params>(kernel: &KernelSpec, space: &Space, device: &str, key: u64) -> Option<P> {
-    let path = tuned_file(&tuned_dir(kernel.manifest_dir), kernel.name);
-    match read(&path) {
+    let read = tuned_file(&tuned_dir(kernel.manifest_dir), kernel.name)
+        .map_err(crate::RuntimeError::from)
+        .and_then(|path| read(&path));
+    match read {
         Ok(entries) => entries
             .iter()
             .find(|e| {

@@ -38,6 +38,10 @@
 //!   decides at run time whether it may stand in for compiling: a mismatch means compiling,
 //!   never running a stale binary.
 //!
+//! Reading is bounded like the tuned file's (`frame.rs`, "Size limits"): a file over
+//! [`MAX_SIZE`] is refused unread, and the metadata decode claims at most about eight times its
+//! length. The folder's name is built from a checked kernel name ([`crate::name`]).
+//!
 //! ```
 //! use std::borrow::Cow;
 //! use tunable_search::format::artifact::{Artifact, Kind, Owner, Recipe, decode, encode};
@@ -65,9 +69,10 @@
 //! assert!(artifact.recipe.file_name().ends_with(".ptx"));
 //! ```
 
-use super::frame::{DecodeError, frame, unframe};
+use super::frame::{DecodeError, decode_bounded, frame, read_capped, unframe};
 use super::tuned::StoredValue;
 use crate::fingerprint::fnv1a;
+use crate::name::{NameError, check};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::fmt;
@@ -76,6 +81,10 @@ use std::path::{Path, PathBuf};
 /// The format version written; files with a larger one are refused.
 pub const ARTIFACT_VERSION: u32 = 1;
 const MAGIC: &[u8; 8] = b"TUNABIN\0";
+
+/// The largest payload an artifact file may have: 512 MiB (a device binary and its metadata).
+/// A larger file is refused unread ([`DecodeError::TooLarge`]).
+pub const MAX_SIZE: u64 = 512 << 20;
 
 /// What a device binary is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -273,24 +282,23 @@ pub fn encode(artifact: &Artifact<'_>) -> Vec<u8> {
 /// Decodes an artifact file, borrowing the binary from `bytes`; says precisely what is wrong
 /// with a damaged one.
 pub fn decode(bytes: &[u8]) -> Result<Artifact<'_>, DecodeError> {
-    let (_, payload) = unframe(MAGIC, ARTIFACT_VERSION, bytes)?;
+    let (_, payload) = unframe(MAGIC, ARTIFACT_VERSION, MAX_SIZE, bytes)?;
     let Some((len, rest)) = payload.split_first_chunk::<8>() else {
         return Err(DecodeError::Length {
             got: payload.len(),
             expected: 8,
         });
     };
-    let len = u64::from_le_bytes(*len) as usize;
-    if rest.len() < len {
+    let len = u64::from_le_bytes(*len);
+    if (rest.len() as u64) < len {
         return Err(DecodeError::Length {
             got: rest.len(),
-            expected: len,
+            expected: usize::try_from(len).unwrap_or(usize::MAX),
         });
     }
+    let len = len as usize;
     let (meta, binary) = rest.split_at(len);
-    let ((owner, recipe), used): ((Owner, Recipe), usize) =
-        bincode::serde::decode_from_slice(meta, bincode::config::standard())
-            .map_err(DecodeError::Payload)?;
+    let ((owner, recipe), used): ((Owner, Recipe), usize) = decode_bounded(meta)?;
     if used != len {
         return Err(DecodeError::TrailingBytes);
     }
@@ -301,9 +309,24 @@ pub fn decode(bytes: &[u8]) -> Result<Artifact<'_>, DecodeError> {
     })
 }
 
-/// The folder of a kernel's artifacts beside its tuned file: `<tuned dir>/<kernel>.artifacts`.
-pub fn artifact_dir(tuned_dir: &Path, kernel: &str) -> PathBuf {
-    tuned_dir.join(format!("{kernel}.artifacts"))
+/// The folder of a kernel's artifacts beside its tuned file: `<tuned dir>/<kernel>.artifacts`;
+/// an error if `kernel` is not a valid kernel name ([`crate::name`]), so that the folder is
+/// always in `tuned_dir`.
+pub fn artifact_dir(tuned_dir: &Path, kernel: &str) -> Result<PathBuf, NameError> {
+    check(kernel)?;
+    Ok(tuned_dir.join(format!("{kernel}.artifacts")))
+}
+
+/// Reads and decodes the artifact file at `path`; what is wrong with it as text. A file over
+/// [`MAX_SIZE`] is refused unread.
+pub fn read(path: &Path) -> Result<Artifact<'static>, String> {
+    match read_capped(path, MAX_SIZE) {
+        Ok(Ok(bytes)) => decode(&bytes)
+            .map(Artifact::into_owned)
+            .map_err(|e| e.to_string()),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// The artifact files of `dir` (a kernel's [`artifact_dir`]) in file-name order, each decoded
@@ -328,11 +351,7 @@ pub fn read_dir(dir: &Path) -> std::io::Result<Vec<(PathBuf, Result<Artifact<'st
     Ok(paths
         .into_iter()
         .map(|p| {
-            let read = std::fs::read(&p).map_err(|e| e.to_string()).and_then(|b| {
-                decode(&b)
-                    .map(Artifact::into_owned)
-                    .map_err(|e| e.to_string())
-            });
+            let read = read(&p);
             (p, read)
         })
         .collect())
@@ -382,6 +401,30 @@ mod tests {
             "checksum mismatch (corrupted)"
         );
         assert!(decode(crate::format::tuned::encode(&[]).as_slice()).is_err());
+    }
+
+    /// Metadata in a valid frame and checksum whose first string claims 2^62 bytes: an error
+    /// naming the limit, not an abort (issue 31).
+    #[test]
+    fn a_forged_metadata_length_is_refused_not_an_abort() {
+        let mut meta = vec![0xfd];
+        meta.extend_from_slice(&(1u64 << 62).to_le_bytes());
+        meta.extend_from_slice(b"gemm");
+        let mut payload = (meta.len() as u64).to_le_bytes().to_vec();
+        payload.extend_from_slice(&meta);
+        payload.extend_from_slice(b"binary");
+        let file = frame(MAGIC, ARTIFACT_VERSION, &payload);
+        let err = decode(&file).unwrap_err();
+        assert!(matches!(err, DecodeError::LimitExceeded { .. }), "{err}");
+        // A metadata length past the payload is named as such.
+        let mut payload = u64::MAX.to_le_bytes().to_vec();
+        payload.extend_from_slice(b"x");
+        let file = frame(MAGIC, ARTIFACT_VERSION, &payload);
+        assert!(matches!(
+            decode(&file),
+            Err(DecodeError::Length { got: 1, .. })
+        ));
+        assert!(artifact_dir(Path::new("tuned"), "../x").is_err());
     }
 
     #[test]

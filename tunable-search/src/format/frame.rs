@@ -9,6 +9,25 @@
 //!
 //! so that a truncated, corrupted, foreign or future-version file is recognized as such and
 //! never decoded into garbage. Each format has its own magic bytes and version.
+//!
+//! ## Size limits
+//!
+//! A checksum proves that the bytes are those written, not that a writer was honest: a file
+//! with a valid frame can still hold a bincode length of 2^62 bytes. Decoding is therefore
+//! bounded twice, so that no file, damaged or hostile, aborts the process (an allocation
+//! failure) or makes it allocate more than a small multiple of the file's size:
+//! - a file larger than its format's maximum (`MAX_FILE`) is refused before it is read into
+//!   memory, and a header announcing a larger payload before anything is decoded
+//!   ([`DecodeError::TooLarge`]);
+//! - bincode decodes with a limit on the memory it may claim: the smallest power of two (at
+//!   least 4 KiB) not below eight times the payload's length. bincode claims each string's and
+//!   byte list's length before allocating it, and each number at its size in memory (8 bytes
+//!   for a `u64` stored in one), so an honest payload never claims more than eight times its
+//!   length; a length field claiming more is refused before anything is allocated
+//!   ([`DecodeError::LimitExceeded`]).
+//!
+//! Inside `#[tunable]` (rustc reads the tuned file while compiling) the second is a compile
+//! error on the kernel's name.
 
 use std::fmt;
 
@@ -41,6 +60,21 @@ pub enum DecodeError {
     Payload(bincode::error::DecodeError),
     /// The payload decodes but leaves bytes unread.
     TrailingBytes,
+    /// The file, or the payload its header announces, is larger than the format allows.
+    TooLarge {
+        /// Its size in bytes.
+        size: u64,
+        /// The most this format reads.
+        max: u64,
+    },
+    /// A length inside the payload claims more memory than the payload's size allows: damaged
+    /// or forged, refused before anything is allocated.
+    LimitExceeded {
+        /// The payload's size in bytes.
+        payload: usize,
+        /// The most its decoding may claim (see the module docs).
+        limit: usize,
+    },
 }
 
 impl fmt::Display for DecodeError {
@@ -61,6 +95,15 @@ impl fmt::Display for DecodeError {
             DecodeError::Checksum => write!(f, "checksum mismatch (corrupted)"),
             DecodeError::Payload(e) => write!(f, "undecodable payload: {e}"),
             DecodeError::TrailingBytes => write!(f, "trailing bytes after the payload"),
+            DecodeError::TooLarge { size, max } => write!(
+                f,
+                "{size} bytes, more than the {max} bytes this format allows"
+            ),
+            DecodeError::LimitExceeded { payload, limit } => write!(
+                f,
+                "a length in the {payload}-byte payload claims more than the {limit} bytes it may \
+                 allocate (damaged or forged)"
+            ),
         }
     }
 }
@@ -92,10 +135,11 @@ pub(crate) fn frame(magic: &[u8; 8], version: u32, payload: &[u8]) -> Vec<u8> {
 }
 
 /// The version and payload of a file of format `magic`, of which this build reads versions up
-/// to `newest`; says precisely what is wrong with damaged bytes.
+/// to `newest` and payloads up to `max` bytes; says precisely what is wrong with damaged bytes.
 pub(crate) fn unframe<'a>(
     magic: &[u8; 8],
     newest: u32,
+    max: u64,
     bytes: &'a [u8],
 ) -> Result<(u32, &'a [u8]), DecodeError> {
     if bytes.len() < HEADER || &bytes[..8] != magic {
@@ -111,7 +155,11 @@ pub(crate) fn unframe<'a>(
     if version > newest {
         return Err(DecodeError::NewerVersion { version, newest });
     }
-    let len = word(12, 8) as usize;
+    let len = word(12, 8);
+    if len > max {
+        return Err(DecodeError::TooLarge { size: len, max });
+    }
+    let len = len as usize;
     let payload = &bytes[HEADER..];
     if payload.len() != len {
         return Err(DecodeError::Length {
@@ -125,6 +173,64 @@ pub(crate) fn unframe<'a>(
     Ok((version, payload))
 }
 
+/// Reads the file at `path`, refusing one larger than `max` bytes before reading it.
+pub(crate) fn read_capped(
+    path: &std::path::Path,
+    max: u64,
+) -> std::io::Result<Result<Vec<u8>, DecodeError>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path)?;
+    let size = file.metadata()?.len();
+    let too_large = |size| {
+        Ok(Err(DecodeError::TooLarge {
+            size,
+            max: max + HEADER as u64,
+        }))
+    };
+    if size > max + HEADER as u64 {
+        return too_large(size);
+    }
+    // The file may grow while it is read: never read past the maximum.
+    let mut bytes = Vec::with_capacity(size as usize);
+    file.take(max + HEADER as u64 + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max + HEADER as u64 {
+        return too_large(bytes.len() as u64);
+    }
+    Ok(Ok(bytes))
+}
+
+/// Decodes a `T` from the start of `payload` with bincode's standard configuration, claiming at
+/// most the smallest power of two not below eight times the payload's length (at least 4 KiB;
+/// see the [module docs](self)); returns it with the bytes used.
+pub(crate) fn decode_bounded<T: serde::de::DeserializeOwned>(
+    payload: &[u8],
+) -> Result<(T, usize), DecodeError> {
+    use bincode::config::standard;
+    use bincode::serde::decode_from_slice;
+    let limit = payload
+        .len()
+        .saturating_mul(8)
+        .max(4096)
+        .next_power_of_two();
+    // The limit is a type parameter: one instantiation per power of two up to 2^35.
+    macro_rules! limited {
+        ($($bits:literal)*) => {
+            match limit.trailing_zeros() {
+                $($bits => decode_from_slice(payload, standard().with_limit::<{ 1usize << $bits }>()),)*
+                _ => return Err(DecodeError::TooLarge { size: payload.len() as u64, max: 1 << 32 }),
+            }
+        };
+    }
+    let decoded = limited!(12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35);
+    decoded.map_err(|e| match e {
+        bincode::error::DecodeError::LimitExceeded => DecodeError::LimitExceeded {
+            payload: payload.len(),
+            limit,
+        },
+        e => DecodeError::Payload(e),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,11 +239,12 @@ mod tests {
     fn frames_round_trip_and_damage_is_named() {
         let bytes = frame(b"TESTFMT\0", 3, b"payload");
         assert_eq!(
-            unframe(b"TESTFMT\0", 3, &bytes).unwrap(),
+            unframe(b"TESTFMT\0", 3, 100, &bytes).unwrap(),
             (3, &b"payload"[..])
         );
-        let msg =
-            |magic: &[u8; 8], newest, b: &[u8]| unframe(magic, newest, b).unwrap_err().to_string();
+        let msg = |magic: &[u8; 8], newest, b: &[u8]| {
+            unframe(magic, newest, 100, b).unwrap_err().to_string()
+        };
         assert_eq!(
             msg(b"OTHERFMT", 3, &bytes),
             "not a tunable file (bad header)"
@@ -152,6 +259,37 @@ mod tests {
         assert_eq!(
             msg(b"TESTFMT\0", 3, &flipped),
             "checksum mismatch (corrupted)"
+        );
+        assert_eq!(
+            unframe(b"TESTFMT\0", 3, 4, &bytes).unwrap_err().to_string(),
+            "7 bytes, more than the 4 bytes this format allows"
+        );
+    }
+
+    /// A string length of 2^62 in a payload of a few bytes: refused before allocating (it
+    /// aborted `cargo tunable show` before the limit, issue 31).
+    #[test]
+    fn a_huge_length_is_refused_before_allocating() {
+        let mut payload = Vec::new();
+        // bincode's varint: 0xFD then a u64 LE.
+        payload.push(0xfd);
+        payload.extend_from_slice(&(1u64 << 62).to_le_bytes());
+        payload.extend_from_slice(b"abc");
+        let err = decode_bounded::<String>(&payload).unwrap_err();
+        assert!(matches!(
+            err,
+            DecodeError::LimitExceeded {
+                payload: 12,
+                limit: 4096
+            }
+        ));
+        assert!(err.to_string().contains("claims more than the 4096 bytes"));
+        // An honest payload of any size decodes.
+        let long = "x".repeat(10_000);
+        let bytes = bincode::serde::encode_to_vec(&long, bincode::config::standard()).unwrap();
+        assert_eq!(
+            decode_bounded::<String>(&bytes).unwrap(),
+            (long, bytes.len())
         );
     }
 }

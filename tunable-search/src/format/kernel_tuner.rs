@@ -61,6 +61,7 @@
 //! handled too.
 
 mod record;
+mod salvage;
 mod t4;
 mod text;
 mod write;
@@ -80,6 +81,33 @@ pub const ERROR_NAMES: [&str; 4] = [
     "CompilationFailedConfig",
     "RuntimeFailedConfig",
 ];
+
+/// The most bytes a cache file may hold, or expand to when it is gzip-compressed: 512 MiB (the
+/// largest cache of the shared data set is 17 MB). A larger one is refused
+/// ([`CacheError::Format`]) without reading further.
+pub const MAX_TEXT: u64 = 512 << 20;
+
+/// A line or record of a cache that was skipped because it does not parse (or, read with
+/// [`KernelTunerCache::load_salvaging`], does not match the parameters or repeats a
+/// configuration).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Skipped {
+    /// Its line in the file (1-based), if it was skipped as a line.
+    pub line: Option<usize>,
+    /// The line (cut to 120 characters), or the record's key.
+    pub text: String,
+    /// Why it was skipped.
+    pub reason: String,
+}
+
+impl std::fmt::Display for Skipped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(n) => write!(f, "line {n} ({:?}): {}", self.text, self.reason),
+            None => write!(f, "record {:?}: {}", self.text, self.reason),
+        }
+    }
+}
 
 /// Why a cache file could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -212,8 +240,13 @@ pub struct KernelTunerCache {
     pub params: Vec<(String, Vec<Value>)>,
     /// Every record, in file order.
     pub entries: Vec<CacheEntry>,
-    /// Whether the file was unclosed (or cut short) and was repaired to load.
+    /// Whether the file was unclosed (or cut short, or had lines skipped) and was repaired to
+    /// load.
     pub repaired: bool,
+    /// The lines (and, with [`load_salvaging`](Self::load_salvaging), the records) that were
+    /// skipped, in file order: a file written one record per line that holds a line of garbage
+    /// loses that line only.
+    pub skipped: Vec<Skipped>,
 }
 
 impl KernelTunerCache {
@@ -222,6 +255,22 @@ impl KernelTunerCache {
         let path = path.as_ref();
         let text = text::read_text(path)?;
         Self::from_json_text(&text, path)
+    }
+
+    /// Reads a cache like [`load`](Self::load), but a record whose configuration does not
+    /// match the parameters, or repeats an earlier record's, is skipped and listed in
+    /// [`skipped`](Self::skipped) rather than failing the file: how the runtime's journal reads
+    /// its own file, so that one bad record loses that record only.
+    pub fn load_salvaging(path: impl AsRef<Path>) -> Result<Self, CacheError> {
+        let path = path.as_ref();
+        let text = text::read_text(path)?;
+        Self::parse(&text, path, true)
+    }
+
+    /// [`load_salvaging`](Self::load_salvaging) from the text; `origin` names the file in
+    /// errors only.
+    pub fn from_json_text_salvaging(text: &str, origin: &Path) -> Result<Self, CacheError> {
+        Self::parse(text, origin, true)
     }
 
     /// Parses a cache from its text; `origin` names the file in errors only.
@@ -235,12 +284,17 @@ impl KernelTunerCache {
     /// no `tune_params`: each parameter's values are those that occur, numbers ascending and
     /// strings in order of appearance.
     pub fn from_json_text(text: &str, origin: &Path) -> Result<Self, CacheError> {
-        let (json, repaired) = text::parse_json(text, origin)?;
+        Self::parse(text, origin, false)
+    }
+
+    /// [`from_json_text`](Self::from_json_text), skipping bad records if `salvage`.
+    fn parse(text: &str, origin: &Path, salvage: bool) -> Result<Self, CacheError> {
+        let (json, repaired, skipped) = text::parse_json(text, origin)?;
         let obj = json
             .as_object()
             .ok_or_else(|| format_err(origin, "the top level is not an object"))?;
         let mut cache = if obj.contains_key("cache") {
-            record::from_cache_object(obj, origin)?
+            record::from_cache_object(obj, origin, salvage)?
         } else if obj.get("results").is_some_and(Json::is_array) {
             t4::from_t4(obj, origin)?
         } else {
@@ -250,7 +304,14 @@ impl KernelTunerCache {
             ));
         };
         cache.repaired = repaired;
-        record::check_duplicates(&cache.entries, origin)?;
+        let mut skipped = skipped;
+        skipped.append(&mut cache.skipped);
+        cache.skipped = skipped;
+        if salvage {
+            record::drop_duplicates(&mut cache);
+        } else {
+            record::check_duplicates(&cache.entries, origin)?;
+        }
         Ok(cache)
     }
 
@@ -410,6 +471,42 @@ mod tests {
             parse("{\"tune_params\": {\"a\": [1, 2]"),
             Err(CacheError::Json { .. })
         ));
+    }
+
+    /// One line of garbage in the middle of a cache written one record per line: before,
+    /// the cut back to the last complete record kept 3 of 8 records (issue 31); now the line
+    /// is skipped and listed, and every other record kept.
+    #[test]
+    fn a_garbage_line_loses_that_line_only() {
+        let head = r#"{"kernel_name": "k", "tune_params_keys": ["a"], "tune_params": {"a": [1, 2, 3, 4, 5, 6, 7, 8]},
+"cache": {"#;
+        let mut lines: Vec<String> = (1..=8)
+            .map(|a| format!("\"{a}\": {{\"a\": {a}, \"time\": {a}.5}}"))
+            .collect();
+        lines.insert(3, "#$%^ not json".to_owned());
+        let text = format!("{head}\n{}\n}}\n}}\n", lines.join(",\n"));
+        let c = parse(&text).unwrap();
+        assert_eq!(c.len(), 8);
+        assert!(c.repaired);
+        assert_eq!(c.skipped.len(), 1);
+        assert_eq!(c.skipped[0].line, Some(6));
+        assert!(
+            c.skipped[0]
+                .to_string()
+                .starts_with("line 6 (\"#$%^ not json\")")
+        );
+        // Salvaging, a record of no configuration and a repeated one are skipped too.
+        let text = format!(
+            "{head}\n{},\n\"99\": {{\"a\": 99, \"time\": 1}},\n\"again\": {{\"a\": 1, \"time\": 9}}",
+            lines.join(",\n")
+        );
+        assert!(parse(&text).is_err());
+        let c = KernelTunerCache::parse(&text, Path::new("j.json"), true).unwrap();
+        assert_eq!(c.len(), 8);
+        let why: Vec<String> = c.skipped.iter().map(ToString::to_string).collect();
+        assert_eq!(why.len(), 3, "{why:?}");
+        assert!(why[1].starts_with("record \"99\""), "{why:?}");
+        assert!(why[2].contains("again"), "{why:?}");
     }
 
     #[test]

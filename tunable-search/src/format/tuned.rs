@@ -13,6 +13,11 @@
 //! the winner alone. Besides [`Value`] (plain data) it depends on serde, bincode and std only, so
 //! that a shipped build can read tuned files without the search engine.
 //!
+//! Reading is bounded (see `frame.rs`, "Size limits"): a file over [`MAX_SIZE`] is refused
+//! before it is read, and no length inside the payload makes the decoder allocate more than
+//! about eight times the payload's size, so a damaged or forged file is an error, never an
+//! abort. Paths are built from kernel names checked by [`crate::name::check`].
+//!
 //! The compiled device binaries of GPU kernels live beside the file, in `<kernel>.artifacts/`
 //! ([`super::artifact`]).
 //!
@@ -36,7 +41,8 @@
 //! assert_eq!(decode(&bytes[..10]).unwrap_err().to_string(), "not a tunable file (bad header)");
 //! ```
 
-use super::frame::{frame, unframe};
+use super::frame::{decode_bounded, frame, read_capped, unframe};
+use crate::name::{NameError, check};
 use crate::space::{Space, Value};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -48,6 +54,10 @@ use std::path::{Path, PathBuf};
 /// [`TunedEntry::top`]; version 1 files still decode.
 pub const FORMAT_VERSION: u32 = 2;
 const MAGIC: &[u8; 8] = b"TUNABLE\0";
+
+/// The largest payload a tuned file may have: 64 MiB (some hundred thousand entries). A larger
+/// file is refused unread ([`DecodeError::TooLarge`]).
+pub const MAX_SIZE: u64 = 64 << 20;
 
 /// A parameter value as stored (bincode needs a tagged enum).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -250,14 +260,12 @@ pub fn encode(entries: &[TunedEntry]) -> Vec<u8> {
 
 /// Decodes the file format; says precisely what is wrong with a damaged file.
 pub fn decode(bytes: &[u8]) -> Result<Vec<TunedEntry>, DecodeError> {
-    let (version, payload) = unframe(MAGIC, FORMAT_VERSION, bytes)?;
-    let config = bincode::config::standard();
+    let (version, payload) = unframe(MAGIC, FORMAT_VERSION, MAX_SIZE, bytes)?;
     let (entries, used) = if version == 1 {
-        let (old, used): (Vec<EntryV1>, usize) =
-            bincode::serde::decode_from_slice(payload, config).map_err(DecodeError::Payload)?;
+        let (old, used): (Vec<EntryV1>, usize) = decode_bounded(payload)?;
         (old.into_iter().map(TunedEntry::from).collect(), used)
     } else {
-        bincode::serde::decode_from_slice(payload, config).map_err(DecodeError::Payload)?
+        decode_bounded(payload)?
     };
     if used != payload.len() {
         return Err(DecodeError::TrailingBytes);
@@ -274,18 +282,30 @@ pub fn tuned_dir(manifest_dir: &str) -> PathBuf {
     }
 }
 
-/// The tuned file of a kernel.
-pub fn tuned_file(dir: &Path, kernel: &str) -> PathBuf {
-    dir.join(format!("{kernel}.bin"))
+/// The tuned file of a kernel, `dir/<kernel>.bin`; an error if `kernel` is not a valid kernel
+/// name ([`crate::name`]), so that the file is always in `dir`.
+///
+/// ```
+/// use std::path::Path;
+/// use tunable_search::format::tuned::tuned_file;
+///
+/// assert_eq!(tuned_file(Path::new("tuned"), "gemm").unwrap(), Path::new("tuned/gemm.bin"));
+/// assert!(tuned_file(Path::new("tuned"), "../../x").is_err());
+/// ```
+pub fn tuned_file(dir: &Path, kernel: &str) -> Result<PathBuf, NameError> {
+    check(kernel)?;
+    Ok(dir.join(format!("{kernel}.bin")))
 }
 
-/// Reads a tuned file; a missing file is empty.
+/// Reads a tuned file; a missing file is empty. A file over [`MAX_SIZE`] is refused unread.
 pub fn read(path: &Path) -> Result<Vec<TunedEntry>, ReadError> {
-    match std::fs::read(path) {
-        Ok(bytes) => decode(&bytes).map_err(|error| ReadError::Damaged {
-            path: path.into(),
-            error,
-        }),
+    let damaged = |error| ReadError::Damaged {
+        path: path.into(),
+        error,
+    };
+    match read_capped(path, MAX_SIZE) {
+        Ok(Ok(bytes)) => decode(&bytes).map_err(damaged),
+        Ok(Err(error)) => Err(damaged(error)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
         Err(source) => Err(ReadError::Io {
             path: path.into(),
@@ -399,6 +419,60 @@ mod tests {
         assert!(msg(b"garbage").contains("header"));
     }
 
+    /// A tuned file in a valid frame with a valid checksum around a string length of 2^62:
+    /// before the limit, decoding it aborted the process (allocation failure) in `cargo tunable
+    /// show` and in rustc (issue 31). Now it is a damaged file, named.
+    pub(crate) fn forged() -> Vec<u8> {
+        let mut payload = vec![1u8]; // one entry
+        payload.push(0xfd); // its kernel name's length: varint u64
+        payload.extend_from_slice(&(1u64 << 62).to_le_bytes());
+        payload.extend_from_slice(b"matmul");
+        frame(MAGIC, FORMAT_VERSION, &payload)
+    }
+
+    #[test]
+    fn a_forged_length_is_refused_not_an_abort() {
+        let err = decode(&forged()).unwrap_err();
+        assert!(matches!(err, DecodeError::LimitExceeded { .. }), "{err}");
+        let dir = std::env::temp_dir().join(format!("tunable-forged-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = tuned_file(&dir, "matmul").unwrap();
+        std::fs::write(&path, forged()).unwrap();
+        let msg = read(&path).unwrap_err().to_string();
+        assert!(
+            msg.contains("is unusable: a length in the 16-byte payload"),
+            "{msg}"
+        );
+        // A payload over the maximum is refused from its header, and a file over it unread.
+        let mut big = forged();
+        big[12..20].copy_from_slice(&(MAX_SIZE + 1).to_le_bytes());
+        assert!(matches!(decode(&big), Err(DecodeError::TooLarge { .. })));
+        let f = std::fs::File::create(&path).unwrap();
+        f.set_len(MAX_SIZE + 1000).unwrap(); // sparse: nothing is written
+        let err = read(&path).unwrap_err();
+        assert!(
+            matches!(
+                &err,
+                ReadError::Damaged {
+                    error: DecodeError::TooLarge { .. },
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The limit never refuses an honest file, small or large.
+    #[test]
+    fn honest_files_of_any_size_decode() {
+        for n in [0, 1, 17, 28, 100, 3000] {
+            let entries: Vec<TunedEntry> = (0..n).map(|k| entry("k", k)).collect();
+            let bytes = encode(&entries);
+            assert_eq!(decode(&bytes).unwrap(), entries, "{n} entries");
+        }
+    }
+
     #[test]
     fn values_convert_both_ways() {
         let e = entry("a", 1);
@@ -422,7 +496,7 @@ mod tests {
     #[test]
     fn read_missing_is_empty_and_damage_names_the_file() {
         let dir = std::env::temp_dir().join(format!("tunable-format-{}", std::process::id()));
-        let path = tuned_file(&dir, "k");
+        let path = tuned_file(&dir, "k").unwrap();
         assert!(read(&path).unwrap().is_empty());
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(&path, b"TUNABLE\0junk").unwrap();

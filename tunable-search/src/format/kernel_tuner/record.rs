@@ -3,15 +3,20 @@
 //! A cache object's parameters and records: each record matched to a configuration (by its own
 //! fields, else by its key) and read as an [`Observation`].
 
-use super::{CacheEntry, CacheError, ERROR_NAMES, KernelTunerCache, Observation, format_err};
+use super::{
+    CacheEntry, CacheError, ERROR_NAMES, KernelTunerCache, Observation, Skipped, format_err,
+};
 use crate::space::{Param, Value};
 use serde_json::{Map, Value as Json};
 use std::collections::HashMap;
 use std::path::Path;
 
+/// The cache of a cache object; with `salvage`, a record that matches no configuration is
+/// listed in `skipped` instead of failing the file.
 pub(super) fn from_cache_object(
     obj: &Map<String, Json>,
     path: &Path,
+    salvage: bool,
 ) -> Result<KernelTunerCache, CacheError> {
     let params = read_params(obj, path)?;
     let objective = obj
@@ -24,15 +29,26 @@ pub(super) fn from_cache_object(
         .ok_or_else(|| format_err(path, "'cache' is not an object"))?;
     let matcher = Matcher::new(&params)?;
     let mut entries = Vec::with_capacity(records.len());
+    let mut skipped = Vec::new();
     for (key, record) in records {
-        let indices = matcher
+        let Some(indices) = matcher
             .match_record(record)
             .or_else(|| matcher.match_key(key))
-            .ok_or_else(|| CacheError::BadConfig {
+        else {
+            if salvage {
+                skipped.push(Skipped {
+                    line: None,
+                    text: key.clone(),
+                    reason: matcher.explain(key),
+                });
+                continue;
+            }
+            return Err(CacheError::BadConfig {
                 path: path.into(),
                 key: key.clone(),
                 message: matcher.explain(key),
-            })?;
+            });
+        };
         let observation = cache_observation(record, &objective, &matcher.params);
         entries.push(CacheEntry {
             key: key.clone(),
@@ -55,6 +71,7 @@ pub(super) fn from_cache_object(
         params,
         entries,
         repaired: false,
+        skipped,
     })
 }
 
@@ -177,6 +194,26 @@ pub(super) fn finite(v: Option<f64>) -> Observation {
         Some(x) if x.is_finite() => Observation::Value(x),
         _ => Observation::Failed("not a finite number".to_owned()),
     }
+}
+
+/// Drops the records that repeat an earlier record's configuration, listing them in `skipped`.
+pub(super) fn drop_duplicates(cache: &mut KernelTunerCache) {
+    let mut seen: HashMap<Vec<u16>, String> = HashMap::with_capacity(cache.entries.len());
+    let skipped = &mut cache.skipped;
+    cache.entries.retain(|e| match seen.get(&e.indices) {
+        Some(first) => {
+            skipped.push(Skipped {
+                line: None,
+                text: e.key.clone(),
+                reason: format!("the configuration of record {first:?} again"),
+            });
+            false
+        }
+        None => {
+            seen.insert(e.indices.clone(), e.key.clone());
+            true
+        }
+    });
 }
 
 pub(super) fn check_duplicates(entries: &[CacheEntry], path: &Path) -> Result<(), CacheError> {

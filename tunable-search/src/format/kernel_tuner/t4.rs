@@ -64,6 +64,7 @@ pub(super) fn from_t4(
         params,
         entries,
         repaired: false,
+        skipped: Vec::new(),
     })
 }
 

@@ -1,8 +1,11 @@
 //! # Cache text
 //!
-//! From a file to JSON: gzip, Python's non-finite tokens, and caches left unclosed.
+//! From a file to JSON: gzip, Python's non-finite tokens, caches left unclosed, and lines that
+//! do not parse ([`super::salvage`]). A file, or what its gzip stream expands to, of more than
+//! [`MAX_TEXT`] bytes is refused, so that neither a huge file nor a gzip bomb exhausts memory.
 
-use super::{CacheError, format_err};
+use super::salvage::by_lines;
+use super::{CacheError, MAX_TEXT, Skipped, format_err};
 use serde_json::Value as Json;
 use std::borrow::Cow;
 use std::io::Read;
@@ -14,13 +17,29 @@ pub(super) fn read_text(path: &Path) -> Result<String, CacheError> {
         path: path.into(),
         source,
     };
-    let mut bytes = std::fs::read(path).map_err(io_err)?;
+    let too_large = || {
+        format_err(
+            path,
+            format!("larger than {MAX_TEXT} bytes (decompressed), the most a cache may have"),
+        )
+    };
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_TEXT + 1).read_to_end(&mut bytes))
+        .map_err(io_err)?;
+    if bytes.len() as u64 > MAX_TEXT {
+        return Err(too_large());
+    }
     if bytes.starts_with(&[0x1f, 0x8b]) {
         let mut out = Vec::new();
-        match flate2::read::GzDecoder::new(&bytes[..]).read_to_end(&mut out) {
+        let mut gz = flate2::read::GzDecoder::new(&bytes[..]).take(MAX_TEXT + 1);
+        match gz.read_to_end(&mut out) {
             Ok(_) => {}
             Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof && !out.is_empty() => {}
             Err(e) => return Err(io_err(e)),
+        }
+        if out.len() as u64 > MAX_TEXT {
+            return Err(too_large());
         }
         bytes = out;
     }
@@ -37,29 +56,45 @@ pub(super) fn read_text(path: &Path) -> Result<String, CacheError> {
     }
 }
 
-/// Parses JSON, accepting Python's `NaN`/`Infinity` and repairing an unclosed cache. Returns the
-/// document and whether it had to be repaired.
-pub(super) fn parse_json(text: &str, path: &Path) -> Result<(Json, bool), CacheError> {
+/// A parsed document: the JSON, whether it had to be repaired (unclosed, cut short), and the
+/// lines skipped because they did not parse.
+pub(super) type Parsed = (Json, bool, Vec<Skipped>);
+
+/// Parses JSON, accepting Python's `NaN`/`Infinity`, repairing an unclosed cache and skipping
+/// lines that do not parse: of the line-by-line reading ([`by_lines`]) and the cut back to the
+/// last complete record, the one keeping more records is taken (a cache written one record per
+/// line loses its bad lines only; a pretty-printed one cut short keeps what precedes the cut).
+pub(super) fn parse_json(text: &str, path: &Path) -> Result<Parsed, CacheError> {
     let first = match serde_json::from_str(text) {
-        Ok(json) => return Ok((json, false)),
+        Ok(json) => return Ok((json, false, Vec::new())),
         Err(e) => e,
     };
-    let text = replace_non_finite(text);
-    if let Cow::Owned(fixed) = &text
+    let fixed = replace_non_finite(text);
+    if let Cow::Owned(fixed) = &fixed
         && let Ok(json) = serde_json::from_str(fixed)
     {
-        return Ok((json, false));
+        return Ok((json, false, Vec::new()));
     }
-    repair_unclosed(&text)
-        .map(|json| (json, true))
-        .ok_or(CacheError::Json {
+    let records = |j: &Json| {
+        j.get("cache")
+            .and_then(Json::as_object)
+            .map_or(0, |c| c.len())
+    };
+    let lines = by_lines(text);
+    let cut = repair_unclosed(&fixed);
+    match (lines, cut) {
+        (Some(l), Some(c)) if records(&c) > records(&l.json) => Ok((c, true, Vec::new())),
+        (Some(l), _) => Ok((l.json, l.repaired || !l.skipped.is_empty(), l.skipped)),
+        (None, Some(c)) => Ok((c, true, Vec::new())),
+        (None, None) => Err(CacheError::Json {
             path: path.into(),
             source: first,
-        })
+        }),
+    }
 }
 
 /// Replaces the bare tokens `NaN`, `Infinity` and `-Infinity` (outside strings) by `null`.
-fn replace_non_finite(text: &str) -> Cow<'_, str> {
+pub(super) fn replace_non_finite(text: &str) -> Cow<'_, str> {
     const TOKENS: [&str; 3] = ["-Infinity", "Infinity", "NaN"];
     let (mut out, mut copied) = (String::new(), 0);
     let (mut in_string, mut escaped) = (false, false);
@@ -76,7 +111,9 @@ fn replace_non_finite(text: &str) -> Cow<'_, str> {
             };
         } else if b == b'"' {
             in_string = true;
-        } else if let Some(tok) = TOKENS.iter().find(|t| text[i..].starts_with(**t)) {
+        } else if let Some(tok) = TOKENS.iter().find(|t| bytes[i..].starts_with(t.as_bytes())) {
+            // Bytes, not `text[i..]`: `i` may be inside a character outside any string (a
+            // damaged file), and the tokens are ASCII, so a match starts on a boundary.
             out.push_str(&text[copied..i]);
             out.push_str("null");
             i += tok.len();
@@ -129,5 +166,7 @@ mod tests {
             r#"{"a": null, "b": "NaN Infinity", "c": [null, null], "d": "\"NaN"}"#
         );
         assert!(matches!(replace_non_finite("{\"a\": 1}"), Cow::Borrowed(_)));
+        // Found by fuzzing: a multi-byte character outside a string panicked (issue 31).
+        assert_eq!(replace_non_finite("\u{1b132} NaN é"), "\u{1b132} null é");
     }
 }

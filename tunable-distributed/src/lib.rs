@@ -52,6 +52,7 @@
 //! ```
 
 pub mod child;
+pub mod conninfo;
 pub mod coordinator;
 pub mod db;
 mod error;

@@ -63,6 +63,7 @@ pub mod history;
 pub mod ident;
 pub mod queue;
 pub mod replay;
+pub mod roles;
 pub mod schema;
 pub mod scratch;
 pub mod study;

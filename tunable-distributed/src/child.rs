@@ -408,4 +408,120 @@ mod tests {
         assert_eq!(e, "timed out after 0.3 s (evaluation process and its process group killed)");
         assert!(ticks >= 5, "{ticks}");
     }
+
+    /// Whether process `pid` is gone (or a zombie nobody reaped: dead all the same).
+    fn dead(pid: &str) -> bool {
+        match std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())) {
+            Err(_) => true,
+            Ok(stat) => stat
+                .rsplit_once(')')
+                .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+        }
+    }
+
+    fn scratch_file(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("tunable-child-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join(name)
+    }
+
+    #[test]
+    fn a_grandchild_holding_stdout_does_not_block_and_dies_with_the_evaluation() {
+        let pidfile = scratch_file("grandchild");
+        let script = format!(
+            r#"sleep 1000 & echo $! > {}; echo '{{"time_ms": 1.5}}'"#,
+            pidfile.display()
+        );
+        // Before: the worker waited for the grandchild's end of standard output (forever).
+        assert_eq!(go(&script, 60_000), Ok(1.5));
+        let pid = std::fs::read_to_string(&pidfile).unwrap();
+        assert!(dead(&pid), "the grandchild {pid} outlived the evaluation");
+    }
+
+    #[test]
+    fn a_timeout_kills_the_whole_process_group() {
+        let pidfile = scratch_file("orphan");
+        let script = format!("sleep 1000 & echo $! > {}; sleep 1000", pidfile.display());
+        let e = go(&script, 300).unwrap_err();
+        assert!(e.starts_with("timed out after 0.3 s"), "{e}");
+        let pid = std::fs::read_to_string(&pidfile).unwrap();
+        assert!(dead(&pid), "the child's child {pid} survived the time-out");
+    }
+
+    #[test]
+    fn output_is_read_with_a_cap() {
+        // 32 MB of noise, then the answer: found, with 64 KiB kept.
+        assert_eq!(
+            go(
+                r#"head -c 32000000 /dev/zero | tr '\0' x; echo; echo '{"time_ms": 2}'"#,
+                60_000
+            ),
+            Ok(2.0)
+        );
+        // An answer line longer than the cap is no answer, and says so.
+        let e = go(
+            r#"printf '{"failed": "'; head -c 1000000 /dev/zero | tr '\0' x; echo '"}'"#,
+            60_000,
+        )
+        .unwrap_err();
+        assert!(
+            e.contains("printed no answer") && e.contains("only the last 65536 were read"),
+            "{}",
+            &e[..e.len().min(300)]
+        );
+        // A long failure reason is cut.
+        let e = go(
+            r#"printf '{"failed": "'; head -c 30000 /dev/zero | tr '\0' x; echo '"}'"#,
+            60_000,
+        )
+        .unwrap_err();
+        assert_eq!(e.len(), REASON_KEPT);
+    }
+
+    #[test]
+    fn invalid_times_are_failures() {
+        // The reproduction's negative time: before, exported as the winner.
+        let e = go(r#"echo '{"time_ms": -1000}'"#, 5000).unwrap_err();
+        assert!(e.contains("invalid time (-1000 ms)"), "{e}");
+        // Out of range for a double: not an answer.
+        assert!(go(r#"echo '{"time_ms": 1e400}'"#, 5000).is_err());
+        assert!(checked(Ok(f64::NAN)).is_err());
+        assert!(checked(Ok(-0.5)).is_err());
+        assert_eq!(checked(Ok(0.0)), Ok(0.0));
+    }
+
+    /// Run in a process of its own with credentials in its environment (see the next test).
+    #[test]
+    fn scrub_probe() {
+        if std::env::var_os("TUNABLE_SCRUB_PROBE").is_none() {
+            return;
+        }
+        let e = go(
+            r#"echo "{\"failed\": \"[$PGPASSWORD|$PGUSER|$DATABASE_URL|$TUNABLE_DB|$KEEP]\"}""#,
+            5000,
+        )
+        .unwrap_err();
+        assert_eq!(e, "[||||kept]");
+        println!("scrub probe ran");
+    }
+
+    #[test]
+    fn children_get_no_database_credentials() {
+        let out = Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "child::tests::scrub_probe", "--nocapture"])
+            .env("TUNABLE_SCRUB_PROBE", "1")
+            .env("PGPASSWORD", "s3cret")
+            .env("PGUSER", "tuner")
+            .env("DATABASE_URL", "postgres://u:p@h/d")
+            .env("TUNABLE_DB", "host=h")
+            .env("KEEP", "kept")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && text.contains("scrub probe ran"),
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }

@@ -395,7 +395,7 @@ pub fn describe(
     let status = match out.ended {
         child::Ended::TimedOut => {
             return Err(format!(
-                "the harness {} did not describe {kernel} within {:.0} s: killed",
+                "the harness {} did not describe {kernel} within {:.1} s: killed",
                 program.display(),
                 timeout.as_secs_f64()
             ));
@@ -535,7 +535,7 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
         let e = describe(&program, &dir, "work", 2, Duration::from_millis(300)).unwrap_err();
-        assert!(e.contains("did not describe work within 0 s: killed"), "{e}");
+        assert!(e.contains("did not describe work within 0.3 s: killed"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -234,7 +234,7 @@ fn a_crashing_or_hanging_evaluation_costs_that_evaluation_not_the_worker() {
         count(
             &url,
             "SELECT COUNT(*) FROM tunable.results WHERE failure IN
-             ('timed out after 1.0 s (evaluation process killed)', 'CompilationFailedConfig')"
+             ('timed out after 1.0 s (evaluation process and its process group killed)', 'CompilationFailedConfig')"
         ),
         2,
         "the others timed out (or are failures the cache recorded)"

@@ -483,11 +483,7 @@ fn status_json(st: &StudyStatus) -> serde_json::Value {
     })
 }
 
-fn print_status(
-    text: &mut String,
-    st: &StudyStatus,
-    detail: bool,
-) -> Result<(), std::fmt::Error> {
+fn print_status(text: &mut String, st: &StudyStatus, detail: bool) -> Result<(), std::fmt::Error> {
     use std::fmt::Write as _;
     let s = &st.study;
     let best = st.best.as_ref().map_or_else(

@@ -98,7 +98,12 @@ fn a_worker_builds_no_crate_a_database_row_names_unless_allowed() {
         said.contains("refusing to build") && said.contains("allowed to build no crate"),
         "{said}"
     );
-    let (ok, said) = worker_once(&url, "evil", &["--allow", elsewhere.to_str().unwrap()], &env);
+    let (ok, said) = worker_once(
+        &url,
+        "evil",
+        &["--allow", elsewhere.to_str().unwrap()],
+        &env,
+    );
     assert!(ok, "{said}");
     assert!(said.contains("is in none of the allowed folders"), "{said}");
     assert!(!mark.exists(), "a worker ran the crate's build script");
@@ -208,7 +213,10 @@ fn roles_with_least_privilege_run_a_study() {
     create_study(&as_c, "least", "random", 6, 0.0, &[]);
     let coordinator = Proc::start(&["coordinator", "--db", &as_c, "least", "--poll-ms", "200"]);
     let (ok, said) = worker_once(&as_w, "least", &["--poll-ms", "200"], &[]);
-    assert!(ok && said.contains("worker done: 6 results recorded"), "{said}");
+    assert!(
+        ok && said.contains("worker done: 6 results recorded"),
+        "{said}"
+    );
     let (ok, out, err) = coordinator.finish(LIMIT);
     assert!(ok, "{out}{err}");
     assert_complete(&url, 6);
@@ -241,7 +249,8 @@ fn a_poison_job_and_an_infinite_timeout_do_not_stop_a_worker() {
     assert!(ok, "{said}");
     assert!(said.contains("worker done: 4 results recorded ("), "{said}");
     assert!(
-        said.contains("poison job ") && said.contains(" of study 'p': its configuration does not decode"),
+        said.contains("poison job ")
+            && said.contains(" of study 'p': its configuration does not decode"),
         "{said}"
     );
     let (ok, out, err) = coordinator.finish(LIMIT);
@@ -264,7 +273,9 @@ fn a_poison_job_and_an_infinite_timeout_do_not_stop_a_worker() {
     let out = output(&["study", "status", "--db", &url]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        !out.status.success() && err.contains("study 'inf': its time-out (inf s)") && !err.contains("panicked"),
+        !out.status.success()
+            && err.contains("study 'inf': its time-out (inf s)")
+            && !err.contains("panicked"),
         "{err}"
     );
 }

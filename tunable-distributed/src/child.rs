@@ -164,7 +164,10 @@ pub(crate) fn run_command(
     let take = |t: &Arc<Mutex<Tail>>, cap: usize| {
         let t = t.lock().unwrap_or_else(|e| e.into_inner());
         let start = t.kept.len().saturating_sub(cap);
-        (t.kept[start..].to_vec(), t.total - (t.kept.len() - start) as u64)
+        (
+            t.kept[start..].to_vec(),
+            t.total - (t.kept.len() - start) as u64,
+        )
     };
     let (out, out_dropped) = take(&out, keep_out);
     let (err, _) = take(&err, keep_err);
@@ -214,18 +217,16 @@ pub fn run(
             "timed out after {:.1} s (evaluation process and its process group killed)",
             timeout.as_secs_f64()
         )),
-        Ended::Exited(status) => {
-            interpret(status, &finished.out, &finished.err).map_err(|e| {
-                if finished.out_dropped > 0 {
-                    format!(
-                        "{e} (it printed {} bytes; only the last {OUTPUT_KEPT} were read)",
-                        finished.out_dropped + finished.out.len() as u64
-                    )
-                } else {
-                    e
-                }
-            })
-        }
+        Ended::Exited(status) => interpret(status, &finished.out, &finished.err).map_err(|e| {
+            if finished.out_dropped > 0 {
+                format!(
+                    "{e} (it printed {} bytes; only the last {OUTPUT_KEPT} were read)",
+                    finished.out_dropped + finished.out.len() as u64
+                )
+            } else {
+                e
+            }
+        }),
     }
 }
 
@@ -405,7 +406,10 @@ mod tests {
         )
         .unwrap_err();
         assert!(start.elapsed() < Duration::from_secs(5));
-        assert_eq!(e, "timed out after 0.3 s (evaluation process and its process group killed)");
+        assert_eq!(
+            e,
+            "timed out after 0.3 s (evaluation process and its process group killed)"
+        );
         assert!(ticks >= 5, "{ticks}");
     }
 

@@ -172,7 +172,7 @@ impl ConnInfo {
                 Some(u) => config.user(&u),
                 None => {
                     return Err(bad(
-                        "no user: give one in the connection string or PGUSER".to_owned(),
+                        "no user: give one in the connection string or PGUSER".to_owned()
                     ));
                 }
             };
@@ -245,7 +245,9 @@ impl ConnInfo {
         let mut config = self.config.clone();
         if self.ssl == SslMode::Disable {
             config.ssl_mode(WireSslMode::Disable);
-            return config.connect(postgres::NoTls).map_err(ConnectError::Postgres);
+            return config
+                .connect(postgres::NoTls)
+                .map_err(ConnectError::Postgres);
         }
         config.ssl_mode(if self.ssl == SslMode::Prefer {
             WireSslMode::Prefer
@@ -359,7 +361,10 @@ fn split_tls(text: &str) -> Result<(String, Option<SslMode>, Option<String>), St
     let mut kept = Vec::new();
     for (k, v) in key_values(trimmed)? {
         if !take(&k, v.clone())? {
-            kept.push(format!("{k}='{}'", v.replace('\\', "\\\\").replace('\'', "\\'")));
+            kept.push(format!(
+                "{k}='{}'",
+                v.replace('\\', "\\\\").replace('\'', "\\'")
+            ));
         }
     }
     Ok((kept.join(" "), ssl, root))
@@ -466,9 +471,16 @@ fn from_passfile(config: &Config, env: Env<'_>) -> Option<String> {
         Some(Host::Tcp(h)) => h.clone(),
         Some(Host::Unix(_)) | None => "localhost".to_owned(),
     };
-    let port = config.get_ports().first().copied().unwrap_or(5432).to_string();
+    let port = config
+        .get_ports()
+        .first()
+        .copied()
+        .unwrap_or(5432)
+        .to_string();
     let user = config.get_user().unwrap_or_default().to_owned();
-    let db = config.get_dbname().map_or_else(|| user.clone(), str::to_owned);
+    let db = config
+        .get_dbname()
+        .map_or_else(|| user.clone(), str::to_owned);
     passfile_lookup(&text, [&host, &port, &db, &user])
 }
 
@@ -679,10 +691,7 @@ mod tests {
                 "host=db password='s3 cr\\'et' user=me",
                 "host=db password=*** user=me",
             ),
-            (
-                "bad URL 'PASSWORD=\"a b\"': x",
-                "bad URL 'PASSWORD=***': x",
-            ),
+            ("bad URL 'PASSWORD=\"a b\"': x", "bad URL 'PASSWORD=***': x"),
         ];
         for (text, want) in cases {
             let got = redact(text);
@@ -713,7 +722,12 @@ mod tests {
         // The string wins over the environment.
         let c = parse(
             "postgres://me:mine@h:1/d?sslmode=disable",
-            &[("PGHOST", "db.lab"), ("PGUSER", "tuner"), ("PGPASSWORD", "pw"), ("PGSSLMODE", "require")],
+            &[
+                ("PGHOST", "db.lab"),
+                ("PGUSER", "tuner"),
+                ("PGPASSWORD", "pw"),
+                ("PGSSLMODE", "require"),
+            ],
         )
         .unwrap();
         assert_eq!(c.target(), "h:1/d as me");
@@ -734,21 +748,37 @@ mod tests {
         .unwrap();
         assert_eq!(c.ssl_mode(), SslMode::VerifyFull);
         assert_eq!(c.root, Some(RootCert::File("/etc/ca.pem".into())));
+        let c = parse("postgres://u@h/d?sslmode=verify-ca&sslrootcert=system", &[]).unwrap();
+        assert_eq!(
+            (c.ssl_mode(), c.root),
+            (SslMode::VerifyCa, Some(RootCert::System))
+        );
         let c = parse(
-            "postgres://u@h/d?sslmode=verify-ca&sslrootcert=system",
-            &[],
+            "postgres://u@h/d",
+            &[("PGSSLMODE", "verify-full"), ("PGSSLROOTCERT", "/r.pem")],
         )
         .unwrap();
-        assert_eq!((c.ssl_mode(), c.root), (SslMode::VerifyCa, Some(RootCert::System)));
-        let c = parse("postgres://u@h/d", &[("PGSSLMODE", "verify-full"), ("PGSSLROOTCERT", "/r.pem")]).unwrap();
         assert_eq!(c.root, Some(RootCert::File("/r.pem".into())));
-        let e = parse("postgres://u:pw@h/d?sslmode=verify-full", &[("HOME", "/nonexistent")])
+        let e = parse(
+            "postgres://u:pw@h/d?sslmode=verify-full",
+            &[("HOME", "/nonexistent")],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("sslmode=verify-full needs a root certificate") && !e.contains("pw@"),
+            "{e}"
+        );
+        let e = parse("host=h user=u password=s3cret sslmode=bogus", &[])
             .unwrap_err()
             .to_string();
-        assert!(e.contains("sslmode=verify-full needs a root certificate") && !e.contains("pw@"), "{e}");
-        let e = parse("host=h user=u password=s3cret sslmode=bogus", &[]).unwrap_err().to_string();
-        assert!(e.contains("not one of disable") && !e.contains("s3cret"), "{e}");
-        let e = parse("host=h user=u", &[("PGSSLMODE", "allow")]).unwrap_err().to_string();
+        assert!(
+            e.contains("not one of disable") && !e.contains("s3cret"),
+            "{e}"
+        );
+        let e = parse("host=h user=u", &[("PGSSLMODE", "allow")])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("allow is not supported"), "{e}");
     }
 
@@ -788,7 +818,11 @@ mod tests {
         let f = file.to_str().unwrap();
         let c = parse("postgres://tuner@db.lab:6543/tuning", &[("PGPASSFILE", f)]).unwrap();
         assert_eq!(c.config.get_password(), Some(&b"pa:ss"[..]));
-        let c = parse("postgres://tuner@db.lab:6543/tuning", &[("PGPASSFILE", f), ("PGPASSWORD", "env")]).unwrap();
+        let c = parse(
+            "postgres://tuner@db.lab:6543/tuning",
+            &[("PGPASSFILE", f), ("PGPASSWORD", "env")],
+        )
+        .unwrap();
         assert_eq!(c.config.get_password(), Some(&b"env"[..]));
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
         let c = parse("postgres://tuner@db.lab:6543/tuning", &[("PGPASSFILE", f)]).unwrap();
@@ -798,7 +832,13 @@ mod tests {
 
     #[test]
     fn credential_variables_are_named() {
-        for v in ["PGPASSWORD", "PGHOST", "PGPASSFILE", "DATABASE_URL", "TUNABLE_DB"] {
+        for v in [
+            "PGPASSWORD",
+            "PGHOST",
+            "PGPASSFILE",
+            "DATABASE_URL",
+            "TUNABLE_DB",
+        ] {
             assert!(is_credential_var(v.as_ref()), "{v}");
         }
         for v in ["PATH", "TUNABLE_DEVICE", "HOME"] {

@@ -246,11 +246,7 @@ fn untold(db: &mut Db, study: &Study) -> Result<Vec<(i64, String, Outcome)>, Dis
         .iter()
         .map(|r| {
             let time: Option<f64> = r.get(2);
-            (
-                r.get(0),
-                r.get(1),
-                study::outcome_of(time),
-            )
+            (r.get(0), r.get(1), study::outcome_of(time))
         })
         .collect())
 }

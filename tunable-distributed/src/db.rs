@@ -267,7 +267,9 @@ fn connect_reason(e: &ConnectError, info: &ConnInfo) -> String {
     if refused {
         format!("{text} (is the server running and accepting TCP connections there?)")
     } else if text.contains("no encryption") || text.contains("SSL off") {
-        format!("{text} (the server accepts only TLS connections: use sslmode=require or verify-full, not {ssl})")
+        format!(
+            "{text} (the server accepts only TLS connections: use sslmode=require or verify-full, not {ssl})"
+        )
     } else if text.contains("does not support TLS") {
         format!("{text} (sslmode={ssl} asks for TLS; the server does not offer it)")
     } else {

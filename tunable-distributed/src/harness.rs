@@ -147,9 +147,10 @@ impl Trust {
             Ok(p) => p,
             Err(e) => return refuse(format!("it cannot be read here ({e})")),
         };
-        let inside = self.allow.iter().any(|dir| {
-            std::fs::canonicalize(dir).is_ok_and(|dir| real.starts_with(&dir))
-        });
+        let inside = self
+            .allow
+            .iter()
+            .any(|dir| std::fs::canonicalize(dir).is_ok_and(|dir| real.starts_with(&dir)));
         if inside {
             Ok(())
         } else {
@@ -186,7 +187,13 @@ impl HarnessEvaluator {
             PathBuf::from(".")
         };
         let fits = |program: &Path| {
-            let found = describe(program, &dir, &spec.kernel, spec.key, trust.describe_timeout)?;
+            let found = describe(
+                program,
+                &dir,
+                &spec.kernel,
+                spec.key,
+                trust.describe_timeout,
+            )?;
             if found.fingerprint != spec.space {
                 return Err(format!(
                     "the harness's {} has another space (fingerprint {:016x}) than the study's ({:016x}): the kernel changed since the study was created",
@@ -210,7 +217,14 @@ impl HarnessEvaluator {
         }
         let built = trust
             .allows(&spec.manifest)
-            .and_then(|()| build(&spec.manifest, &spec.example, spec.release, trust.build_timeout))
+            .and_then(|()| {
+                build(
+                    &spec.manifest,
+                    &spec.example,
+                    spec.release,
+                    trust.build_timeout,
+                )
+            })
             .and_then(|program| fits(&program).map(|()| program));
         match built {
             Ok(program) => Ok(HarnessEvaluator {
@@ -457,12 +471,25 @@ mod tests {
 
     #[test]
     fn a_program_that_never_answers_is_refused_with_the_reason() {
-        let e = describe(Path::new("/bin/true"), Path::new("/"), "work", 2, Duration::from_secs(10)).unwrap_err();
+        let e = describe(
+            Path::new("/bin/true"),
+            Path::new("/"),
+            "work",
+            2,
+            Duration::from_secs(10),
+        )
+        .unwrap_err();
         assert!(
             e.starts_with("the harness /bin/true ran to its end without calling work for key 2"),
             "{e}"
         );
-        let e = build(Path::new("/nonexistent/Cargo.toml"), "tune", false, Duration::from_secs(60)).unwrap_err();
+        let e = build(
+            Path::new("/nonexistent/Cargo.toml"),
+            "tune",
+            false,
+            Duration::from_secs(60),
+        )
+        .unwrap_err();
         assert!(e.starts_with("building the harness"), "{e}");
     }
 
@@ -535,7 +562,10 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
         let e = describe(&program, &dir, "work", 2, Duration::from_millis(300)).unwrap_err();
-        assert!(e.contains("did not describe work within 0.3 s: killed"), "{e}");
+        assert!(
+            e.contains("did not describe work within 0.3 s: killed"),
+            "{e}"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

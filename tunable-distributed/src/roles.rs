@@ -61,7 +61,9 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON tunable.workers TO tunable_worker;
 fn identifier(name: &str) -> Result<String, DistError> {
     if name.is_empty() || name.len() > 63 || name.chars().any(char::is_control) {
         return Err(DistError::BadStudy {
-            reason: format!("{name:?} cannot be a role's name (1 to 63 characters, no control characters)"),
+            reason: format!(
+                "{name:?} cannot be a role's name (1 to 63 characters, no control characters)"
+            ),
         });
     }
     Ok(format!("\"{}\"", name.replace('"', "\"\"")))

@@ -206,7 +206,9 @@ impl Cluster {
         let key = self.dir.join("server.key");
         let cert = self.dir.join("server.crt");
         let out = Command::new("openssl")
-            .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2"])
+            .args([
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+            ])
             .args(["-subj", "/CN=tunable scratch cluster"])
             .args(["-addext", "subjectAltName=IP:127.0.0.1"])
             .arg("-keyout")

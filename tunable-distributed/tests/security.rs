@@ -95,7 +95,12 @@ fn spec(name: &str, budget: usize) -> StudySpec {
 }
 
 fn create(db: &mut Db, name: &str, budget: usize) -> tunable_distributed::Study {
-    study::create(db, &spec(name, budget), &SpaceDef::of(replay().space(), true)).unwrap()
+    study::create(
+        db,
+        &spec(name, budget),
+        &SpaceDef::of(replay().space(), true),
+    )
+    .unwrap()
 }
 
 /// `url` with its TLS parameters replaced by `query` (and the host by `host`).
@@ -141,14 +146,22 @@ fn tls_only_server_refuses_plaintext_and_verifies_its_certificate() {
     }
     // The certificate names 127.0.0.1, not localhost: verify-full refuses, verify-ca accepts.
     let e = Db::connect(
-        &with(&url, "localhost", &format!("?sslmode=verify-full&sslrootcert={root}")),
+        &with(
+            &url,
+            "localhost",
+            &format!("?sslmode=verify-full&sslrootcert={root}"),
+        ),
         "test",
     )
     .unwrap_err()
     .to_string();
     assert!(e.contains("certificate") || e.contains("hostname"), "{e}");
     let mut db = Db::connect(
-        &with(&url, "localhost", &format!("?sslmode=verify-ca&sslrootcert={root}")),
+        &with(
+            &url,
+            "localhost",
+            &format!("?sslmode=verify-ca&sslrootcert={root}"),
+        ),
         "test",
     )
     .unwrap();
@@ -157,7 +170,9 @@ fn tls_only_server_refuses_plaintext_and_verifies_its_certificate() {
     let other = std::env::temp_dir().join(format!("tunable-other-ca-{}", std::process::id()));
     std::fs::create_dir_all(&other).unwrap();
     let status = std::process::Command::new("openssl")
-        .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"])
+        .args([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+        ])
         .args(["-subj", "/CN=another authority"])
         .arg("-keyout")
         .arg(other.join("k.pem"))
@@ -171,7 +186,10 @@ fn tls_only_server_refuses_plaintext_and_verifies_its_certificate() {
             &with(
                 &url,
                 "127.0.0.1",
-                &format!("?sslmode={mode}&sslrootcert={}", other.join("c.pem").display()),
+                &format!(
+                    "?sslmode={mode}&sslrootcert={}",
+                    other.join("c.pem").display()
+                ),
             ),
             "test",
         )
@@ -207,11 +225,16 @@ fn passwords_never_show_in_connection_errors() {
     let base = url.split('?').next().unwrap();
     let port = c.port();
     let forms = [
-        format!("{}?password={secret}&sslmode=bogus", base.replace(c.password(), "x")),
+        format!(
+            "{}?password={secret}&sslmode=bogus",
+            base.replace(c.password(), "x")
+        ),
         format!("host=127.0.0.1 port={port} user=tunable password = {secret} sslmode=bogus"),
         format!("host=127.0.0.1 port={port} user=tunable password='{secret}' sslmode=bogus"),
         format!("postgres://tunable:{secret}@127.0.0.1:notaport/x"),
-        format!("host=127.0.0.1 port={port} user=tunable password='{secret}' dbname=x sslmode=disable"),
+        format!(
+            "host=127.0.0.1 port={port} user=tunable password='{secret}' dbname=x sslmode=disable"
+        ),
     ];
     for form in forms {
         let e = Db::connect(&form, "test").unwrap_err().to_string();
@@ -232,7 +255,12 @@ fn roles_keep_workers_from_creating_or_altering_studies() {
             "CREATE ROLE {worker} LOGIN PASSWORD 'wpw'; CREATE ROLE {owner} LOGIN PASSWORD 'cpw';"
         ))
         .unwrap();
-    roles::setup(&mut admin, std::slice::from_ref(&owner), std::slice::from_ref(&worker)).unwrap();
+    roles::setup(
+        &mut admin,
+        std::slice::from_ref(&owner),
+        std::slice::from_ref(&worker),
+    )
+    .unwrap();
     // Idempotent.
     roles::setup(&mut admin, &[], &[]).unwrap();
     let mut as_owner = Db::connect(&c.url_as(&owner, "cpw", &name), "test").unwrap();
@@ -260,7 +288,8 @@ fn roles_keep_workers_from_creating_or_altering_studies() {
     ] {
         let e = as_worker.client().batch_execute(sql).unwrap_err();
         assert!(
-            e.as_db_error().is_some_and(|d| d.message().contains("permission denied")),
+            e.as_db_error()
+                .is_some_and(|d| d.message().contains("permission denied")),
             "{sql}: {e}"
         );
     }
@@ -269,7 +298,9 @@ fn roles_keep_workers_from_creating_or_altering_studies() {
     while recorded < 4 {
         match queue::claim(&mut as_worker, &[s.id], "w", "0", Duration::from_secs(30)).unwrap() {
             Some(claim) => {
-                assert!(queue::renew(&mut as_worker, &claim, "w", Duration::from_secs(30)).unwrap());
+                assert!(
+                    queue::renew(&mut as_worker, &claim, "w", Duration::from_secs(30)).unwrap()
+                );
                 assert!(queue::record(&mut as_worker, &claim, "w", "0", &Ok(1.0)).unwrap());
                 recorded += 1;
             }
@@ -295,7 +326,8 @@ fn the_schema_refuses_infinite_timeouts_and_invalid_times() {
             )
             .unwrap_err();
         assert!(
-            e.as_db_error().is_some_and(|d| d.message().contains("check constraint")),
+            e.as_db_error()
+                .is_some_and(|d| d.message().contains("check constraint")),
             "{bad}: {e}"
         );
     }
@@ -303,7 +335,10 @@ fn the_schema_refuses_infinite_timeouts_and_invalid_times() {
     let mut long = spec("long", 2);
     long.timeout = Duration::from_secs(8 * 24 * 3600);
     let e = study::create(&mut db, &long, &SpaceDef::of(replay().space(), true)).unwrap_err();
-    assert!(e.to_string().contains("longer than the longest allowed"), "{e}");
+    assert!(
+        e.to_string().contains("longer than the longest allowed"),
+        "{e}"
+    );
 }
 
 /// Drops the schema's checks, as a database written by an older tunable (or a superuser going
@@ -382,7 +417,12 @@ fn nan_and_negative_times_never_win_the_export() {
     let r = export::export(&mut db, "bad-times", &dir, Some(1)).unwrap();
     let entry = r.entry.unwrap();
     assert_eq!(entry.time_ms, 2.5);
-    assert!(entry.top.iter().all(|t| t.time_ms.is_finite() && t.time_ms >= 0.0));
+    assert!(
+        entry
+            .top
+            .iter()
+            .all(|t| t.time_ms.is_finite() && t.time_ms >= 0.0)
+    );
     // `status` shows the same best as the export.
     let st = study::status(&mut db, &s).unwrap();
     assert_eq!(st.best, Some((first_key.unwrap(), 2.5)));
@@ -412,7 +452,10 @@ fn a_poison_job_is_claimed_with_its_reason() {
                 // (A job the coordinator made after the update is not poisoned.)
                 let result = match claim.poison.clone() {
                     Some(why) => {
-                        assert!(why.starts_with("its configuration does not decode"), "{why}");
+                        assert!(
+                            why.starts_with("its configuration does not decode"),
+                            "{why}"
+                        );
                         assert!(claim.config.is_empty());
                         poisoned += 1;
                         Err(why)

@@ -16,7 +16,7 @@
 //! - it gets **no database credentials**: the worker's `PG*` variables, `DATABASE_URL` and
 //!   `TUNABLE_DB` are removed from its environment ([`crate::conninfo::scrub`]).
 //!
-//! [`run_command`] is the same supervision for other commands (building and describing a
+//! `run_command` is the same supervision for other commands (building and describing a
 //! harness), with their own time-outs.
 
 use crate::evaluator::{Answer, ChildSpec};

@@ -31,7 +31,7 @@
 //! the database. A study that neither fits is refused, with why and what would allow it. Building
 //! and describing run under time-outs ([`Trust::build_timeout`], [`Trust::describe_timeout`]),
 //! in process groups killed at the time-out, without the database credentials
-//! ([`crate::child::run_command`]).
+//! (`child::run_command`).
 //!
 //! The study's space comes from the same [`describe`] run at creation: the space the compiled
 //! kernel has, exactly (its fingerprint is what the runtime checks), with no second parser of

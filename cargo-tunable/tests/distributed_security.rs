@@ -301,3 +301,81 @@ fn study_status_into_a_closed_pipe_ends_quietly() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success() && !err.contains("panicked"), "{err}");
 }
+
+#[test]
+fn a_hanging_harness_holds_up_neither_other_studies_nor_the_other_slot() {
+    let Some(cluster) = scratch::for_tests() else {
+        return;
+    };
+    let url = database(&cluster);
+    let root = std::env::temp_dir().join(format!("tunable-hang-{}", std::process::id()));
+    std::fs::create_dir_all(&root).unwrap();
+    // A prebuilt harness that never answers when asked to describe its kernel.
+    let hang = root.join("hang.sh");
+    let pidfile = root.join("hang.pid");
+    std::fs::write(
+        &hang,
+        format!(
+            "#!/bin/sh\necho $$ > {}\nexec sleep 1000\n",
+            pidfile.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&hang, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut db = Db::connect(&url, "test").unwrap();
+    let stuck = StudySpec {
+        name: "stuck".into(),
+        kernel: "work".into(),
+        device: "cpu".into(),
+        key: 0,
+        strategy: "random".into(),
+        seed: 1,
+        budget: 2,
+        evaluator: EvaluatorSpec::Harness(HarnessSpec {
+            manifest: root.join("absent/Cargo.toml"),
+            example: "tune".into(),
+            release: false,
+            kernel: "work".into(),
+            key: 0,
+            space: 0,
+        }),
+        timeout: Duration::from_secs(30),
+        max_attempts: 1,
+    };
+    study::create(&mut db, &stuck, &toy_space()).unwrap();
+    create_study(&url, "free", "random", 4, 0.0, &[]);
+    let coordinator = Proc::start(&["coordinator", "--db", &url, "free", "--poll-ms", "200"]);
+    let worker = Proc::start(&[
+        "worker",
+        "--db",
+        &url,
+        "--devices",
+        "0,1",
+        "--harness-bin",
+        hang.to_str().unwrap(),
+        "--poll-ms",
+        "200",
+    ]);
+    // Before: the slot describing the harness held the lock of all studies, so the other slot
+    // and the other study waited for it (forever: describing had no time-out).
+    let (ok, out, err) = coordinator.finish(LIMIT);
+    assert!(ok, "{out}{err}");
+    assert_eq!(
+        count(
+            &url,
+            "SELECT COUNT(*) FROM tunable.results r JOIN tunable.studies s ON s.id = r.study_id
+             WHERE s.name = 'free'"
+        ),
+        4
+    );
+    // The describe still hangs: it was what held up one slot, not the pool.
+    assert!(pidfile.exists());
+    drop(worker);
+    if let Ok(pid) = std::fs::read_to_string(&pidfile) {
+        let _ = std::process::Command::new("kill")
+            .args(["-KILL", pid.trim()])
+            .status();
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -305,25 +305,24 @@ fn served_studies(db: &mut Db, shared: &Shared) -> Result<Vec<i64>, DistError> {
         )
     })?;
     let ids: Vec<i64> = rows.iter().map(|r| r.get(0)).collect();
-    let to_open: Vec<&postgres::Row> = {
-        let mut known = shared.studies.lock().unwrap_or_else(|e| e.into_inner());
-        known.retain(|id, k| ids.contains(id) || matches!(k, Known::Opening));
-        rows.iter()
-            .filter(|row| {
-                let id: i64 = row.get(0);
-                let new = !known.contains_key(&id);
-                if new {
-                    known.insert(id, Known::Opening);
-                }
-                new
-            })
-            .collect()
-    };
-    for row in to_open {
+    shared
+        .studies
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|id, k| ids.contains(id) || matches!(k, Known::Opening));
+    // One study at a time: while this slot opens one (maybe building a harness for minutes),
+    // the other slots find the next ones unknown and open them, and serve the opened ones.
+    for row in &rows {
         let id: i64 = row.get(0);
+        {
+            let mut known = shared.studies.lock().unwrap_or_else(|e| e.into_inner());
+            if known.contains_key(&id) {
+                continue;
+            }
+            known.insert(id, Known::Opening);
+        }
         let name: String = row.get(1);
-        let opened = open_study(shared, row);
-        let entry = match opened {
+        let entry = match open_study(shared, row) {
             Ok(served) => Known::Ready(Arc::new(served)),
             Err(reason) => {
                 eprintln!(

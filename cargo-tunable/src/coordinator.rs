@@ -1,7 +1,7 @@
 //! # `cargo tunable coordinator`
 //!
 //! ```text
-//! cargo tunable coordinator --db URL STUDY [--poll-ms 500] [--reconnect-timeout 300]
+//! cargo tunable coordinator [--db CONNINFO] STUDY [--poll-ms 500] [--reconnect-timeout 300]
 //! ```
 //!
 //! Runs the one coordinator of a study until every evaluation of its budget has a result (see
@@ -15,9 +15,11 @@ use tunable_distributed::coordinator::{self, CoordinatorOptions};
 /// Arguments of `coordinator`.
 #[derive(Args)]
 pub(crate) struct CoordinatorArgs {
-    /// The database, `postgres://user:password@host:port/database` (or `PGPASSWORD`).
+    /// The database: a connection string as `psql` takes it (`postgres://user@host/db?sslmode=verify-full`
+    /// or `host=... sslmode=...`); default: libpq's environment (`PGHOST`, `PGUSER`,
+    /// `PGDATABASE`, `PGSSLMODE`, ...). Keep passwords out of it: `PGPASSWORD` or `~/.pgpass`.
     #[arg(long)]
-    db: String,
+    db: Option<String>,
     /// The study to coordinate.
     study: String,
     /// Longest wait between looks at the database, in milliseconds.
@@ -38,7 +40,7 @@ pub(crate) fn run(a: CoordinatorArgs) -> Result<(), Box<dyn std::error::Error>> 
             )
         })?,
     };
-    let r = coordinator::run(&a.db, &a.study, &opts)?;
+    let r = coordinator::run(a.db.as_deref().unwrap_or(""), &a.study, &opts)?;
     if r.already_done {
         println!("study {} is finished already", a.study);
         return Ok(());

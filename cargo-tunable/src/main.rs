@@ -18,9 +18,11 @@
 //!   time through its tuning harness (see [`tune`](mod@tune)).
 //! - `transfer --cache FILE ... [--k 4] [--json]`: leave one device out over the caches of one
 //!   kernel (see [`transfer`](mod@transfer)).
-//! - `study create|status|export|delete --db URL ...`, `coordinator --db URL STUDY`,
-//!   `worker --db URL [--devices ...]`: distributed tuning with PostgreSQL as the shared state
-//!   (see [`study`](mod@study), [`coordinator`](mod@coordinator), [`worker`](mod@worker)).
+//! - `study create|status|export|delete|setup-roles [--db CONNINFO] ...`,
+//!   `coordinator [--db CONNINFO] STUDY`, `worker [--db CONNINFO] [--devices ...] [--allow DIR]`:
+//!   distributed tuning with PostgreSQL as the shared state, reached as `psql` reaches it (libpq
+//!   environment, `~/.pgpass`, TLS with `sslmode`; see [`study`](mod@study),
+//!   [`coordinator`](mod@coordinator), [`worker`](mod@worker)).
 
 mod anytime;
 mod artifacts;

@@ -3,15 +3,24 @@
 //! Studies of distributed tuning in PostgreSQL (see the `tunable-distributed` crate):
 //!
 //! ```text
-//! cargo tunable study create --db URL NAME --harness CRATE --kernel K [--example tune] [--key N]
+//! cargo tunable study create [--db CONNINFO] NAME --harness CRATE --kernel K [--example tune] [--key N]
 //!     [--device D] [--strategy S] [--seed 1] [--budget N] [--timeout 300] [--max-attempts 3]
-//! cargo tunable study create --db URL NAME --cache FILE [--space FILE | --t1 FILE] [--kernel K]
+//! cargo tunable study create [--db CONNINFO] NAME --cache FILE [--space FILE | --t1 FILE] [--kernel K]
 //!     [--device D] [--key N] [--strategy auto] [--seed 1] [--budget 100] [--scale 1.0]
 //!     [--timeout 300] [--max-attempts 3]
-//! cargo tunable study status --db URL [NAME] [--json]
-//! cargo tunable study export --db URL NAME [--out tuned] [--binaries [--harness-bin PATH]...]
-//! cargo tunable study delete --db URL NAME
+//! cargo tunable study status [--db CONNINFO] [NAME] [--json]
+//! cargo tunable study export [--db CONNINFO] NAME [--out tuned]
+//!     [--binaries [--harness-bin PATH]... [--allow DIR]...]
+//! cargo tunable study delete [--db CONNINFO] NAME
+//! cargo tunable study setup-roles [--db CONNINFO] [--grant-coordinator ROLE]...
+//!     [--grant-worker ROLE]...
 //! ```
+//!
+//! Every command reaches the database as `psql` does: `--db` (a URL or `key=value` string,
+//! with `sslmode` and `sslrootcert`), else libpq's environment and `~/.pgpass`; no password is
+//! needed on the command line. `setup-roles` (run by the schema's owner) creates the roles
+//! `tunable_coordinator` and `tunable_worker` with their privileges (see
+//! `tunable_distributed::roles`).
 //!
 //! `create --harness` makes a study whose workers evaluate with the crate's own tuning harness
 //! (`examples/tune.rs`, the one `cargo tunable tune` runs; `--harness` names the crate's folder or
@@ -30,16 +39,17 @@
 //! cache of all results beside it. With `--binaries` (studies made with `--harness`), it also
 //! stores the winner's device binaries in `<out>/<kernel>.artifacts/`, as local tuning of a GPU
 //! kernel does, so that a plain build loads them at its first call instead of compiling: the
-//! harness (built here, or the first fitting `--harness-bin`) runs the winner once on this
-//! machine, which must have the study's device (`TUNABLE_DEVICE` picks one).
+//! harness (the first fitting `--harness-bin`, else built here from the study's crate if it is in
+//! a folder given with `--allow`: the crate's path comes from the database) runs the winner once
+//! on this machine, which must have the study's device (`TUNABLE_DEVICE` picks one).
 
 use clap::{Args, Subcommand};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use tunable_distributed::harness::{self, HarnessSpec};
+use tunable_distributed::harness::{self, HarnessSpec, Trust};
 use tunable_distributed::{
-    Db, EvaluatorSpec, SpaceDef, StudySpec, StudyState, StudyStatus, export, study, worker,
+    Db, EvaluatorSpec, SpaceDef, StudySpec, StudyState, StudyStatus, export, roles, study, worker,
 };
 use tunable_search::sim::{KernelTunerCache, Replay};
 use tunable_search::space::load::load;
@@ -55,14 +65,35 @@ pub(crate) enum StudyCommand {
     Export(ExportArgs),
     /// Delete a study and all its results.
     Delete(DeleteArgs),
+    /// Create the database roles tunable_coordinator and tunable_worker with their privileges
+    /// (run as the owner of the tunable schema).
+    SetupRoles(RolesArgs),
+}
+
+/// Arguments of `study setup-roles`.
+#[derive(Args)]
+pub(crate) struct RolesArgs {
+    /// The database: a connection string as `psql` takes it; default: libpq's environment
+    /// (`PGHOST`, `PGUSER`, `PGDATABASE`, `PGSSLMODE`, ...). Passwords: `PGPASSWORD` or
+    /// `~/.pgpass`.
+    #[arg(long)]
+    db: Option<String>,
+    /// An existing role made a member of tunable_coordinator (repeat for several).
+    #[arg(long = "grant-coordinator", value_name = "ROLE")]
+    coordinators: Vec<String>,
+    /// An existing role made a member of tunable_worker (repeat for several).
+    #[arg(long = "grant-worker", value_name = "ROLE")]
+    workers: Vec<String>,
 }
 
 /// Arguments of `study create`.
 #[derive(Args)]
 pub(crate) struct CreateArgs {
-    /// The database, `postgres://user:password@host:port/database` (or `PGPASSWORD`).
+    /// The database: a connection string as `psql` takes it; default: libpq's environment
+    /// (`PGHOST`, `PGUSER`, `PGDATABASE`, `PGSSLMODE`, ...). Passwords: `PGPASSWORD` or
+    /// `~/.pgpass`.
     #[arg(long)]
-    db: String,
+    db: Option<String>,
     /// The study's name.
     name: String,
     /// The crate whose tuning harness evaluates (its folder or `Cargo.toml`), as workers will
@@ -119,9 +150,11 @@ pub(crate) struct CreateArgs {
 /// Arguments of `study status`.
 #[derive(Args)]
 pub(crate) struct StatusArgs {
-    /// The database URL.
+    /// The database: a connection string as `psql` takes it; default: libpq's environment
+    /// (`PGHOST`, `PGUSER`, `PGDATABASE`, `PGSSLMODE`, ...). Passwords: `PGPASSWORD` or
+    /// `~/.pgpass`.
     #[arg(long)]
-    db: String,
+    db: Option<String>,
     /// One study (default: a line per study).
     name: Option<String>,
     /// Print JSON.
@@ -132,9 +165,11 @@ pub(crate) struct StatusArgs {
 /// Arguments of `study export`.
 #[derive(Args)]
 pub(crate) struct ExportArgs {
-    /// The database URL.
+    /// The database: a connection string as `psql` takes it; default: libpq's environment
+    /// (`PGHOST`, `PGUSER`, `PGDATABASE`, `PGSSLMODE`, ...). Passwords: `PGPASSWORD` or
+    /// `~/.pgpass`.
     #[arg(long)]
-    db: String,
+    db: Option<String>,
     /// The study.
     name: String,
     /// The folder of tuned files.
@@ -148,14 +183,20 @@ pub(crate) struct ExportArgs {
     /// several; with `--binaries`).
     #[arg(long = "harness-bin", value_name = "PATH", requires = "binaries")]
     harnesses: Vec<PathBuf>,
+    /// A folder whose crates may be built here to make the binaries (repeat for several;
+    /// default none: only `--harness-bin`; with `--binaries`).
+    #[arg(long = "allow", value_name = "DIR", requires = "binaries")]
+    allow: Vec<PathBuf>,
 }
 
 /// Arguments of `study delete`.
 #[derive(Args)]
 pub(crate) struct DeleteArgs {
-    /// The database URL.
+    /// The database: a connection string as `psql` takes it; default: libpq's environment
+    /// (`PGHOST`, `PGUSER`, `PGDATABASE`, `PGSSLMODE`, ...). Passwords: `PGPASSWORD` or
+    /// `~/.pgpass`.
     #[arg(long)]
-    db: String,
+    db: Option<String>,
     /// The study.
     name: String,
 }
@@ -165,9 +206,14 @@ pub(crate) fn run(cmd: StudyCommand) -> Result<(), Box<dyn std::error::Error>> {
         StudyCommand::Create(a) => create(*a),
         StudyCommand::Status(a) => status(a),
         StudyCommand::Export(a) => {
-            let mut db = Db::connect(&a.db, "tunable study export")?;
+            let mut db = Db::connect(a.db.as_deref().unwrap_or(""), "tunable study export")?;
             let r = if a.binaries {
-                export::export_with_binaries(&mut db, &a.name, &a.out, None, &a.harnesses)?
+                let trust = Trust {
+                    prebuilt: a.harnesses.clone(),
+                    allow: a.allow.clone(),
+                    ..Trust::default()
+                };
+                export::export_with_binaries(&mut db, &a.name, &a.out, None, &trust)?
             } else {
                 export::export(&mut db, &a.name, &a.out, None)?
             };
@@ -195,10 +241,30 @@ pub(crate) fn run(cmd: StudyCommand) -> Result<(), Box<dyn std::error::Error>> {
             Ok(())
         }
         StudyCommand::Delete(a) => {
-            let mut db = Db::connect(&a.db, "tunable study delete")?;
+            let mut db = Db::connect(a.db.as_deref().unwrap_or(""), "tunable study delete")?;
             let s = study::load(&mut db, &a.name)?;
             study::delete(&mut db, &s)?;
             println!("deleted study {}", a.name);
+            Ok(())
+        }
+        StudyCommand::SetupRoles(a) => {
+            let mut db = Db::connect(a.db.as_deref().unwrap_or(""), "tunable study setup-roles")?;
+            roles::setup(&mut db, &a.coordinators, &a.workers)?;
+            println!(
+                "roles {} and {} set up{}{}",
+                roles::COORDINATOR,
+                roles::WORKER,
+                if a.coordinators.is_empty() {
+                    String::new()
+                } else {
+                    format!("; coordinators: {}", a.coordinators.join(", "))
+                },
+                if a.workers.is_empty() {
+                    String::new()
+                } else {
+                    format!("; workers: {}", a.workers.join(", "))
+                }
+            );
             Ok(())
         }
     }
@@ -234,7 +300,7 @@ fn create(a: CreateArgs) -> Result<(), Box<dyn std::error::Error>> {
             .map_err(|_| format!("--timeout {} is not a duration", a.timeout))?,
         max_attempts: a.max_attempts,
     };
-    let mut db = Db::connect(&a.db, "tunable study create")?;
+    let mut db = Db::connect(a.db.as_deref().unwrap_or(""), "tunable study create")?;
     let s = study::create(&mut db, &spec, &made.space)?;
     println!(
         "created study {} (id {}): kernel {}, device {}, key {}, {} configurations, budget {}, strategy {} seed {}, {}",
@@ -267,7 +333,9 @@ fn from_harness(a: &CreateArgs, harness: &Path) -> Result<Made, Box<dyn std::err
         a.example,
         manifest.display()
     );
-    let program = harness::build(&manifest, &a.example, !a.debug)?;
+    // The crate is the one given on this command line: building it is this user's choice.
+    let trust = Trust::default();
+    let program = harness::build(&manifest, &a.example, !a.debug, trust.build_timeout)?;
     let mut spec = HarnessSpec {
         manifest,
         example: a.example.clone(),
@@ -276,7 +344,13 @@ fn from_harness(a: &CreateArgs, harness: &Path) -> Result<Made, Box<dyn std::err
         key: a.key,
         space: 0,
     };
-    let found = harness::describe(&program, &spec.dir(), &spec.kernel, a.key)?;
+    let found = harness::describe(
+        &program,
+        &spec.dir(),
+        &spec.kernel,
+        a.key,
+        trust.describe_timeout,
+    )?;
     let space = found.space.build()?;
     spec.space = found.fingerprint;
     Ok(Made {
@@ -334,7 +408,8 @@ fn from_cache(a: &CreateArgs, cache: &Path) -> Result<Made, Box<dyn std::error::
 }
 
 fn status(a: StatusArgs) -> Result<(), Box<dyn std::error::Error>> {
-    let mut db = Db::connect(&a.db, "tunable study status")?;
+    use std::fmt::Write as _;
+    let mut db = Db::connect(a.db.as_deref().unwrap_or(""), "tunable study status")?;
     let studies = match &a.name {
         Some(n) => vec![study::load(&mut db, n)?],
         None => study::list(&mut db)?,
@@ -344,6 +419,7 @@ fn status(a: StatusArgs) -> Result<(), Box<dyn std::error::Error>> {
         .map(|s| study::status(&mut db, s))
         .collect::<Result<Vec<_>, _>>()?;
     let workers = worker::live(&mut db)?;
+    let mut text = String::new();
     if a.json {
         let items: Vec<_> = statuses.iter().map(status_json).collect();
         let out = json!({
@@ -352,26 +428,38 @@ fn status(a: StatusArgs) -> Result<(), Box<dyn std::error::Error>> {
                 "id": w.id, "devices": w.devices, "slots": w.slots, "silent_for": w.silent_for,
             })).collect::<Vec<_>>(),
         });
-        println!("{}", serde_json::to_string_pretty(&out)?);
-        return Ok(());
+        writeln!(text, "{}", serde_json::to_string_pretty(&out)?)?;
+        return print_all(&text);
     }
     if statuses.is_empty() {
-        println!("no study");
+        writeln!(text, "no study")?;
     }
     for st in &statuses {
-        print_status(st, a.name.is_some());
+        print_status(&mut text, st, a.name.is_some())?;
     }
     let slots: usize = workers.iter().map(|w| w.slots).sum();
-    println!("workers: {} live, {slots} slots", workers.len());
+    writeln!(text, "workers: {} live, {slots} slots", workers.len())?;
     if a.name.is_some() {
         for w in &workers {
-            println!(
+            writeln!(
+                text,
                 "  {} devices {} (heartbeat {:.1} s ago)",
                 w.id, w.devices, w.silent_for
-            );
+            )?;
         }
     }
-    Ok(())
+    print_all(&text)
+}
+
+/// Writes `text` to standard output; a reader that went away (`study status | head`) is not an
+/// error.
+fn print_all(text: &str) -> Result<(), Box<dyn std::error::Error>> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
 }
 
 fn state_name(s: StudyState) -> &'static str {
@@ -395,13 +483,15 @@ fn status_json(st: &StudyStatus) -> serde_json::Value {
     })
 }
 
-fn print_status(st: &StudyStatus, detail: bool) {
+fn print_status(text: &mut String, st: &StudyStatus, detail: bool) -> Result<(), std::fmt::Error> {
+    use std::fmt::Write as _;
     let s = &st.study;
     let best = st.best.as_ref().map_or_else(
         || "none yet".to_owned(),
         |(k, t)| format!("{t:.4} ms at [{k}]"),
     );
-    println!(
+    writeln!(
+        text,
         "{} ({}): {}/{} evaluations, {} failed, {} running, {} pending; best {best}",
         s.spec.name,
         state_name(s.state),
@@ -410,9 +500,10 @@ fn print_status(st: &StudyStatus, detail: bool) {
         st.failed,
         st.running,
         st.pending
-    );
+    )?;
     if detail {
-        println!(
+        writeln!(
+            text,
             "  kernel {}, device {}, key {}, strategy {} seed {}, {}",
             s.spec.kernel,
             s.spec.device,
@@ -420,17 +511,20 @@ fn print_status(st: &StudyStatus, detail: bool) {
             s.spec.strategy,
             s.spec.seed,
             s.spec.evaluator.describe()
-        );
-        println!(
+        )?;
+        writeln!(
+            text,
             "  jobs claimed again: {}, leases expired now: {}",
             st.retried, st.expired
-        );
+        )?;
         if let Some(t) = st.throughput {
-            println!("  throughput {t:.2} evaluations/s");
+            writeln!(text, "  throughput {t:.2} evaluations/s")?;
         }
-        println!(
+        writeln!(
+            text,
             "  coordinator: {}",
             st.coordinator.as_deref().unwrap_or("none running")
-        );
+        )?;
     }
+    Ok(())
 }

@@ -129,7 +129,7 @@ fn a_studys_export_stores_the_winners_device_binary_which_a_plain_build_loads() 
     )
     .finish(LIMIT);
     assert!(ok, "{out}{err}");
-    let said = spend(&url, "b", &[], &env, LIMIT);
+    let said = spend(&url, "b", &["--allow", crate_dir], &env, LIMIT);
     assert!(
         said.contains("worker done: 3 results recorded (0 failed"),
         "{said}"
@@ -176,6 +176,8 @@ fn a_studys_export_stores_the_winners_device_binary_which_a_plain_build_loads() 
     // With it, the harness runs the winner once more here and its program binary is stored;
     // the plain build embeds it and loads it at its first call, computing the same.
     let (ok, said) = export(&["--binaries"]);
+    assert!(!ok && said.contains("refusing to build"), "{said}");
+    let (ok, said) = export(&["--binaries", "--allow", crate_dir]);
     assert!(ok, "{said}");
     let files = artifacts();
     assert!(

@@ -67,8 +67,22 @@ fn a_worker_killed_mid_evaluation_loses_only_that_evaluation_which_runs_again_on
         "FROM tunable.jobs WHERE state = 'running' AND worker LIKE {mine}
          AND claimed_at < now() - interval '50 milliseconds'"
     );
-    wait_for(&url, &format!("SELECT COUNT(*) {sleeping}"), 1, LIMIT);
-    let victim = count(&url, &format!("SELECT id {sleeping}"));
+    // (Read in one query: a job seen sleeping by a count may have ended before a second look.)
+    let victim = {
+        let mut db = tunable_distributed::Db::connect(&url, "test").unwrap();
+        let start = std::time::Instant::now();
+        loop {
+            let row = db
+                .client()
+                .query_opt(&format!("SELECT id {sleeping} LIMIT 1"), &[])
+                .unwrap();
+            if let Some(row) = row {
+                break row.get::<_, i64>(0);
+            }
+            assert!(start.elapsed() < LIMIT, "no evaluation of worker a slept");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    };
     a.kill9();
     let b = worker(&url, "k9", "0", "1");
     let theirs = format!("'%:{}:%'", b.pid());
@@ -234,7 +248,7 @@ fn a_crashing_or_hanging_evaluation_costs_that_evaluation_not_the_worker() {
         count(
             &url,
             "SELECT COUNT(*) FROM tunable.results WHERE failure IN
-             ('timed out after 1.0 s (evaluation process killed)', 'CompilationFailedConfig')"
+             ('timed out after 1.0 s (evaluation process and its process group killed)', 'CompilationFailedConfig')"
         ),
         2,
         "the others timed out (or are failures the cache recorded)"

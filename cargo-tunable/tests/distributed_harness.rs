@@ -114,7 +114,21 @@ fn a_study_evaluated_by_the_crates_harness_records_its_measurements_and_exports_
     assert!(err.contains("without calling work for key 3"), "{err}");
     take_calls(&dir);
 
-    let said = spend(&url, "h", &["--verbose"], &env, LIMIT);
+    // A worker not allowed to build the crate refuses the study, saying why, and builds
+    // nothing (issue 31: a path from the database is not trusted).
+    let (ok, out, err) = Proc::start_with(
+        &["worker", "--db", &url, "--study", "h", "--exit-when-done"],
+        &env,
+    )
+    .finish(LIMIT);
+    assert!(ok, "{out}{err}");
+    assert!(
+        err.contains("study 'h': cannot set up its evaluation here: refusing to build ")
+            && err.contains("this machine was allowed to build no crate")
+            && out.contains("worker done: 0 results recorded"),
+        "{out}{err}"
+    );
+    let said = spend(&url, "h", &["--verbose", "--allow", crate_dir], &env, LIMIT);
     assert!(
         said.contains("worker done: 6 results recorded (2 failed"),
         "{said}"

@@ -36,8 +36,11 @@ use std::time::{Duration, Instant};
 use tunable_search::Space;
 use tunable_search::strategy::{self, Outcome, StrategySpec};
 
-/// First key of the coordinator's advisory lock (`'tun'`); the second is the study's id.
-const LOCK_CLASS: i32 = 0x0074_756e;
+/// The key of a study's coordinator lock: its id, whole (a 64-bit advisory lock, so no two
+/// studies share one; the earlier `(class, id as i32)` key made ids 2^32 apart collide).
+fn lock_key(study: &Study) -> i64 {
+    study.id
+}
 
 /// How a coordinator runs.
 #[derive(Clone, Debug, PartialEq)]
@@ -243,21 +246,17 @@ fn untold(db: &mut Db, study: &Study) -> Result<Vec<(i64, String, Outcome)>, Dis
         .iter()
         .map(|r| {
             let time: Option<f64> = r.get(2);
-            (
-                r.get(0),
-                r.get(1),
-                time.map_or(Outcome::Failed, Outcome::Value),
-            )
+            (r.get(0), r.get(1), study::outcome_of(time))
         })
         .collect())
 }
 
 /// Takes the study's lock on this connection, or says who holds it.
 fn lock(db: &mut Db, study: &Study) -> Result<(), DistError> {
-    let key = study.id as i32;
+    let key = lock_key(study);
     let got: bool = db
         .retry("locking the study", |c| {
-            c.query_one("SELECT pg_try_advisory_lock($1, $2)", &[&LOCK_CLASS, &key])
+            c.query_one("SELECT pg_try_advisory_lock($1::int8)", &[&key])
         })?
         .get(0);
     if got {
@@ -272,18 +271,19 @@ fn lock(db: &mut Db, study: &Study) -> Result<(), DistError> {
 /// Who holds a study's coordinator lock: the connection's application name (which names the
 /// coordinator's host and pid), its address and for how long it has been connected.
 pub fn holder(db: &mut Db, study: &Study) -> Result<Option<String>, DistError> {
-    let class = i64::from(LOCK_CLASS);
-    let key = i64::from(study.id as i32);
+    // pg_locks shows a 64-bit key as its high (classid) and low (objid) halves, objsubid 1.
+    let key = lock_key(study);
+    let (high, low) = (key >> 32, key & 0xffff_ffff);
     let row = db.retry("looking up the study's coordinator", |c| {
         c.query_opt(
             "SELECT COALESCE(NULLIF(a.application_name, ''), 'unnamed connection'),
                     COALESCE(host(a.client_addr), 'a local socket'),
                     EXTRACT(EPOCH FROM now() - a.backend_start)::float8
              FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
-             WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
+             WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
                AND l.classid::int8 = $1 AND l.objid::int8 = $2
                AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())",
-            &[&class, &key],
+            &[&high, &low],
         )
     })?;
     Ok(row.map(|r| {

@@ -6,7 +6,7 @@
 //! - **Clear errors.** The URL is parsed first (`postgres://user:password@host:port/database` or
 //!   `host=... user=... dbname=...`); a malformed URL, a refused connection, a wrong password or a
 //!   missing database each give one line naming the server, database and user, never the
-//!   password. Without a password in the URL, `PGPASSWORD` is used.
+//!   password (every form of it is redacted: [`redact`]).
 //! - **Schema.** Connecting brings the schema up to date ([`crate::schema`]).
 //! - **Reconnection.** A statement that fails because the connection is gone (server restarted,
 //!   network cut) makes the connection again, retrying with backoff for up to
@@ -15,13 +15,16 @@
 //!   connection was remade (`Ok(None)`), for work whose effect is unknown after a cut, so the
 //!   caller can re-read the state (the coordinator rebuilds its strategy from the database).
 //!
-//! Only plain TCP (or Unix sockets) is supported: a URL asking for `sslmode=require` fails to
-//! connect with an error saying so.
+//! - **Like every PostgreSQL client.** The connection string, the libpq environment variables
+//!   (`PGHOST`, `PGUSER`, `PGPASSWORD`, `PGSSLMODE`, ...), the password file and TLS with
+//!   `sslmode` and `sslrootcert` are read as libpq reads them ([`crate::conninfo`]); the string
+//!   may be empty.
 
+use crate::conninfo::{ConnInfo, ConnectError};
 use crate::error::{DistError, one_line};
 use crate::schema;
+use postgres::Client;
 use postgres::error::SqlState;
-use postgres::{Client, Config, NoTls};
 use std::error::Error as _;
 use std::time::{Duration, Instant};
 
@@ -30,7 +33,7 @@ pub const DEFAULT_RECONNECT: Duration = Duration::from_secs(300);
 
 /// A connection to the shared database that makes itself again when lost.
 pub struct Db {
-    config: Config,
+    info: ConnInfo,
     target: String,
     client: Client,
     reconnect: Duration,
@@ -48,33 +51,23 @@ impl std::fmt::Debug for Db {
 }
 
 impl Db {
-    /// Connects to `url` and brings the schema up to date. `application` names the connection
+    /// Connects to `url` (a connection string as libpq reads it, possibly empty: see
+    /// [`crate::conninfo`]) and brings the schema up to date. `application` names the connection
     /// on the server (`pg_stat_activity.application_name`), e.g. `tunable worker node3:1234`.
     ///
     /// Fails at once, with one line, on a bad URL or a refused connection: only a connection
     /// lost later is retried.
     pub fn connect(url: &str, application: &str) -> Result<Db, DistError> {
-        let mut config: Config = url.parse().map_err(|e| DistError::BadUrl {
-            url: redact(url),
-            reason: describe(&e),
-        })?;
-        if config.get_password().is_none()
-            && let Some(pw) = std::env::var_os("PGPASSWORD")
-        {
-            config.password(pw.as_encoded_bytes());
-        }
-        if config.get_connect_timeout().is_none() {
-            config.connect_timeout(Duration::from_secs(10));
-        }
-        config.application_name(application);
-        let target = target(&config);
-        let mut client = config.connect(NoTls).map_err(|e| DistError::Connect {
+        let mut info = ConnInfo::parse(url)?;
+        info.set_application(application);
+        let target = info.target();
+        let mut client = info.connect().map_err(|e| DistError::Connect {
             target: target.clone(),
-            reason: connect_reason(&e),
+            reason: connect_reason(&e, &info),
         })?;
         schema::migrate(&mut client)?;
         Ok(Db {
-            config,
+            info,
             target,
             client,
             reconnect: DEFAULT_RECONNECT,
@@ -183,7 +176,7 @@ impl Db {
         let mut pause = Duration::from_millis(100);
         let mut last;
         loop {
-            match self.config.connect(NoTls) {
+            match self.info.connect() {
                 Ok(mut client) => {
                     let listens: String = self
                         .channels
@@ -204,7 +197,7 @@ impl Db {
                         Err(e) => last = describe(&e),
                     }
                 }
-                Err(e) => last = connect_reason(&e),
+                Err(e) => last = connect_reason(&e, &self.info),
             }
             if start.elapsed() >= self.reconnect {
                 return Err(DistError::Disconnected {
@@ -249,115 +242,49 @@ fn source_chain(e: &postgres::Error) -> impl Iterator<Item = &(dyn std::error::E
 /// One line describing a client error: the server's message, or the error and its causes.
 pub(crate) fn describe(e: &postgres::Error) -> String {
     if let Some(db) = e.as_db_error() {
-        return one_line(db.message());
+        return redact(&one_line(db.message()));
     }
     let mut text = e.to_string();
     for cause in source_chain(e) {
         text.push_str(": ");
         text.push_str(&cause.to_string());
     }
-    one_line(&text)
+    redact(&one_line(&text))
 }
 
-/// [`describe`], with a hint where the cause is a refused connection.
-fn connect_reason(e: &postgres::Error) -> String {
+/// [`describe`], with a hint where the cause is a refused connection or TLS.
+fn connect_reason(e: &ConnectError, info: &ConnInfo) -> String {
+    let e = match e {
+        ConnectError::Tls(why) => return why.clone(),
+        ConnectError::Postgres(e) => e,
+    };
     let refused = source_chain(e).any(|s| {
         s.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::ConnectionRefused)
     });
     let text = describe(e);
+    let ssl = info.ssl_mode().name();
     if refused {
         format!("{text} (is the server running and accepting TCP connections there?)")
+    } else if text.contains("no encryption") || text.contains("SSL off") {
+        format!(
+            "{text} (the server accepts only TLS connections: use sslmode=require or verify-full, not {ssl})"
+        )
+    } else if text.contains("does not support TLS") {
+        format!("{text} (sslmode={ssl} asks for TLS; the server does not offer it)")
     } else {
         text
     }
 }
 
-/// `host:port/database as user` of a configuration.
-fn target(config: &Config) -> String {
-    use postgres::config::Host;
-    let hosts: Vec<String> = config
-        .get_hosts()
-        .iter()
-        .enumerate()
-        .map(|(i, h)| {
-            let port = config
-                .get_ports()
-                .get(i)
-                .or_else(|| config.get_ports().first())
-                .copied()
-                .unwrap_or(5432);
-            match h {
-                Host::Tcp(name) => format!("{name}:{port}"),
-                Host::Unix(dir) => format!("{}/.s.PGSQL.{port}", dir.display()),
-            }
-        })
-        .collect();
-    let user = config
-        .get_user()
-        .map_or_else(|| "the current user".to_owned(), str::to_owned);
-    let db = config.get_dbname().unwrap_or(user.as_str());
-    let hosts = if hosts.is_empty() {
-        "localhost:5432".to_owned()
-    } else {
-        hosts.join(",")
-    };
-    format!("{hosts}/{db} as {user}")
-}
-
-/// The URL with its password replaced by `***` (URL form and `password=` key form).
-pub fn redact(url: &str) -> String {
-    if let Some(scheme_end) = url.find("://") {
-        let rest = &url[scheme_end + 3..];
-        let auth_end = rest.find(['/', '?']).unwrap_or(rest.len());
-        if let Some(at) = rest[..auth_end].rfind('@')
-            && let Some(colon) = rest[..at].find(':')
-        {
-            return format!(
-                "{}{}***{}",
-                &url[..scheme_end + 3],
-                &rest[..=colon],
-                &rest[at..]
-            );
-        }
-        return url.to_owned();
-    }
-    url.split(' ')
-        .map(|kv| match kv.split_once('=') {
-            Some((k, _)) if k.trim() == "password" => format!("{k}=***"),
-            _ => kv.to_owned(),
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+/// The text with every password in it hidden (see [`crate::conninfo::redact`]).
+pub fn redact(text: &str) -> String {
+    crate::conninfo::redact(text)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn passwords_never_show() {
-        assert_eq!(
-            redact("postgres://me:s3cret@db.example:5433/tuning"),
-            "postgres://me:***@db.example:5433/tuning"
-        );
-        assert_eq!(
-            redact("postgresql://me@db/tuning"),
-            "postgresql://me@db/tuning"
-        );
-        assert_eq!(
-            redact("host=db user=me password=s3cret dbname=t"),
-            "host=db user=me password=*** dbname=t"
-        );
-    }
-
-    #[test]
-    fn targets_name_host_database_and_user() {
-        let c: Config = "postgres://me:pw@db.example:5433/tuning".parse().unwrap();
-        assert_eq!(target(&c), "db.example:5433/tuning as me");
-        let c: Config = "host=db user=me".parse().unwrap();
-        assert_eq!(target(&c), "db:5432/me as me");
-    }
 
     #[test]
     fn a_malformed_url_is_one_line_without_the_password() {

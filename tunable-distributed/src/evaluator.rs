@@ -18,7 +18,7 @@
 //! - [`EvaluatorSpec::Replay`], a Kernel Tuner cache replayed with sleeps of the recorded times,
 //!   for tests and benchmarks (see [`crate::replay`]).
 
-use crate::harness::{HarnessEvaluator, HarnessSpec};
+use crate::harness::{HarnessEvaluator, HarnessSpec, Trust};
 use crate::replay::ReplayEvaluator;
 use serde::{Deserialize, Serialize};
 use std::ffi::OsString;
@@ -48,21 +48,17 @@ pub enum EvaluatorSpec {
 
 impl EvaluatorSpec {
     /// Sets the evaluator up on this machine (e.g. loads the cache once); `launcher` starts the
-    /// built-in child processes, and a harness study tries the `prebuilt` harness executables
-    /// before building its own ([`HarnessEvaluator::open`]). `Err` says why this machine cannot
-    /// evaluate the study.
-    pub fn open(
-        &self,
-        launcher: &Launcher,
-        prebuilt: &[PathBuf],
-    ) -> Result<Box<dyn Evaluator>, String> {
+    /// built-in child processes, and a harness study runs what `trust` allows: its prebuilt
+    /// harness executables, else its own crate if inside an allowed folder
+    /// ([`HarnessEvaluator::open`]). `Err` says why this machine cannot evaluate the study.
+    pub fn open(&self, launcher: &Launcher, trust: &Trust) -> Result<Box<dyn Evaluator>, String> {
         match self {
             EvaluatorSpec::Replay { cache, scale } => Ok(Box::new(ReplayEvaluator::open(
                 cache,
                 *scale,
                 launcher.clone(),
             )?)),
-            EvaluatorSpec::Harness(h) => Ok(Box::new(HarnessEvaluator::open(h, prebuilt)?)),
+            EvaluatorSpec::Harness(h) => Ok(Box::new(HarnessEvaluator::open(h, trust)?)),
         }
     }
 

@@ -22,7 +22,7 @@
 use crate::db::Db;
 use crate::error::DistError;
 use crate::evaluator::EvaluatorSpec;
-use crate::harness::HarnessEvaluator;
+use crate::harness::{HarnessEvaluator, Trust};
 use crate::study::{self, RecordedResult, Study};
 use std::path::{Path, PathBuf};
 use tunable_runtime::journal::Journal;
@@ -62,8 +62,9 @@ pub fn export(
 }
 
 /// Exports study `name` like [`export`], with the winner's device binaries, built by running
-/// the study's harness for the winner on this machine (the first of the `prebuilt` harness
-/// executables whose kernel has the study's space, else the harness built from the crate). Only
+/// the study's harness for the winner on this machine (the first of `trust`'s prebuilt harness
+/// executables whose kernel has the study's space, else the harness built from the crate if
+/// `trust` allows it: see [`Trust`]). Only
 /// for studies made with a harness; a CPU kernel has no binaries and is exported as by
 /// [`export`]. Nothing is written when the binaries cannot be produced, or were built on
 /// another device than the study's.
@@ -72,9 +73,9 @@ pub fn export_with_binaries(
     name: &str,
     dir: &Path,
     timestamp: Option<u64>,
-    prebuilt: &[PathBuf],
+    trust: &Trust,
 ) -> Result<ExportReport, DistError> {
-    export_inner(db, name, dir, timestamp, Some(prebuilt))
+    export_inner(db, name, dir, timestamp, Some(trust))
 }
 
 fn export_inner(
@@ -82,7 +83,7 @@ fn export_inner(
     name: &str,
     dir: &Path,
     timestamp: Option<u64>,
-    binaries: Option<&[PathBuf]>,
+    binaries: Option<&Trust>,
 ) -> Result<ExportReport, DistError> {
     let study = study::load(db, name)?;
     // The kernel's name makes the paths written: a row written by hand is checked here too.
@@ -108,7 +109,7 @@ fn export_inner(
     });
     let entry = tuned_entry(&study, &space, &results, timestamp)?;
     let built = match (&entry, binaries) {
-        (Some(e), Some(prebuilt)) => winner_binaries(&study, e, prebuilt)?,
+        (Some(e), Some(trust)) => winner_binaries(&study, e, trust)?,
         _ => Vec::new(),
     };
     let artifacts = built
@@ -146,7 +147,7 @@ fn export_inner(
 fn winner_binaries(
     study: &Study,
     entry: &TunedEntry,
-    prebuilt: &[PathBuf],
+    trust: &Trust,
 ) -> Result<Vec<(Recipe, Vec<u8>)>, DistError> {
     let fail = |reason: String| DistError::Binaries {
         study: study.spec.name.clone(),
@@ -155,7 +156,7 @@ fn winner_binaries(
     let EvaluatorSpec::Harness(spec) = &study.spec.evaluator else {
         return Ok(Vec::new()); // refused by `export_inner` before anything was read
     };
-    let harness = HarnessEvaluator::open(spec, prebuilt).map_err(fail)?;
+    let harness = HarnessEvaluator::open(spec, trust).map_err(fail)?;
     let config: Vec<(String, Value)> = entry
         .params
         .iter()
@@ -192,8 +193,18 @@ fn winner_binaries(
         .collect()
 }
 
+/// A result's time if it can win: finite and not negative (`NaN`, infinities and negative
+/// times, which a row written around the schema's checks could hold, never do).
+fn valid_time(r: &RecordedResult) -> Option<f64> {
+    match r.outcome {
+        Outcome::Value(t) if t.is_finite() && t >= 0.0 => Some(t),
+        _ => None,
+    }
+}
+
 /// The tuned-file entry of a study's results: the best configuration (the first of equal times
-/// in result order), as local tuning stores it. `None` if every configuration failed.
+/// in result order), as local tuning stores it. `None` if every configuration failed. Only
+/// finite, non-negative times compete: `NaN` is never exported.
 pub fn tuned_entry(
     study: &Study,
     space: &Space,
@@ -202,7 +213,7 @@ pub fn tuned_entry(
 ) -> Result<Option<TunedEntry>, DistError> {
     let mut best: Option<(&RecordedResult, f64)> = None;
     for r in results {
-        if let Outcome::Value(t) = r.outcome
+        if let Some(t) = valid_time(r)
             && best.is_none_or(|(_, b)| t < b)
         {
             best = Some((r, t));
@@ -215,10 +226,7 @@ pub fn tuned_entry(
     let values = space.values(position);
     let mut measured: Vec<(&RecordedResult, f64)> = results
         .iter()
-        .filter_map(|r| match r.outcome {
-            Outcome::Value(t) => Some((r, t)),
-            _ => None,
-        })
+        .filter_map(|r| valid_time(r).map(|t| (r, t)))
         .collect();
     measured.sort_by(|a, b| a.1.total_cmp(&b.1));
     let top = measured

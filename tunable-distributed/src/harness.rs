@@ -23,6 +23,16 @@
 //!   line and ends the process; every other kernel call runs its default (see
 //!   [`tunable_runtime::tuner::evaluate`]). Nothing is stored in the crate's `tuned/`.
 //!
+//! **Trust.** A study's row names a crate path, and building a crate runs its code (`build.rs`,
+//! procedural macros, then the harness itself): whoever can write the database could otherwise
+//! run code on every worker. So a machine builds a harness only from a crate under one of the
+//! folders it was allowed ([`Trust::allow`], `cargo tunable worker --allow DIR`); a prebuilt
+//! harness ([`Trust::prebuilt`], `--harness-bin`) is chosen by the machine's operator, never by
+//! the database. A study that neither fits is refused, with why and what would allow it. Building
+//! and describing run under time-outs ([`Trust::build_timeout`], [`Trust::describe_timeout`]),
+//! in process groups killed at the time-out, without the database credentials
+//! (`child::run_command`).
+//!
 //! The study's space comes from the same [`describe`] run at creation: the space the compiled
 //! kernel has, exactly (its fingerprint is what the runtime checks), with no second parser of
 //! the attribute and no file that can fall out of date.
@@ -40,6 +50,10 @@ use tunable_search::format::artifact::{self, Artifact};
 
 /// At most this much of a failing command's standard error is kept for the reason.
 const STDERR_KEPT: usize = 800;
+
+/// At most this much of the end of cargo's JSON messages is read (the executable's line is near
+/// the end).
+const BUILD_OUTPUT_KEPT: usize = 4 * 1024 * 1024;
 
 /// The harness of a study: which crate, which example, which kernel call.
 ///
@@ -88,6 +102,68 @@ fn crate_dir(manifest: &Path) -> PathBuf {
     }
 }
 
+/// What a machine lets a harness study run (see the module's docs).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trust {
+    /// Harness executables built elsewhere, chosen by this machine's operator, tried first in
+    /// order (default none).
+    pub prebuilt: Vec<PathBuf>,
+    /// Folders whose crates may be built and run (default none: nothing is built from a path a
+    /// study names). A crate is allowed when its manifest, all links resolved, is inside one.
+    pub allow: Vec<PathBuf>,
+    /// Longest time building a harness may take (default 30 min).
+    pub build_timeout: Duration,
+    /// Longest time a harness may take to describe its kernel (default 120 s).
+    pub describe_timeout: Duration,
+}
+
+impl Default for Trust {
+    fn default() -> Self {
+        Trust {
+            prebuilt: Vec::new(),
+            allow: Vec::new(),
+            build_timeout: Duration::from_secs(30 * 60),
+            describe_timeout: Duration::from_secs(120),
+        }
+    }
+}
+
+impl Trust {
+    /// Whether the crate of `manifest` may be built here; `Err` says why not.
+    pub fn allows(&self, manifest: &Path) -> Result<(), String> {
+        let refuse = |why: String| {
+            Err(format!(
+                "refusing to build {}: {why}; start the worker with --allow DIR for a folder of crates it may build, or give it a prebuilt harness with --harness-bin",
+                manifest.display()
+            ))
+        };
+        if self.allow.is_empty() {
+            return refuse(
+                "this machine was allowed to build no crate (a study's path is not trusted)"
+                    .to_owned(),
+            );
+        }
+        let real = match std::fs::canonicalize(manifest) {
+            Ok(p) => p,
+            Err(e) => return refuse(format!("it cannot be read here ({e})")),
+        };
+        let inside = self
+            .allow
+            .iter()
+            .any(|dir| std::fs::canonicalize(dir).is_ok_and(|dir| real.starts_with(&dir)));
+        if inside {
+            Ok(())
+        } else {
+            let dirs: Vec<String> = self.allow.iter().map(|d| d.display().to_string()).collect();
+            refuse(format!(
+                "{} is in none of the allowed folders ({})",
+                real.display(),
+                dirs.join(", ")
+            ))
+        }
+    }
+}
+
 /// A built harness, evaluating a study's configurations.
 #[derive(Debug)]
 pub struct HarnessEvaluator {
@@ -98,11 +174,12 @@ pub struct HarnessEvaluator {
 }
 
 impl HarnessEvaluator {
-    /// The harness that evaluates the study on this machine: the first of the `prebuilt`
+    /// The harness that evaluates the study on this machine: the first of the prebuilt
     /// executables whose kernel has the study's space, else the harness built from the crate
-    /// and checked the same way; `Err` says why this machine cannot evaluate the study (with
-    /// why each prebuilt harness did not fit).
-    pub fn open(spec: &HarnessSpec, prebuilt: &[PathBuf]) -> Result<Self, String> {
+    /// (if `trust` allows it) and checked the same way; `Err` says why this machine cannot
+    /// evaluate the study (with why each prebuilt harness did not fit).
+    pub fn open(spec: &HarnessSpec, trust: &Trust) -> Result<Self, String> {
+        let prebuilt = &trust.prebuilt;
         let crate_dir = spec.dir();
         let dir = if crate_dir.is_dir() {
             crate_dir
@@ -110,7 +187,13 @@ impl HarnessEvaluator {
             PathBuf::from(".")
         };
         let fits = |program: &Path| {
-            let found = describe(program, &dir, &spec.kernel, spec.key)?;
+            let found = describe(
+                program,
+                &dir,
+                &spec.kernel,
+                spec.key,
+                trust.describe_timeout,
+            )?;
             if found.fingerprint != spec.space {
                 return Err(format!(
                     "the harness's {} has another space (fingerprint {:016x}) than the study's ({:016x}): the kernel changed since the study was created",
@@ -132,7 +215,16 @@ impl HarnessEvaluator {
                 Err(why) => unfit.push(format!("{}: {why}", program.display())),
             }
         }
-        let built = build(&spec.manifest, &spec.example, spec.release)
+        let built = trust
+            .allows(&spec.manifest)
+            .and_then(|()| {
+                build(
+                    &spec.manifest,
+                    &spec.example,
+                    spec.release,
+                    trust.build_timeout,
+                )
+            })
             .and_then(|program| fits(&program).map(|()| program));
         match built {
             Ok(program) => Ok(HarnessEvaluator {
@@ -212,8 +304,15 @@ impl Evaluator for HarnessEvaluator {
 }
 
 /// Builds example `example` of the crate at `manifest` with its `autotune` feature (with
-/// `--release` if `release`), with the `cargo` of `CARGO` or the `PATH`; the executable's path.
-pub fn build(manifest: &Path, example: &str, release: bool) -> Result<PathBuf, String> {
+/// `--release` if `release`), with the `cargo` of `CARGO` or the `PATH`, killing the build after
+/// `timeout`; the executable's path. The caller decides whether the crate may be built
+/// ([`Trust::allows`]).
+pub fn build(
+    manifest: &Path,
+    example: &str,
+    release: bool,
+    timeout: Duration,
+) -> Result<PathBuf, String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(&cargo);
     cmd.arg("build")
@@ -224,20 +323,39 @@ pub fn build(manifest: &Path, example: &str, release: bool) -> Result<PathBuf, S
     if release {
         cmd.arg("--release");
     }
-    let out = cmd.output().map_err(|e| {
+    let out = child::run_command(
+        &mut cmd,
+        Vec::new(),
+        timeout,
+        BUILD_OUTPUT_KEPT,
+        4 * STDERR_KEPT,
+        Duration::from_secs(1),
+        || {},
+    )
+    .map_err(|e| {
         format!(
             "cannot run {} to build the harness: {e}",
             cargo.to_string_lossy()
         )
     })?;
-    if !out.status.success() {
-        return Err(format!(
-            "building the harness (example {example} of {}) failed: {}",
-            manifest.display(),
-            child::tail(&out.stderr, STDERR_KEPT)
-        ));
+    match out.ended {
+        child::Ended::TimedOut => {
+            return Err(format!(
+                "building the harness (example {example} of {}) took longer than {:.0} s: killed",
+                manifest.display(),
+                timeout.as_secs_f64()
+            ));
+        }
+        child::Ended::Exited(status) if !status.success() => {
+            return Err(format!(
+                "building the harness (example {example} of {}) failed: {}",
+                manifest.display(),
+                child::tail(&out.err, STDERR_KEPT)
+            ));
+        }
+        child::Ended::Exited(_) => {}
     }
-    String::from_utf8_lossy(&out.stdout)
+    String::from_utf8_lossy(&out.out)
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .filter(|m| {
@@ -256,9 +374,16 @@ pub fn build(manifest: &Path, example: &str, release: bool) -> Result<PathBuf, S
         })
 }
 
-/// Runs the built harness `program` in `dir` in evaluate mode without a configuration: the
-/// description of `kernel`'s call for `key` (its space, device, defaults).
-pub fn describe(program: &Path, dir: &Path, kernel: &str, key: u64) -> Result<Description, String> {
+/// Runs the built harness `program` in `dir` in evaluate mode without a configuration, killing
+/// it after `timeout`: the description of `kernel`'s call for `key` (its space, device,
+/// defaults).
+pub fn describe(
+    program: &Path,
+    dir: &Path,
+    kernel: &str,
+    key: u64,
+    timeout: Duration,
+) -> Result<Description, String> {
     let request = Request {
         kernel: kernel.to_owned(),
         key,
@@ -266,25 +391,38 @@ pub fn describe(program: &Path, dir: &Path, kernel: &str, key: u64) -> Result<De
         config: None,
         binaries: None,
     };
-    let out = Command::new(program)
-        .current_dir(dir)
-        .env(
-            VAR,
-            serde_json::to_string(&request).expect("requests encode"),
-        )
-        .output()
-        .map_err(|e| format!("cannot run the harness {}: {e}", program.display()))?;
-    if let Some(d) = last_line::<Description>(&out.stdout) {
+    let mut cmd = Command::new(program);
+    cmd.current_dir(dir).env(
+        VAR,
+        serde_json::to_string(&request).expect("requests encode"),
+    );
+    let out = child::run_command(
+        &mut cmd,
+        Vec::new(),
+        timeout,
+        child::OUTPUT_KEPT * 16,
+        4 * STDERR_KEPT,
+        Duration::from_secs(1),
+        || {},
+    )
+    .map_err(|e| format!("cannot run the harness {}: {e}", program.display()))?;
+    let status = match out.ended {
+        child::Ended::TimedOut => {
+            return Err(format!(
+                "the harness {} did not describe {kernel} within {:.1} s: killed",
+                program.display(),
+                timeout.as_secs_f64()
+            ));
+        }
+        child::Ended::Exited(status) => status,
+    };
+    if let Some(d) = last_line::<Description>(&out.out) {
         return Ok(d);
     }
-    let ended = if out.status.success() {
+    let ended = if status.success() {
         "ran to its end".to_owned()
     } else {
-        format!(
-            "failed ({}: {})",
-            out.status,
-            child::tail(&out.stderr, STDERR_KEPT)
-        )
+        format!("failed ({status}: {})", child::tail(&out.err, STDERR_KEPT))
     };
     Err(format!(
         "the harness {} {ended} without calling {kernel} for key {key}: is that the kernel's name, does the harness call it with that key, and is `autotune` a feature of the crate that enables `tunable/autotune`?",
@@ -333,12 +471,25 @@ mod tests {
 
     #[test]
     fn a_program_that_never_answers_is_refused_with_the_reason() {
-        let e = describe(Path::new("/bin/true"), Path::new("/"), "work", 2).unwrap_err();
+        let e = describe(
+            Path::new("/bin/true"),
+            Path::new("/"),
+            "work",
+            2,
+            Duration::from_secs(10),
+        )
+        .unwrap_err();
         assert!(
             e.starts_with("the harness /bin/true ran to its end without calling work for key 2"),
             "{e}"
         );
-        let e = build(Path::new("/nonexistent/Cargo.toml"), "tune", false).unwrap_err();
+        let e = build(
+            Path::new("/nonexistent/Cargo.toml"),
+            "tune",
+            false,
+            Duration::from_secs(60),
+        )
+        .unwrap_err();
         assert!(e.starts_with("building the harness"), "{e}");
     }
 
@@ -352,16 +503,69 @@ mod tests {
             key: 2,
             space: 99,
         };
-        let e = HarnessEvaluator::open(&spec, &["/bin/true".into(), "/nonexistent/tune".into()])
-            .unwrap_err();
+        let trust = Trust {
+            prebuilt: vec!["/bin/true".into(), "/nonexistent/tune".into()],
+            allow: vec!["/".into()],
+            ..Trust::default()
+        };
+        let e = HarnessEvaluator::open(&spec, &trust).unwrap_err();
         assert!(
             e.starts_with("no prebuilt harness fits (/bin/true: the harness /bin/true ran to its end without calling work for key 2")
                 && e.contains("; /nonexistent/tune: cannot run the harness /nonexistent/tune")
-                && e.contains("), and building the harness (example tune of /nonexistent/Cargo.toml) failed"),
+                && e.contains("), and refusing to build /nonexistent/Cargo.toml: it cannot be read here"),
             "{e}"
         );
-        // Without prebuilt harnesses the reason is the build's alone.
-        let e = HarnessEvaluator::open(&spec, &[]).unwrap_err();
-        assert!(e.starts_with("building the harness"), "{e}");
+        // Without prebuilt harnesses and without --allow, nothing is built.
+        let e = HarnessEvaluator::open(&spec, &Trust::default()).unwrap_err();
+        assert!(
+            e.starts_with("refusing to build /nonexistent/Cargo.toml: this machine was allowed to build no crate"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn only_crates_inside_an_allowed_folder_are_built() {
+        let root = std::env::temp_dir().join(format!("tunable-trust-{}", std::process::id()));
+        let inside = root.join("allowed/gemm");
+        let outside = root.join("elsewhere/evil");
+        std::fs::create_dir_all(&inside).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(inside.join("Cargo.toml"), "").unwrap();
+        std::fs::write(outside.join("Cargo.toml"), "").unwrap();
+        // A link inside the allowed folder to a crate outside it is outside.
+        let link = root.join("allowed/link");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&outside, &link).unwrap();
+        let trust = Trust {
+            allow: vec![root.join("allowed")],
+            ..Trust::default()
+        };
+        assert_eq!(trust.allows(&inside.join("Cargo.toml")), Ok(()));
+        for bad in [
+            outside.join("Cargo.toml"),
+            link.join("Cargo.toml"),
+            root.join("allowed/../elsewhere/evil/Cargo.toml"),
+        ] {
+            let e = trust.allows(&bad).unwrap_err();
+            assert!(e.contains("is in none of the allowed folders"), "{e}");
+            assert!(e.contains("--allow DIR"), "{e}");
+        }
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_hanging_describe_is_killed_at_its_timeout() {
+        let dir = std::env::temp_dir().join(format!("tunable-hang-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let program = dir.join("hang");
+        std::fs::write(&program, "#!/bin/sh\nsleep 30 &\nsleep 30\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let e = describe(&program, &dir, "work", 2, Duration::from_millis(300)).unwrap_err();
+        assert!(
+            e.contains("did not describe work within 0.3 s: killed"),
+            "{e}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -21,16 +21,22 @@
 //!   Kernel Tuner cache; with the winner's device binaries too
 //!   ([`export::export_with_binaries`]), built by running the harness once more for it.
 //!
-//! Connections report bad URLs and passwords in one line and reconnect after losing the server
-//! ([`db`]); the schema is versioned and migrated in code ([`schema`]). [`scratch`] starts
-//! throw-away clusters for tests and benchmarks.
+//! Connections are made as every PostgreSQL client makes them: connection string, libpq
+//! environment, `.pgpass`, TLS with `sslmode` and `sslrootcert` ([`conninfo`]); they report bad
+//! URLs and passwords in one line, never showing a password, and reconnect after losing the
+//! server ([`db`]); the schema is versioned and migrated in code ([`schema`]); [`roles`] gives
+//! coordinators and workers only the privileges they need. A worker runs only the harnesses its
+//! operator allowed ([`harness::Trust`]), each evaluation in a process group of its own without
+//! the database credentials ([`child`]). [`scratch`] starts throw-away clusters (plain or
+//! TLS-only) for tests and benchmarks.
 //!
 //! ```no_run
 //! use std::time::Duration;
 //! use tunable_distributed::{coordinator, study, Db, EvaluatorSpec, SpaceDef, StudySpec};
 //! use tunable_search::sim::{KernelTunerCache, Replay};
 //!
-//! let url = "postgres://tuner:secret@db.lab:5432/tuning";
+//! // The password comes from ~/.pgpass or PGPASSWORD, never the command line.
+//! let url = "postgres://tuner@db.lab:5432/tuning?sslmode=verify-full&sslrootcert=/etc/tunable/ca.pem";
 //! let cache = KernelTunerCache::load("/shared/gemm_A100.json.gz")?;
 //! let replay = Replay::new(&cache, None)?;
 //! let mut db = Db::connect(url, "example")?;
@@ -52,6 +58,7 @@
 //! ```
 
 pub mod child;
+pub mod conninfo;
 pub mod coordinator;
 pub mod db;
 mod error;
@@ -62,6 +69,7 @@ pub mod history;
 pub mod ident;
 pub mod queue;
 pub mod replay;
+pub mod roles;
 pub mod schema;
 pub mod scratch;
 pub mod study;

@@ -8,6 +8,10 @@
 //! attempt. A job claimed more often than its study allows is recorded failed instead of run
 //! again (a configuration that kills its worker every time must not stall a study).
 //!
+//! A job whose stored configuration does not decode (written around the tools) is a **poison
+//! job**: its claim carries the reason ([`Claim::poison`]) and the worker records it failed,
+//! naming the job and its study, without running anything, and goes on (a dead letter).
+//!
 //! A [result](record) is keyed by its job: `INSERT ... ON CONFLICT DO NOTHING` records the first
 //! result of a job and ignores any later one (from a worker whose lease expired while it still
 //! finished), so a configuration's result is recorded exactly once. Recording notifies the
@@ -30,8 +34,12 @@ pub struct Claim {
     pub job: i64,
     /// Its study's id.
     pub study: i64,
-    /// The configuration: each parameter's name and value, in the space's order.
+    /// The configuration: each parameter's name and value, in the space's order (empty for a
+    /// poison job).
     pub config: Vec<(String, Value)>,
+    /// Why the job cannot be evaluated: its stored configuration does not decode. It is
+    /// recorded failed, naming the job and study, never run.
+    pub poison: Option<String>,
     /// Its Kernel Tuner key.
     pub key: String,
     /// Which claim this is (1 = first).
@@ -106,17 +114,26 @@ pub fn claim(
             &[&studies, &worker, &device, &lease_s],
         )
     })?;
-    row.map(|row| {
-        Ok(Claim {
-            job: row.get(0),
-            study: row.get(1),
-            config: parse_config(row.get(2))?,
+    Ok(row.map(|row| {
+        let job: i64 = row.get(0);
+        let study: i64 = row.get(1);
+        let (config, poison) = match parse_config(row.get(2)) {
+            Ok(config) => (config, None),
+            Err(e) => (
+                Vec::new(),
+                Some(format!("its configuration does not decode ({e})")),
+            ),
+        };
+        Claim {
+            job,
+            study,
+            config,
+            poison,
             key: row.get(3),
             attempt: row.get(4),
             claimed_at: row.get(5),
-        })
-    })
-    .transpose()
+        }
+    }))
 }
 
 /// Extends the lease of a claimed job; `false` if the job is no longer this claim's (its lease
@@ -134,7 +151,8 @@ pub fn renew(db: &mut Db, claim: &Claim, worker: &str, lease: Duration) -> Resul
 }
 
 /// Records the result of a claimed job (milliseconds, or the failure's reason); `false` if the
-/// job already had one (the first result stands).
+/// job already had one (the first result stands). A time that is not finite or negative is
+/// recorded as a failure saying so, a long reason cut ([`crate::child::checked`]).
 pub fn record(
     db: &mut Db,
     claim: &Claim,
@@ -142,7 +160,8 @@ pub fn record(
     device: &str,
     result: &Result<f64, String>,
 ) -> Result<bool, DistError> {
-    let (time, failure) = match result {
+    let result = crate::child::checked(result.clone());
+    let (time, failure) = match &result {
         Ok(t) => (Some(*t), None),
         Err(reason) => (None, Some(reason.as_str())),
     };

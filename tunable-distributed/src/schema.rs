@@ -16,6 +16,13 @@
 //! | `results` | evaluated job (primary key: the job, so recorded once) | time in ms or the failure's reason, worker, device, attempt, start and end, and the tell that gave it to the strategy |
 //! | `workers` | running worker | host, pid, devices, lease, last heartbeat |
 //!
+//! Version 2 adds checks against bad data written around the tools: a study's time-out is above
+//! 0 s and at most 7 days (`'Infinity'` and `'NaN'` refused), a result's time is finite and not
+//! negative, a failure's reason at most 10,000 characters. The checks are added `NOT VALID`:
+//! rows already there are not checked (a database holding one still migrates), new and updated
+//! rows are; the code checks what it reads as well ([`crate::study::checked_timeout`],
+//! [`crate::study::outcome_of`]).
+//!
 //! Unsigned 64-bit values (problem key, space fingerprint) are stored as `BIGINT` with the same
 //! bits.
 
@@ -24,7 +31,7 @@ use crate::error::DistError;
 use postgres::Client;
 
 /// The schema version this build writes.
-pub const LATEST: i32 = 1;
+pub const LATEST: i32 = 2;
 
 /// The advisory lock taken while migrating (`'tunable'` in ASCII).
 const MIGRATION_LOCK: i64 = 0x0074_756e_6162_6c65;
@@ -103,8 +110,17 @@ CREATE TABLE tunable.workers (
 );
 ";
 
+const V2: &str = r"
+ALTER TABLE tunable.studies ADD CONSTRAINT studies_timeout_bounded
+    CHECK (timeout_s > 0 AND timeout_s <= 604800) NOT VALID;
+ALTER TABLE tunable.results ADD CONSTRAINT results_time_valid
+    CHECK (time_ms IS NULL OR (time_ms >= 0 AND time_ms < 'Infinity'::float8)) NOT VALID;
+ALTER TABLE tunable.results ADD CONSTRAINT results_failure_bounded
+    CHECK (failure IS NULL OR length(failure) <= 10000) NOT VALID;
+";
+
 /// Each migration: the version it brings the schema to, and its statements.
-const MIGRATIONS: &[(i32, &str)] = &[(1, V1)];
+const MIGRATIONS: &[(i32, &str)] = &[(1, V1), (2, V2)];
 
 /// The schema version of the database (0 if it has no tunable schema).
 pub fn version(client: &mut Client) -> Result<i32, DistError> {

@@ -10,6 +10,12 @@
 //! (the `postgresql` package does not put them on `PATH`). `initdb` refuses to run as root: as
 //! root the server runs as the `postgres` user (which Debian's package creates), through
 //! `runuser`. Durability is off (`fsync=off`): the data are thrown away anyway.
+//!
+//! [`Cluster::start_tls`] starts a **TLS-only** cluster instead: a self-signed certificate for
+//! `127.0.0.1` made at start with the `openssl` command, `pg_hba.conf` accepting `hostssl` and
+//! rejecting every `hostnossl` connection, and URLs with `sslmode=verify-full` and the
+//! certificate as `sslrootcert`. [`for_tests`] starts one when `TUNABLE_TEST_TLS=1`, so the same
+//! tests run over TLS (CI runs the distributed tests both ways).
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -31,13 +37,24 @@ pub struct Cluster {
     run_as: Option<String>,
     port: u16,
     password: String,
+    tls: bool,
 }
 
 const PREFIX: &str = "tunable-pg-";
 
 impl Cluster {
-    /// Creates and starts a cluster.
+    /// Creates and starts a cluster accepting plain TCP connections.
     pub fn start() -> Result<Cluster, Unavailable> {
+        Cluster::start_mode(false)
+    }
+
+    /// Creates and starts a cluster accepting only TLS connections, with a self-signed
+    /// certificate for `127.0.0.1` ([`Cluster::root_cert`]).
+    pub fn start_tls() -> Result<Cluster, Unavailable> {
+        Cluster::start_mode(true)
+    }
+
+    fn start_mode(tls: bool) -> Result<Cluster, Unavailable> {
         let bin = find_bin()?;
         let run_as = if running_as_root() {
             Some(unprivileged_user()?)
@@ -61,8 +78,12 @@ impl Cluster {
             run_as,
             port: 0,
             password,
+            tls,
         };
         cluster.initdb()?;
+        if tls {
+            cluster.make_tls()?;
+        }
         let mut cluster = cluster;
         let mut last = String::new();
         for _ in 0..5 {
@@ -75,20 +96,47 @@ impl Cluster {
         Err(Unavailable(format!("the server did not start: {last}")))
     }
 
-    /// The URL of `database` on this cluster, as the superuser `tunable`.
+    /// The URL of `database` on this cluster, as the superuser `tunable` (with
+    /// `sslmode=verify-full` and the root certificate on a TLS-only cluster).
     pub fn url(&self, database: &str) -> String {
-        format!(
-            "postgres://tunable:{}@127.0.0.1:{}/{database}",
-            self.password, self.port
-        )
+        self.url_as("tunable", &self.password, database)
     }
 
     /// The same URL with a wrong password.
     pub fn url_with_wrong_password(&self, database: &str) -> String {
+        self.url_as("tunable", &format!("not-{}", self.password), database)
+    }
+
+    /// The URL of `database` as `user` with `password` (TLS parameters as [`Cluster::url`]).
+    pub fn url_as(&self, user: &str, password: &str, database: &str) -> String {
         format!(
-            "postgres://tunable:not-{}@127.0.0.1:{}/{database}",
-            self.password, self.port
+            "postgres://{user}:{password}@127.0.0.1:{}/{database}{}",
+            self.port,
+            self.tls_query()
         )
+    }
+
+    /// `?sslmode=verify-full&sslrootcert=...` on a TLS-only cluster, else nothing.
+    pub fn tls_query(&self) -> String {
+        match self.root_cert() {
+            Some(cert) => format!("?sslmode=verify-full&sslrootcert={}", cert.display()),
+            None => String::new(),
+        }
+    }
+
+    /// The superuser's password.
+    pub fn password(&self) -> &str {
+        &self.password
+    }
+
+    /// The server's self-signed certificate (PEM), on a TLS-only cluster.
+    pub fn root_cert(&self) -> Option<PathBuf> {
+        self.tls.then(|| self.dir.join("server.crt"))
+    }
+
+    /// Whether the cluster accepts only TLS connections.
+    pub fn is_tls(&self) -> bool {
+        self.tls
     }
 
     /// The port the server listens on (127.0.0.1).
@@ -98,8 +146,13 @@ impl Cluster {
 
     /// Creates a database; answers its URL.
     pub fn create_database(&self, name: &str) -> Result<String, String> {
-        let mut client = postgres::Client::connect(&self.url("postgres"), postgres::NoTls)
-            .map_err(|e| crate::db::describe(&e))?;
+        let mut client = crate::conninfo::ConnInfo::parse(&self.url("postgres"))
+            .map_err(|e| e.to_string())?
+            .connect()
+            .map_err(|e| match e {
+                crate::conninfo::ConnectError::Tls(why) => why,
+                crate::conninfo::ConnectError::Postgres(e) => crate::db::describe(&e),
+            })?;
         client
             .batch_execute(&format!("CREATE DATABASE \"{name}\""))
             .map_err(|e| crate::db::describe(&e))?;
@@ -148,13 +201,57 @@ impl Cluster {
         check(&out, "initdb").map_err(Unavailable)
     }
 
+    /// A self-signed certificate for 127.0.0.1 and a `pg_hba.conf` that rejects plain TCP.
+    fn make_tls(&self) -> Result<(), Unavailable> {
+        let key = self.dir.join("server.key");
+        let cert = self.dir.join("server.crt");
+        let out = Command::new("openssl")
+            .args([
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+            ])
+            .args(["-subj", "/CN=tunable scratch cluster"])
+            .args(["-addext", "subjectAltName=IP:127.0.0.1"])
+            .arg("-keyout")
+            .arg(&key)
+            .arg("-out")
+            .arg(&cert)
+            .output()
+            .map_err(|e| Unavailable(format!("cannot run openssl to make a certificate: {e}")))?;
+        check(&out, "openssl req").map_err(Unavailable)?;
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600))
+            .map_err(|e| Unavailable(format!("{}: {e}", key.display())))?;
+        std::fs::set_permissions(&cert, std::fs::Permissions::from_mode(0o644))
+            .map_err(|e| Unavailable(format!("{}: {e}", cert.display())))?;
+        if let Some(user) = &self.run_as {
+            chown_to(&key, user)?;
+            chown_to(&cert, user)?;
+        }
+        let hba = self.data().join("pg_hba.conf");
+        std::fs::write(
+            &hba,
+            "local all all trust\n\
+             hostssl all all 127.0.0.1/32 scram-sha-256\n\
+             hostnossl all all 0.0.0.0/0 reject\n\
+             hostnossl all all ::/0 reject\n",
+        )
+        .map_err(|e| Unavailable(format!("{}: {e}", hba.display())))
+    }
+
     fn pg_ctl_start(&self) -> Result<(), String> {
-        let options = format!(
+        let mut options = format!(
             "-c listen_addresses=127.0.0.1 -p {} -k {} -c fsync=off -c synchronous_commit=off \
              -c full_page_writes=off -c max_connections=200",
             self.port,
             self.dir.display()
         );
+        if self.tls {
+            options.push_str(&format!(
+                " -c ssl=on -c ssl_cert_file={} -c ssl_key_file={}",
+                self.dir.join("server.crt").display(),
+                self.dir.join("server.key").display()
+            ));
+        }
         let log = self.dir.join("log");
         let r = self.pg_ctl(&[
             "start",
@@ -212,16 +309,21 @@ impl Drop for Cluster {
 }
 
 /// A cluster shared by the tests of one process: started by the first caller, stopped when the
-/// last holder drops it. Skips (answers `None`, printing why) where PostgreSQL is unavailable,
-/// unless `TUNABLE_REQUIRE` names `postgres`: then it panics.
+/// last holder drops it; TLS-only when `TUNABLE_TEST_TLS=1`. Skips (answers `None`, printing
+/// why) where PostgreSQL is unavailable, unless `TUNABLE_REQUIRE` names `postgres`: then it
+/// panics.
 pub fn for_tests() -> Option<Arc<Cluster>> {
     static SHARED: Mutex<Weak<Cluster>> = Mutex::new(Weak::new());
     let mut shared = SHARED.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(c) = shared.upgrade() {
         return Some(c);
     }
-    match Cluster::start() {
+    let tls = std::env::var("TUNABLE_TEST_TLS").is_ok_and(|v| v == "1");
+    match Cluster::start_mode(tls) {
         Ok(c) => {
+            if tls {
+                eprintln!("tunable: test cluster accepts only TLS (TUNABLE_TEST_TLS=1)");
+            }
             let c = Arc::new(c);
             *shared = Arc::downgrade(&c);
             Some(c)

@@ -88,6 +88,31 @@ pub struct RecordedResult {
     pub attempt: i32,
 }
 
+/// The longest evaluation time-out a study may have (7 days); the schema checks it too.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// A stored time-out in seconds as a duration: finite, positive and at most [`MAX_TIMEOUT`];
+/// `Err` says what is wrong (a row written around the schema's checks, say `'Infinity'`).
+pub fn checked_timeout(seconds: f64) -> Result<Duration, String> {
+    if seconds.is_finite() && seconds > 0.0 && seconds <= MAX_TIMEOUT.as_secs_f64() {
+        Ok(Duration::from_secs_f64(seconds))
+    } else {
+        Err(format!(
+            "its time-out ({seconds} s) is not a number of seconds above 0 and at most {}",
+            MAX_TIMEOUT.as_secs()
+        ))
+    }
+}
+
+/// The outcome of a stored time: a time in ms that is finite and not negative, else a failure
+/// (a row written around the schema's checks never wins nor reaches a strategy as a time).
+pub fn outcome_of(time_ms: Option<f64>) -> Outcome {
+    match time_ms {
+        Some(t) if t.is_finite() && t >= 0.0 => Outcome::Value(t),
+        _ => Outcome::Failed,
+    }
+}
+
 /// Creates a study searching `space` after checking it: its strategy builds, its space builds
 /// and is not empty.
 pub fn create(db: &mut Db, spec: &StudySpec, space: &SpaceDef) -> Result<Study, DistError> {
@@ -105,6 +130,15 @@ pub fn create(db: &mut Db, spec: &StudySpec, space: &SpaceDef) -> Result<Study, 
     if spec.max_attempts == 0 || spec.timeout.is_zero() {
         return Err(DistError::BadStudy {
             reason: "the time-out and the attempts allowed must be positive".to_owned(),
+        });
+    }
+    if spec.timeout > MAX_TIMEOUT {
+        return Err(DistError::BadStudy {
+            reason: format!(
+                "the time-out ({} s) is longer than the longest allowed, {} s",
+                spec.timeout.as_secs_f64(),
+                MAX_TIMEOUT.as_secs()
+            ),
         });
     }
     let parsed: StrategySpec = spec.strategy.parse()?;
@@ -160,6 +194,10 @@ const COLUMNS: &str = "s.id, s.name, s.kernel, s.device, s.problem_key, s.space_
 fn from_row(row: &Row) -> Result<Study, DistError> {
     let evaluator: String = row.get(9);
     let state: String = row.get(12);
+    let name: String = row.get(1);
+    let timeout = checked_timeout(row.get(10)).map_err(|reason| DistError::BadStudy {
+        reason: format!("study '{name}': {reason}"),
+    })?;
     Ok(Study {
         id: row.get(0),
         spec: StudySpec {
@@ -174,7 +212,7 @@ fn from_row(row: &Row) -> Result<Study, DistError> {
                 what: "evaluator",
                 source,
             })?,
-            timeout: Duration::from_secs_f64(row.get(10)),
+            timeout,
             max_attempts: row.get::<_, i32>(11) as u32,
         },
         space_hash: row.get::<_, i64>(5) as u64,
@@ -269,7 +307,7 @@ pub fn history(db: &mut Db, study: &Study) -> Result<Vec<Event>, DistError> {
         let time: Option<f64> = row.get(2);
         told.entry(row.get(0))
             .or_default()
-            .push((row.get(1), time.map_or(Outcome::Failed, Outcome::Value)));
+            .push((row.get(1), outcome_of(time)));
     }
     let mut out = Vec::with_capacity(events.len());
     for (i, row) in events.iter().enumerate() {
@@ -314,7 +352,7 @@ pub fn results(db: &mut Db, study: &Study) -> Result<Vec<RecordedResult>, DistEr
             Ok(RecordedResult {
                 key: row.get(0),
                 config: crate::queue::parse_config(row.get(6))?,
-                outcome: time.map_or(Outcome::Failed, Outcome::Value),
+                outcome: outcome_of(time),
                 failure: row.get(2),
                 worker: row.get(3),
                 device: row.get(4),
@@ -370,7 +408,7 @@ pub fn status(db: &mut Db, study: &Study) -> Result<StudyStatus, DistError> {
         c.query_opt(
             "SELECT j.config_key, r.time_ms FROM tunable.results r
              JOIN tunable.jobs j ON j.id = r.job_id
-             WHERE r.study_id = $1 AND r.time_ms IS NOT NULL
+             WHERE r.study_id = $1 AND r.time_ms >= 0 AND r.time_ms < 'Infinity'::float8
              ORDER BY r.time_ms, r.tell_seq NULLS LAST, r.tell_rank, r.recorded LIMIT 1",
             &[&id],
         )

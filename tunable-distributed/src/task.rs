@@ -43,7 +43,9 @@ pub fn serve(input: &mut dyn Read, output: &mut dyn Write) -> i32 {
     };
     let answer = match task {
         Task::Sleep { seconds, answer } => {
-            if !sleep_while_parent_lives(Duration::from_secs_f64(seconds.max(0.0))) {
+            // (A sleep too long for a duration sleeps until the worker's time-out kills it.)
+            let sleep = Duration::try_from_secs_f64(seconds.max(0.0)).unwrap_or(Duration::MAX);
+            if !sleep_while_parent_lives(sleep) {
                 return 3;
             }
             answer

@@ -16,14 +16,23 @@
 //! connection is made again ([`crate::db`]) while the child keeps running; its result is
 //! recorded once the database is back.
 //!
-//! A study whose evaluator cannot be opened here (say its cache file is not on this machine) is
-//! reported once and not served by this worker.
+//! A study whose evaluator cannot be opened here (say its cache file is not on this machine, or
+//! its harness is neither a prebuilt one nor in a folder this worker may build from: see
+//! [`crate::harness::Trust`]) is reported once and not served by this worker. Opening one (which
+//! may build a harness) holds no lock the other slots and studies wait on: a slot that meets a
+//! study another slot is opening serves the others meanwhile. Studies no longer open are
+//! forgotten.
+//!
+//! Bad data never stops a worker: a job whose configuration does not decode is recorded failed
+//! naming the job and study ([`queue::Claim::poison`]); a study whose stored time-out is not a
+//! finite, bounded number of seconds is refused with that reason.
 
 use crate::Evaluator;
 use crate::child;
 use crate::db::Db;
 use crate::error::DistError;
 use crate::evaluator::{EvaluatorSpec, Launcher};
+use crate::harness::Trust;
 use crate::queue::{self, Claim, EVENTS_CHANNEL, JOBS_CHANNEL};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -53,6 +62,11 @@ pub struct WorkerOptions {
     /// Harness executables built elsewhere, tried before building a harness study's own (see
     /// [`crate::harness`]; default none).
     pub harnesses: Vec<PathBuf>,
+    /// Folders whose crates this worker may build and run (default none: a harness study runs
+    /// only on a prebuilt harness; see [`crate::harness::Trust`]).
+    pub allow: Vec<PathBuf>,
+    /// Longest time building a harness may take (default 30 min).
+    pub build_timeout: Duration,
     /// Print one line per evaluation on standard error.
     pub verbose: bool,
 }
@@ -69,7 +83,19 @@ impl WorkerOptions {
             reconnect: crate::db::DEFAULT_RECONNECT,
             launcher,
             harnesses: Vec::new(),
+            allow: Vec::new(),
+            build_timeout: Trust::default().build_timeout,
             verbose: false,
+        }
+    }
+
+    /// What this worker lets a harness study run.
+    pub fn trust(&self) -> Trust {
+        Trust {
+            prebuilt: self.harnesses.clone(),
+            allow: self.allow.clone(),
+            build_timeout: self.build_timeout,
+            ..Trust::default()
         }
     }
 }
@@ -96,12 +122,22 @@ struct Served {
     max_attempts: u32,
 }
 
+/// A study as this worker knows it.
+enum Known {
+    /// A slot is setting its evaluator up (maybe building a harness).
+    Opening,
+    /// Served, thus.
+    Ready(Arc<Served>),
+    /// This worker cannot serve it (reported once).
+    Refused,
+}
+
 /// What the slots of one worker share.
 struct Shared {
     id: String,
     opts: WorkerOptions,
-    /// Per study id: how to serve it, or `None` if this worker cannot.
-    studies: Mutex<HashMap<i64, Option<Arc<Served>>>>,
+    /// Per open study id: how this worker serves it.
+    studies: Mutex<HashMap<i64, Known>>,
     stop: AtomicBool,
     recorded: AtomicUsize,
     failed: AtomicUsize,
@@ -256,7 +292,8 @@ fn slot(url: &str, shared: &Shared, device: &str) -> Result<(), DistError> {
     Ok(())
 }
 
-/// Ids of the open studies this worker serves (opening the evaluators of new ones).
+/// Ids of the open studies this worker serves (opening the evaluators of new ones, without
+/// holding the lock of the studies meanwhile, and forgetting studies no longer open).
 fn served_studies(db: &mut Db, shared: &Shared) -> Result<Vec<i64>, DistError> {
     let names = &shared.opts.studies;
     let rows = db.retry("listing open studies", |c| {
@@ -267,58 +304,97 @@ fn served_studies(db: &mut Db, shared: &Shared) -> Result<Vec<i64>, DistError> {
             &[names],
         )
     })?;
-    let mut known = shared.studies.lock().unwrap_or_else(|e| e.into_inner());
-    let mut open = Vec::new();
+    let ids: Vec<i64> = rows.iter().map(|r| r.get(0)).collect();
+    shared
+        .studies
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|id, k| ids.contains(id) || matches!(k, Known::Opening));
+    // One study at a time: while this slot opens one (maybe building a harness for minutes),
+    // the other slots find the next ones unknown and open them, and serve the opened ones.
     for row in &rows {
         let id: i64 = row.get(0);
-        let entry = known.entry(id).or_insert_with(|| {
-            let name: String = row.get(1);
-            let spec: Result<EvaluatorSpec, String> =
-                serde_json::from_str(row.get(2)).map_err(|e| e.to_string());
-            match spec.and_then(|s| s.open(&shared.opts.launcher, &shared.opts.harnesses)) {
-                Ok(evaluator) => Some(Arc::new(Served {
-                    name,
-                    evaluator,
-                    timeout: Duration::from_secs_f64(row.get(3)),
-                    max_attempts: row.get::<_, i32>(4) as u32,
-                })),
-                Err(reason) => {
-                    eprintln!(
-                        "tunable: worker {}: {}",
-                        shared.id,
-                        DistError::Evaluator {
-                            study: name,
-                            reason
-                        }
-                    );
-                    None
-                }
+        {
+            let mut known = shared.studies.lock().unwrap_or_else(|e| e.into_inner());
+            if known.contains_key(&id) {
+                continue;
             }
-        });
-        if entry.is_some() {
-            open.push(id);
+            known.insert(id, Known::Opening);
         }
+        let name: String = row.get(1);
+        let entry = match open_study(shared, row) {
+            Ok(served) => Known::Ready(Arc::new(served)),
+            Err(reason) => {
+                eprintln!(
+                    "tunable: worker {}: {}",
+                    shared.id,
+                    DistError::Evaluator {
+                        study: name,
+                        reason
+                    }
+                );
+                Known::Refused
+            }
+        };
+        shared
+            .studies
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id, entry);
     }
-    Ok(open)
+    let known = shared.studies.lock().unwrap_or_else(|e| e.into_inner());
+    Ok(ids
+        .into_iter()
+        .filter(|id| matches!(known.get(id), Some(Known::Ready(_))))
+        .collect())
+}
+
+/// Sets a study up on this worker from its row; `Err` says why it cannot be served here.
+fn open_study(shared: &Shared, row: &postgres::Row) -> Result<Served, String> {
+    let name: String = row.get(1);
+    let timeout = crate::study::checked_timeout(row.get(3))?;
+    let max_attempts = u32::try_from(row.get::<_, i32>(4))
+        .ok()
+        .filter(|n| *n > 0)
+        .ok_or_else(|| "its attempts allowed are not a positive number".to_owned())?;
+    let spec: EvaluatorSpec = serde_json::from_str(row.get(2))
+        .map_err(|e| format!("its evaluator does not decode: {e}"))?;
+    let evaluator = spec.open(&shared.opts.launcher, &shared.opts.trust())?;
+    Ok(Served {
+        name,
+        evaluator,
+        timeout,
+        max_attempts,
+    })
 }
 
 /// Evaluates a claimed job and records its result.
 fn evaluate(db: &mut Db, shared: &Shared, device: &str, claim: &Claim) -> Result<(), DistError> {
     let opts = &shared.opts;
-    let served = shared
+    let served = match shared
         .studies
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .get(&claim.study)
-        .cloned()
-        .flatten()
-        .expect("claims come from served studies");
+    {
+        Some(Known::Ready(s)) => Arc::clone(s),
+        // Forgotten between the claim and now (deleted or finished meanwhile): let the lease
+        // expire, as if this worker had died.
+        _ => return Ok(()),
+    };
     let result = if claim.attempt > served.max_attempts as i32 {
         let lost = claim.attempt - 1;
         Err(format!(
             "abandoned: its evaluation was lost {lost} time{} (the worker died or lost the database before finishing)",
             if lost == 1 { "" } else { "s" }
         ))
+    } else if let Some(poison) = &claim.poison {
+        let reason = format!(
+            "poison job {} of study '{}': {poison}; recorded failed without running",
+            claim.job, served.name
+        );
+        eprintln!("tunable: worker {}: {reason}", shared.id);
+        Err(reason)
     } else {
         match served.evaluator.child(&claim.config) {
             Err(reason) => Err(reason),

@@ -419,7 +419,7 @@ fn a_coordinator_cut_from_the_database_rebuilds_its_strategy_without_measuring_a
             db.client()
                 .execute(
                     "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-                     WHERE application_name LIKE 'tunable coordinator %'",
+                     WHERE application_name LIKE 'tunable coordinator %' AND datname = current_database()",
                     &[],
                 )
                 .unwrap();

@@ -79,6 +79,8 @@ mod wait;
 pub mod cuda;
 #[cfg(feature = "opencl")]
 pub mod opencl;
+#[cfg(feature = "wgpu")]
+pub mod wgpu;
 
 pub use dims::{Dims, Extent};
 pub use element::Element;

@@ -76,7 +76,10 @@ fn main() {
         .nth(1)
         .and_then(|v| v.parse().ok())
         .unwrap_or(256usize);
-    assert!(n % 64 == 0 && n > 0, "--n must be a positive multiple of 64");
+    assert!(
+        n % 64 == 0 && n > 0,
+        "--n must be a positive multiple of 64"
+    );
     let gpu = match Wgpu::new() {
         Ok(gpu) => gpu,
         Err(e) => {
@@ -85,9 +88,16 @@ fn main() {
         }
     };
     println!("device: {}", gpu.device_id());
-    let ha: Vec<f32> = (0..n * n).map(|i| ((i * 7) % 13) as f32 / 6.0 - 1.0).collect();
-    let hb: Vec<f32> = (0..n * n).map(|i| ((i * 5) % 11) as f32 / 5.0 - 1.0).collect();
-    let (a, b) = (gpu.upload(&ha).expect("upload"), gpu.upload(&hb).expect("upload"));
+    let ha: Vec<f32> = (0..n * n)
+        .map(|i| ((i * 7) % 13) as f32 / 6.0 - 1.0)
+        .collect();
+    let hb: Vec<f32> = (0..n * n)
+        .map(|i| ((i * 5) % 11) as f32 / 5.0 - 1.0)
+        .collect();
+    let (a, b) = (
+        gpu.upload(&ha).expect("upload"),
+        gpu.upload(&hb).expect("upload"),
+    );
     let mut c = gpu.alloc::<f32>(n * n).expect("alloc");
 
     let start = Instant::now();
@@ -103,7 +113,11 @@ fn main() {
             "shipped, workgroup {:?}, {} bytes of workgroup memory, embedded pipeline cache {}",
             kernel.workgroup_size(),
             kernel.workgroup_storage(),
-            if kernel.cache_used() { "used" } else { "not used" }
+            if kernel.cache_used() {
+                "used"
+            } else {
+                "not used"
+            }
         )
     };
     println!("  first call: {:.1} ms ({how}); {ran:?}", first_call * 1e3);
@@ -120,8 +134,10 @@ fn main() {
     }
     let space = matmul_wgpu_space();
     let default = MatmulWgpuParams::default();
-    let t_default = time_ms(5, &mut || matmul_wgpu_with(&default, &gpu, &a, &b, &mut c, n))
-        .expect("the default configuration runs");
+    let t_default = time_ms(5, &mut || {
+        matmul_wgpu_with(&default, &gpu, &a, &b, &mut c, n)
+    })
+    .expect("the default configuration runs");
     let t_tuned = time_ms(5, &mut || matmul_wgpu(&gpu, &a, &b, &mut c, n)).expect("tuned runs");
     let gflops = |ms: f64| 2.0 * (n as f64).powi(3) / (ms * 1e-3) / 1e9;
     println!(
@@ -129,7 +145,10 @@ fn main() {
         space.len(),
         space.cartesian_size()
     );
-    println!("  default {default:?}: {t_default:.3} ms ({:.2} GFLOP/s)", gflops(t_default));
+    println!(
+        "  default {default:?}: {t_default:.3} ms ({:.2} GFLOP/s)",
+        gflops(t_default)
+    );
     println!(
         "  tuned {ran:?}: {t_tuned:.3} ms ({:.2} GFLOP/s), speedup {:.2}x over the default",
         gflops(t_tuned),

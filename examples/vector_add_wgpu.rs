@@ -102,17 +102,20 @@ fn main() {
     let how = if cfg!(feature = "autotune") {
         "tuning, with --features autotune".to_owned()
     } else {
-        let kernel = gpu.kernel(&VECTOR_ADD, &ran).expect("built by the first call");
+        let kernel = gpu
+            .kernel(&VECTOR_ADD, &ran)
+            .expect("built by the first call");
         format!(
             "shipped, workgroup {:?}, embedded pipeline cache {}",
             kernel.workgroup_size(),
-            if kernel.cache_used() { "used" } else { "not used" }
+            if kernel.cache_used() {
+                "used"
+            } else {
+                "not used"
+            }
         )
     };
-    println!(
-        "  first call: {:.1} ms ({how}); {ran:?}",
-        first_call * 1e3
-    );
+    println!("  first call: {:.1} ms ({how}); {ran:?}", first_call * 1e3);
     let wrong = got
         .iter()
         .zip(ha.iter().zip(&hb))

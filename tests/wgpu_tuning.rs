@@ -78,7 +78,10 @@ fn vector_add_wgpu_tunes_then_ships_the_baked_overrides() {
         String::from_utf8_lossy(&out.stderr),
     );
     println!("{stdout}{stderr}");
-    assert!(stdout.contains("result matches the CPU"), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("result matches the CPU"),
+        "{stdout}{stderr}"
+    );
     // The whole space was measured and journaled; every variant that ran computed the sum.
     let summary = stderr
         .lines()
@@ -129,7 +132,10 @@ fn vector_add_wgpu_tunes_then_ships_the_baked_overrides() {
         )
     };
     let (shipped, err) = first_call("on");
-    assert!(!err.contains("tunable: tuned"), "the shipped build tuned: {err}");
+    assert!(
+        !err.contains("tunable: tuned"),
+        "the shipped build tuned: {err}"
+    );
     let line = shipped
         .lines()
         .find(|l| l.trim_start().starts_with("first call: "))
@@ -226,7 +232,10 @@ fn planted_faults_are_failed_configurations_and_a_killed_tuning_resumes() {
     assert!(!killed.status.success(), "{killed_err}");
     assert!(killed_err.contains("killed at call 12"), "{killed_err}");
     let before = journals(&dir.join("tuned")).matches("\"time\":").count();
-    assert!(before > 0 && before < 18, "journaled before the kill: {before}");
+    assert!(
+        before > 0 && before < 18,
+        "journaled before the kill: {before}"
+    );
     let stored = || {
         tunable::tuned::read(&tunable::tuned::tuned_file(&dir.join("tuned"), "add_one"))
             .unwrap_or_default()
@@ -268,7 +277,10 @@ fn planted_faults_are_failed_configurations_and_a_killed_tuning_resumes() {
         "{journal}"
     );
     assert_eq!(
-        failed(&["block_size_x=2048", "workgroup size x is 2048; the device allows at most"]),
+        failed(&[
+            "block_size_x=2048",
+            "workgroup size x is 2048; the device allows at most"
+        ]),
         4,
         "{journal}"
     );

@@ -45,7 +45,7 @@ pub(crate) fn check_in(
         let declared = overrides(&wgsl);
         for p in params {
             let name = p.name.to_string();
-            if declared.iter().any(|d| *d == name) {
+            if declared.contains(&name) {
                 continue;
             }
             let e = syn::Error::new(
@@ -230,7 +230,11 @@ mod tests {
     fn finds_the_wgsl_files_the_body_names() {
         let dir = std::env::temp_dir().join(format!("tunable-wgsl-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("k.wgsl"), "override a: u32 = 1;\noverride b: u32 = 2;").unwrap();
+        std::fs::write(
+            dir.join("k.wgsl"),
+            "override a: u32 = 1;\noverride b: u32 = 2;",
+        )
+        .unwrap();
         let file = r#"
             static K: Source = Source::new("k", include_str!("k.wgsl"));
             static OTHER: Source = Source::new("o", include_str!("other.wgsl"));

@@ -120,7 +120,11 @@ fn every_vector_add_variant_is_correct_or_breaks_a_device_limit() {
             }
             let k = gpu.kernel(&VECTOR_ADD, &p);
             if let Ok(k) = k {
-                assert_eq!(k.workgroup_size(), [block as u32, 1, 1], "the override reached the pipeline");
+                assert_eq!(
+                    k.workgroup_size(),
+                    [block as u32, 1, 1],
+                    "the override reached the pipeline"
+                );
             }
         }
     }
@@ -204,11 +208,30 @@ fn each_failure_is_a_typed_error_with_the_configuration() {
         matches!(&e, WgpuError::Limit { value, .. } if *value == too_big as u64),
         "{e}"
     );
-    assert!(e.to_string().starts_with(&format!("[block_size_x={too_big}, per_thread=1] ")), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with(&format!("[block_size_x={too_big}, per_thread=1] ")),
+        "{e}"
+    );
     // A dispatch whose block is not the shader's workgroup size.
     let k = gpu.kernel(&VECTOR_ADD, &Vadd([64, 1])).unwrap();
-    let e = k.launch(Dims::divide(n, 32, 32)).arg(&a).arg(&b).arg(&c).run().unwrap_err();
-    assert!(matches!(e, WgpuError::Workgroup { workgroup: [64, 1, 1], .. }), "{e}");
+    let e = k
+        .launch(Dims::divide(n, 32, 32))
+        .arg(&a)
+        .arg(&b)
+        .arg(&c)
+        .run()
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            WgpuError::Workgroup {
+                workgroup: [64, 1, 1],
+                ..
+            }
+        ),
+        "{e}"
+    );
     // More workgroups than a dimension may have.
     let max = gpu.limits().max_workgroups_per_dimension as usize;
     let e = k
@@ -223,10 +246,20 @@ fn each_failure_is_a_typed_error_with_the_configuration() {
         "{e}"
     );
     // Bindings that do not match the shader's: wgpu's validation error, as a value.
-    let e = k.launch(Dims::divide(n, 64, 64)).arg(&a).arg(&b).run().unwrap_err();
+    let e = k
+        .launch(Dims::divide(n, 64, 64))
+        .arg(&a)
+        .arg(&b)
+        .run()
+        .unwrap_err();
     assert!(matches!(&e, WgpuError::Launch { .. }), "{e}");
     // The failed launches left the device usable.
-    k.launch(Dims::divide(n, 64, 64)).arg(&a).arg(&b).arg(&c).run().unwrap();
+    k.launch(Dims::divide(n, 64, 64))
+        .arg(&a)
+        .arg(&b)
+        .arg(&c)
+        .run()
+        .unwrap();
     // A WGSL error, with naga's diagnostics; cached: the same error again.
     static BROKEN: Source = Source::new(
         "main",
@@ -245,7 +278,10 @@ fn each_failure_is_a_typed_error_with_the_configuration() {
         "override block_size_x: u32 = 64;\n@compute @workgroup_size(block_size_x) fn main() {}",
     );
     let e = gpu.kernel(&OTHER_ENTRY, &p).unwrap_err();
-    assert!(matches!(&e, WgpuError::NoEntryPoint { entry, .. } if entry == "nope"), "{e}");
+    assert!(
+        matches!(&e, WgpuError::NoEntryPoint { entry, .. } if entry == "nope"),
+        "{e}"
+    );
     // Workgroup memory beyond the device's.
     static SHARED: Source = Source::new(
         "main",
@@ -255,7 +291,9 @@ fn each_failure_is_a_typed_error_with_the_configuration() {
              tile[i] = f32(i); workgroupBarrier(); y[i] = tile[63u - i]; }",
     );
     let words = gpu.limits().max_workgroup_storage / 4;
-    let e = gpu.kernel(&SHARED, &Fractional(f64::from(words) * 2.0)).unwrap_err();
+    let e = gpu
+        .kernel(&SHARED, &Fractional(f64::from(words) * 2.0))
+        .unwrap_err();
     assert!(
         matches!(&e, WgpuError::Limit { what, value, .. }
             if what == "workgroup storage (bytes)" && *value == u64::from(words) * 8),
@@ -387,7 +425,11 @@ fn a_tuning_records_wgsl_limit_and_wrong_answer_failures_and_completes() {
     let count = |what: &str| reasons.iter().filter(|r| r.contains(what)).count();
     // 6 do not compile (per_thread = 3), 4 more are over the limit (block_size_x beyond the
     // device's), 4 of the remaining 8 are wrong (wrong = 1).
-    assert_eq!(count("does not compile: the overrides cannot be applied: Division by zero"), 6, "{reasons:#?}");
+    assert_eq!(
+        count("does not compile: the overrides cannot be applied: Division by zero"),
+        6,
+        "{reasons:#?}"
+    );
     assert_eq!(count("the device allows at most"), 4, "{reasons:#?}");
     assert_eq!(count("wrong output"), 4, "{reasons:#?}");
     assert_eq!(reasons.len(), 14, "{reasons:#?}");
@@ -395,4 +437,3 @@ fn a_tuning_records_wgsl_limit_and_wrong_answer_failures_and_completes() {
     let values = space.values(best);
     assert_eq!(values[2], Value::Int(0), "the winner is a correct variant");
 }
-

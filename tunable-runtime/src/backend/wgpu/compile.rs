@@ -321,7 +321,11 @@ impl Wgpu {
                 embedded::wanted(source, defs, target, &[Kind::WgpuPipelineCache]).remove(0);
             let compiled = Arc::clone(compiled);
             Box::new(move || {
-                match compiled.cache.as_ref().and_then(wgpu::PipelineCache::get_data) {
+                match compiled
+                    .cache
+                    .as_ref()
+                    .and_then(wgpu::PipelineCache::get_data)
+                {
                     Some(b) if !b.is_empty() => Ok(vec![(recipe.clone(), b)]),
                     _ => Err("the driver gave no pipeline cache data".to_owned()),
                 }
@@ -420,7 +424,12 @@ fn resolve(
 }
 
 /// Checks the variant against the device's limits.
-fn check_limits(gpu: &Inner, workgroup: [u32; 3], storage: u32, config: &str) -> Result<(), WgpuError> {
+fn check_limits(
+    gpu: &Inner,
+    workgroup: [u32; 3],
+    storage: u32,
+    config: &str,
+) -> Result<(), WgpuError> {
     let limits = &gpu.limits;
     let over = |what: String, value: u64, max: u64| {
         (value > max).then(|| WgpuError::Limit {

@@ -181,9 +181,7 @@ impl Wgpu {
                 all.into_iter()
                     .find(|a| a.get_info().name.to_lowercase().contains(&low))
                     .ok_or_else(|| WgpuError::NoAdapter {
-                        reason: format!(
-                            "TUNABLE_WGPU_ADAPTER={want:?} matches none of {names:?}"
-                        ),
+                        reason: format!("TUNABLE_WGPU_ADAPTER={want:?} matches none of {names:?}"),
                     })?
             }
             Err(_) => block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {

@@ -15,6 +15,7 @@
 //!     5c0f3a9e12d4b6e7.clbin      an OpenCL program binary
 //!     a1b2c3d4e5f60718.ptx        CUDA PTX
 //!     a1b2c3d4e5f60718.cubin      the CUBIN of the same compilation
+//!     3826fb11fe197ec4.wgpucache  a wgpu pipeline cache blob (the driver's, for one pipeline)
 //! ```
 //!
 //! One file per artifact, named by the [fingerprint](Recipe::fingerprint) of its [`Recipe`] (16

@@ -34,7 +34,7 @@
 //! | [`tunable`](macro@tunable) | the attribute: parameters, constraints, key, budget, strategy, verification |
 //! | [`key`] | bucketing problem sizes into keys (`key = ...`) |
 //! | [`verify`] | outputs checked while tuning (`verify = ...`): the [`Output`](verify::Output) trait |
-//! | [`backend`] | GPU kernels: OpenCL (feature `opencl`) and CUDA (feature `cuda`), launch and timing |
+//! | [`backend`] | GPU kernels: OpenCL (feature `opencl`), CUDA (feature `cuda`) and WGSL through wgpu (feature `wgpu`), launch and timing |
 //! | [`Params`], [`Space`], [`SpaceBuilder`], [`Value`] | a kernel's configurations and its search space |
 //! | [`expr`] | the constraint language of `constraint = "..."` |
 //! | [`Choice`], [`Origin`] | which configuration a call runs and why (`<kernel>_config(..)`) |

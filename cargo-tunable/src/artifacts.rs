@@ -3,7 +3,7 @@
 //! Beside the tuned files, `<kernel>.artifacts/` folders hold the device binaries stored with GPU
 //! kernels' winners (format and layout: [`tunable_search::format::artifact`]); a plain build
 //! embeds those of its baked entries. `cargo tunable show` lists each with its kind (OpenCL
-//! binary, PTX, CUBIN), size, the device or architecture it was built for, and the entry it
+//! binary, PTX, CUBIN, wgpu pipeline cache), size, the device or architecture it was built for, and the entry it
 //! belongs to: `embedded` when an entry's winner is its configuration on its device (a build
 //! whose annotation still fits that entry embeds it), `unused` otherwise (the store removes
 //! those when it next writes the folder). A damaged file is listed with what is wrong with it.
@@ -23,7 +23,7 @@ pub(crate) struct Listed {
     pub(crate) device: String,
     /// The configuration it was built for.
     pub(crate) params: Vec<(String, String)>,
-    /// `OpenCL binary`, `PTX` or `CUBIN`.
+    /// `OpenCL binary`, `PTX`, `CUBIN` or `wgpu pipeline cache`.
     pub(crate) kind: String,
     /// Its size in bytes (of the binary, without the file's metadata).
     pub(crate) bytes: usize,

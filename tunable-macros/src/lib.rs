@@ -10,6 +10,7 @@
 mod attr;
 mod check;
 mod expand;
+mod wgsl;
 
 use proc_macro::TokenStream;
 use syn::punctuated::Punctuated;
@@ -315,6 +316,7 @@ fn expand_fn(
 ) -> syn::Result<(proc_macro2::TokenStream, proc_macro2::TokenStream)> {
     let names: Vec<syn::Ident> = expand::arg_names(f)?.into_iter().map(|(n, _)| n).collect();
     let model = check::model(args, &f.sig.ident, &names)?;
+    wgsl::check(f, &model.params)?;
     expand::expand(&model, f, place)
 }
 

@@ -37,7 +37,10 @@
 //! `TUNABLE_EMBEDDED=off` ignores the artifacts ([`crate::settings::embedded_binaries`]).
 
 // The lookup serves the GPU backends; without one only `Provenance` is used.
-#![cfg_attr(not(any(feature = "cuda", feature = "opencl")), allow(dead_code))]
+#![cfg_attr(
+    not(any(feature = "cuda", feature = "opencl", feature = "wgpu")),
+    allow(dead_code)
+)]
 
 use super::Source;
 use crate::settings::embedded_binaries;

@@ -28,6 +28,11 @@
 //! - **Device identity** for the tuned-config store: `device = gpu.device_id()` in the attribute
 //!   (name, architecture or compute capability, driver version).
 //!
+//! The wgpu backend (`backend::wgpu`, feature `wgpu`, for WGSL kernels) differs in one point: a
+//! configuration reaches the kernel as the values of its WGSL `override` constants, given when
+//! the pipeline is created, not as definitions; what it stores beside the tuned file is the
+//! driver's pipeline cache blob, which speeds up creating the pipeline from its source.
+//!
 //! Inputs are uploaded by the caller, before the kernel is called: the body receives device
 //! buffers, so every variant runs on the same device data and a tuning uploads its inputs once.
 //! Launches are synchronous: `run` returns when the kernel has finished.
@@ -79,6 +84,8 @@ mod wait;
 pub mod cuda;
 #[cfg(feature = "opencl")]
 pub mod opencl;
+#[cfg(feature = "wgpu")]
+pub mod wgpu;
 
 pub use dims::{Dims, Extent};
 pub use element::Element;

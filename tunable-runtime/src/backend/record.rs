@@ -19,7 +19,10 @@
 //! noted when the variant that asked for them runs.
 
 // Backends note programs; without one, recordings stay empty.
-#![cfg_attr(not(any(feature = "cuda", feature = "opencl")), allow(dead_code))]
+#![cfg_attr(
+    not(any(feature = "cuda", feature = "opencl", feature = "wgpu")),
+    allow(dead_code)
+)]
 
 use super::Source;
 use std::cell::RefCell;

@@ -43,7 +43,10 @@ impl Source {
 
     /// A key identifying the source (its text by address, the entry point and options), for
     /// compile caches.
-    #[cfg_attr(not(any(feature = "cuda", feature = "opencl")), allow(dead_code))]
+    #[cfg_attr(
+        not(any(feature = "cuda", feature = "opencl", feature = "wgpu")),
+        allow(dead_code)
+    )]
     pub(crate) fn cache_key(&self, definitions: &[String]) -> (usize, usize, String) {
         let mut opts = format!("{}\n", self.kernel);
         for o in self

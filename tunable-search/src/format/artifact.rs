@@ -15,6 +15,7 @@
 //!     5c0f3a9e12d4b6e7.clbin      an OpenCL program binary
 //!     a1b2c3d4e5f60718.ptx        CUDA PTX
 //!     a1b2c3d4e5f60718.cubin      the CUBIN of the same compilation
+//!     3826fb11fe197ec4.wgpucache  a wgpu pipeline cache blob (the driver's, for one pipeline)
 //! ```
 //!
 //! One file per artifact, named by the [fingerprint](Recipe::fingerprint) of its [`Recipe`] (16
@@ -97,15 +98,20 @@ pub enum Kind {
     Ptx,
     /// A CUDA CUBIN for one `sm_` architecture, loaded with `cuModuleLoadData`.
     Cubin,
+    /// A wgpu pipeline cache blob (`PipelineCache::get_data`) for one adapter and driver, given
+    /// back to the driver with `create_pipeline_cache` when the pipeline is created from its
+    /// WGSL source (it speeds the driver's compilation up; it never replaces the source).
+    WgpuPipelineCache,
 }
 
 impl Kind {
-    /// The file extension of its artifacts: `clbin`, `ptx`, `cubin`.
+    /// The file extension of its artifacts: `clbin`, `ptx`, `cubin`, `wgpucache`.
     pub fn extension(self) -> &'static str {
         match self {
             Kind::OpenClBinary => "clbin",
             Kind::Ptx => "ptx",
             Kind::Cubin => "cubin",
+            Kind::WgpuPipelineCache => "wgpucache",
         }
     }
 }
@@ -116,6 +122,7 @@ impl fmt::Display for Kind {
             Kind::OpenClBinary => "OpenCL binary",
             Kind::Ptx => "PTX",
             Kind::Cubin => "CUBIN",
+            Kind::WgpuPipelineCache => "wgpu pipeline cache",
         })
     }
 }
@@ -175,6 +182,7 @@ impl Recipe {
         let family: &[u8] = match self.kind {
             Kind::OpenClBinary => b"opencl",
             Kind::Ptx | Kind::Cubin => b"cuda",
+            Kind::WgpuPipelineCache => b"wgpu",
         };
         let hash = self.source_hash.to_le_bytes();
         let (n_opts, n_defs) = (

@@ -1,0 +1,171 @@
+//! A tiled matrix product in WGSL (`matmul_wgpu.wgsl`) tuned on the wgpu device through three
+//! `override` constants: the output tile of a workgroup (which also sizes its workgroup-memory
+//! arrays) and the workgroup's two dimensions.
+//!
+//! ```text
+//! cargo run --release --example matmul_wgpu --features wgpu,autotune   # tune, report
+//! cargo run --release --example matmul_wgpu --features wgpu            # shipped: baked values
+//! cargo run --release --example matmul_wgpu --features wgpu -- --first-call
+//! ```
+//!
+//! As `vector_add_wgpu`: the first call tunes (with `--features autotune`) on its own device
+//! buffers, verifying each variant against the default's output, and stores the winner per
+//! device; a plain build creates the pipeline with the baked values. `tile = 64` needs 32 KiB of
+//! workgroup memory: on a device with less (WebGPU's default limit is 16 KiB) those variants
+//! are recorded as failed configurations. `--n N` sets the size (a multiple of 64; default 256).
+//! On lavapipe (a CPU) the variants differ little; on a GPU the tile and workgroup shape matter.
+
+use std::time::Instant;
+use tunable::backend::wgpu::{Buffer, Wgpu, WgpuError};
+use tunable::backend::{Dims, Source};
+use tunable::tunable;
+
+static MATMUL: Source = Source::new("matmul", include_str!("matmul_wgpu.wgsl"));
+
+#[tunable(
+    tile = [16, 32, 64],
+    block_size_x = [4, 8, 16],
+    block_size_y = [4, 8, 16],
+    // Each invocation accumulates (tile / block_size_y) x (tile / block_size_x) outputs, in an
+    // array of MAX_OUTPUTS = 64.
+    constraint = "tile % block_size_x == 0 and tile % block_size_y == 0",
+    constraint = "(tile / block_size_x) * (tile / block_size_y) <= 64",
+    device = gpu.device_id(),
+    key = tunable::key::next_power_of_two(n as u64),
+    verify = c,
+    tolerance = 1e-4,
+    budget = 24,
+    repeats = 5,
+    warmup = 1,
+    default = (tile = 16, block_size_x = 16, block_size_y = 16),
+)]
+/// `c = a * b` for row-major `n x n` matrices on the device; `n` is a multiple of 64.
+pub fn matmul_wgpu(
+    gpu: &Wgpu,
+    a: &Buffer<f32>,
+    b: &Buffer<f32>,
+    c: &mut Buffer<f32>,
+    n: usize,
+) -> Result<(), WgpuError> {
+    let dims = Dims::divide([n, n], [block_size_x, block_size_y], [tile, tile]);
+    gpu.kernel(&MATMUL, params)?
+        .launch(dims)
+        .arg(a)
+        .arg(b)
+        .arg(c)
+        .arg(&(n as u32))
+        .run()
+}
+
+/// Median device time of `runs` runs after one warm-up, in milliseconds.
+fn time_ms(runs: usize, f: &mut dyn FnMut() -> Result<(), WgpuError>) -> Result<f64, String> {
+    let mut once = || f().map_err(|e| e.to_string());
+    once()?;
+    let mut t = (0..runs)
+        .map(|_| tunable::measure::time_once(&mut once))
+        .collect::<Result<Vec<f64>, String>>()?;
+    t.sort_by(f64::total_cmp);
+    Ok(t[t.len() / 2])
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let n = args
+        .iter()
+        .skip_while(|a| *a != "--n")
+        .nth(1)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(256usize);
+    assert!(
+        n % 64 == 0 && n > 0,
+        "--n must be a positive multiple of 64"
+    );
+    let gpu = match Wgpu::new() {
+        Ok(gpu) => gpu,
+        Err(e) => {
+            eprintln!("matmul_wgpu: {e}");
+            std::process::exit(1);
+        }
+    };
+    println!("device: {}", gpu.device_id());
+    let ha: Vec<f32> = (0..n * n)
+        .map(|i| ((i * 7) % 13) as f32 / 6.0 - 1.0)
+        .collect();
+    let hb: Vec<f32> = (0..n * n)
+        .map(|i| ((i * 5) % 11) as f32 / 5.0 - 1.0)
+        .collect();
+    let (a, b) = (
+        gpu.upload(&ha).expect("upload"),
+        gpu.upload(&hb).expect("upload"),
+    );
+    let mut c = gpu.alloc::<f32>(n * n).expect("alloc");
+
+    let start = Instant::now();
+    matmul_wgpu(&gpu, &a, &b, &mut c, n).expect("the tuned configuration runs");
+    let first_call = start.elapsed().as_secs_f64();
+    let got = c.read().expect("read back");
+    let ran = matmul_wgpu_config(&gpu, &a, &b, &mut c, n).params;
+    let how = if cfg!(feature = "autotune") {
+        "tuning, with --features autotune".to_owned()
+    } else {
+        let kernel = gpu.kernel(&MATMUL, &ran).expect("built by the first call");
+        format!(
+            "shipped, workgroup {:?}, {} bytes of workgroup memory, embedded pipeline cache {}",
+            kernel.workgroup_size(),
+            kernel.workgroup_storage(),
+            if kernel.cache_used() {
+                "used"
+            } else {
+                "not used"
+            }
+        )
+    };
+    println!("  first call: {:.1} ms ({how}); {ran:?}", first_call * 1e3);
+    let reference = cpu_matmul(&ha, &hb, n);
+    let worst = got
+        .iter()
+        .zip(&reference)
+        .map(|(x, y)| (x - y).abs() / y.abs().max(1.0))
+        .fold(0.0f32, f32::max);
+    assert!(worst <= 1e-4, "wrong result: relative error {worst}");
+    if args.iter().any(|a| a == "--first-call") {
+        println!("  result matches the CPU reference (max relative error {worst:.1e})");
+        return;
+    }
+    let space = matmul_wgpu_space();
+    let default = MatmulWgpuParams::default();
+    let t_default = time_ms(5, &mut || {
+        matmul_wgpu_with(&default, &gpu, &a, &b, &mut c, n)
+    })
+    .expect("the default configuration runs");
+    let t_tuned = time_ms(5, &mut || matmul_wgpu(&gpu, &a, &b, &mut c, n)).expect("tuned runs");
+    let gflops = |ms: f64| 2.0 * (n as f64).powi(3) / (ms * 1e-3) / 1e9;
+    println!(
+        "matmul_wgpu n = {n}: {} valid configurations of {}",
+        space.len(),
+        space.cartesian_size()
+    );
+    println!(
+        "  default {default:?}: {t_default:.3} ms ({:.2} GFLOP/s)",
+        gflops(t_default)
+    );
+    println!(
+        "  tuned {ran:?}: {t_tuned:.3} ms ({:.2} GFLOP/s), speedup {:.2}x over the default",
+        gflops(t_tuned),
+        t_default / t_tuned
+    );
+    println!("  result matches the CPU reference (max relative error {worst:.1e})");
+}
+
+fn cpu_matmul(a: &[f32], b: &[f32], n: usize) -> Vec<f32> {
+    let mut c = vec![0.0f32; n * n];
+    for i in 0..n {
+        for k in 0..n {
+            let aik = a[i * n + k];
+            for j in 0..n {
+                c[i * n + j] += aik * b[k * n + j];
+            }
+        }
+    }
+    c
+}

@@ -422,6 +422,7 @@ pub struct Landscape {
     replay: Replay,
     noise: f64,
     seed: u64,
+    optimum: f64,
 }
 
 impl Landscape {
@@ -479,6 +480,7 @@ impl Landscape {
             replay: Replay::from_values(space, values),
             noise: spec.noise.unwrap_or(model.noise),
             seed,
+            optimum,
         })
     }
 
@@ -495,6 +497,13 @@ impl Landscape {
     /// The true times: what the score is computed on.
     pub fn replay(&self) -> &Replay {
         &self.replay
+    }
+
+    /// The optimum as the generator made it, before any configuration was evaluated: the base
+    /// time, which the best configuration of every kind takes (the top of a profile is 1x the
+    /// base time; a needle's floor is its centre, 1x). The replay's brute-force optimum equals it.
+    pub fn optimum(&self) -> f64 {
+        self.optimum
     }
 
     /// The measurement noise: a relative standard deviation (0 for none).

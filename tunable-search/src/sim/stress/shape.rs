@@ -268,6 +268,16 @@ impl Point {
         self.position = position;
     }
 
+    /// A number for the configuration's value indices with parameter `skip` left out (so that
+    /// it does not depend on that parameter); `usize::MAX` leaves none out.
+    pub(crate) fn key_without(&self, seed: u64, skip: usize) -> u64 {
+        self.i
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| k != skip)
+            .fold(seed, |h, (k, &ix)| hash(h, k as u64, u64::from(ix)))
+    }
+
     /// Trailing zero bits of parameter `k`'s integer value (its power-of-two alignment).
     pub(crate) fn alignment(&self, k: usize) -> u32 {
         (self.v[k] as u64).trailing_zeros()

@@ -88,9 +88,13 @@ fn the_default_suite_spans_sizes_and_dimensions() {
         assert_eq!(land.replay().space().dims(), spec.dims);
         sizes.push(n);
     }
-    assert!(sizes.iter().any(|&n| n <= 300) && sizes.iter().any(|&n| n >= 800_000));
+    assert!(sizes.iter().any(|&n| n <= 300) && sizes.iter().any(|&n| n >= 100_000));
     let dims: Vec<usize> = specs.iter().map(|s| s.dims).collect();
     assert!(dims.contains(&2) && dims.contains(&15));
+    for spec in suite("large").unwrap() {
+        let n = Landscape::build(&spec).unwrap().replay().space().len();
+        assert!((500_000..=1_000_000).contains(&n), "{spec}: {n}");
+    }
     // Every kind is a family of its own in the bench (the stem's kind, then a capital).
     for spec in &specs {
         assert!(spec.stem().starts_with(&format!("{}_N", spec.kind)));

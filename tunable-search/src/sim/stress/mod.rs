@@ -27,9 +27,10 @@
 //!
 //! A [`StressSpec`] names one landscape: `kind[:n=SIZE][:d=DIMS][:seed=S][:noise=SIGMA][:fail=F]`
 //! (`n` is the Cartesian size aimed at; constraints remove some). [`suite`] names sets:
-//! `default` (every kind at three sizes and dimensions, 21 landscapes, 200 to 10^6
-//! configurations, 2 to 15 parameters) and `small` (every kind at its smallest setting). A kind's
-//! name alone is its three default settings.
+//! `default` (every kind at three sizes and dimensions, 21 landscapes, 200 to 200,000
+//! configurations, 2 to 15 parameters), `small` (every kind at its smallest setting), `large`
+//! (every kind at about 10^6 configurations: a run of a model-based strategy costs seconds
+//! there) and `all` (`default` and `large`). A kind's name alone is its three default settings.
 //!
 //! ```
 //! use tunable_search::sim::stress::{Landscape, StressSpec};
@@ -113,13 +114,26 @@ impl StressKind {
     /// The kind's three settings in the `default` suite: `(size, dims)`.
     pub fn default_settings(self) -> [(usize, usize); 3] {
         match self {
-            StressKind::FlatPeriodic => [(200, 2), (5_000, 5), (1_000_000, 12)],
-            StressKind::HeavyTail => [(500, 3), (20_000, 7), (1_000_000, 15)],
-            StressKind::Plateau => [(300, 4), (10_000, 8), (1_000_000, 14)],
-            StressKind::Needle => [(400, 2), (10_000, 6), (1_000_000, 10)],
+            StressKind::FlatPeriodic => [(200, 2), (5_000, 5), (100_000, 12)],
+            StressKind::HeavyTail => [(500, 3), (20_000, 7), (200_000, 15)],
+            StressKind::Plateau => [(300, 4), (10_000, 8), (100_000, 12)],
+            StressKind::Needle => [(400, 2), (10_000, 6), (100_000, 10)],
             StressKind::NearOptimal => [(200, 3), (200, 5), (2_000, 6)],
-            StressKind::Noisy => [(300, 3), (10_000, 6), (1_000_000, 12)],
-            StressKind::Failing => [(500, 4), (20_000, 7), (1_000_000, 13)],
+            StressKind::Noisy => [(300, 3), (10_000, 6), (100_000, 12)],
+            StressKind::Failing => [(500, 4), (20_000, 7), (200_000, 13)],
+        }
+    }
+
+    /// The kind's setting in the `large` suite: about a million configurations.
+    pub fn large_setting(self) -> (usize, usize) {
+        match self {
+            StressKind::FlatPeriodic => (1_000_000, 12),
+            StressKind::HeavyTail => (1_000_000, 15),
+            StressKind::Plateau => (1_000_000, 14),
+            StressKind::Needle => (1_000_000, 10),
+            StressKind::NearOptimal => (1_000_000, 9),
+            StressKind::Noisy => (1_000_000, 12),
+            StressKind::Failing => (1_000_000, 13),
         }
     }
 
@@ -373,28 +387,37 @@ impl FromStr for StressSpec {
     }
 }
 
-/// The landscapes a comma-separated list names: `default` (every kind at its three settings),
-/// `small` (every kind at its smallest), a kind's name (its three settings) or a full
-/// [`StressSpec`].
+/// The landscapes a comma-separated list names: `default` (every kind at its three settings,
+/// 200 to 200,000 configurations), `small` (every kind at its smallest), `large` (every kind at
+/// about 10^6 configurations), `all` (`default` and `large`), a kind's name (its three default
+/// settings) or a full [`StressSpec`].
 ///
 /// ```
 /// use tunable_search::sim::stress::suite;
 /// assert_eq!(suite("default").unwrap().len(), 21);
 /// assert_eq!(suite("small,needle:n=50:d=2").unwrap().len(), 8);
 /// assert_eq!(suite("heavy_tail").unwrap().len(), 3);
+/// assert_eq!(suite("all").unwrap().len(), 28);
 /// assert!(suite("heavy").is_err());
 /// ```
 pub fn suite(list: &str) -> Result<Vec<StressSpec>, SimError> {
     let mut out = Vec::new();
     for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         match item {
-            "default" | "all" => {
+            "default" => {
                 for kind in StressKind::ALL {
                     for (n, d) in kind.default_settings() {
                         out.push(StressSpec::new(kind, n, d));
                     }
                 }
             }
+            "large" => {
+                for kind in StressKind::ALL {
+                    let (n, d) = kind.large_setting();
+                    out.push(StressSpec::new(kind, n, d));
+                }
+            }
+            "all" => out.extend(suite("default,large")?),
             "small" => {
                 for kind in StressKind::ALL {
                     let (n, d) = kind.default_settings()[0];

@@ -1,10 +1,12 @@
 //! # `cargo tunable bench`
 //!
-//! Replays brute-forced Kernel Tuner caches, runs strategies on them and scores the runs with the
-//! methodology score of paper 001 (0 = random search, 1 = the optimum at the first evaluation).
+//! Replays brute-forced Kernel Tuner caches (or paper 004's synthetic functions, or generated
+//! stress landscapes), runs strategies on them and scores the runs with the methodology score of
+//! paper 001 (0 = random search, 1 = the optimum at the first evaluation).
 //!
 //! ```text
 //! cargo tunable bench --cache FILE [--cache FILE ...] [--space FILE | --t1 FILE | --spaces-dir DIR]
+//!     [--synthetic f3|f4|bukin6 ... --grid 101] [--stress default|small|large|all|KIND|SPEC,...]
 //!     --strategy NAME[,NAME...] --budget 220 --repeats 35 --seed 1 --out DIR [--peer DIR] [--batch N] [--jobs N]
 //!     [--score kernel-tuner|window] [--anytime 25,50,100,220] [--pairs] [--loko]
 //!     [--warm-start-from CACHE ... | --warm-start-family]
@@ -17,6 +19,15 @@
 //! valid ones. `--score window` scores the fixed window up to `--budget` instead. Beside it the
 //! bench prints the *anytime* tables ([`crate::anytime`]): the score at 25, 50, 100 and 220
 //! evaluations (fixed windows), per cache, per kernel family and the worst cache.
+//!
+//! `--stress` adds generated landscapes of the kinds a new user brings
+//! ([`tunable_search::sim::stress`]: flat and periodic, heavy-tailed, plateaus, needles,
+//! near-optimal, noisy, failing), each kind a family of its own (its stems are
+//! `kind_N<size>_D<dims>`). On a noisy landscape the strategy is told noisy measurements
+//! (repeat `i`'s noise fixed by its seed) while its run records, and the score uses, the true
+//! times. The bench prints a summary per group (caches, stress landscapes): per strategy, the
+//! main score's mean and worst case, the cases below random search, and the anytime score's
+//! mean and worst case at each checkpoint ([`anytime::summary`]).
 //!
 //! For each cache and strategy it writes `DIR/<stem>/<strategy>.json`:
 //! `{"strategy": ..., "cache": ..., "budget": ..., "seed": ..., "runs": [[v, v, ...], ...],
@@ -319,7 +330,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
         };
         let first = match source {
             Source::Cache(path) if args.warm.is_on() => {
-                args.warm.first(path, &args.caches, &replay, &args.spaces)?
+                args.warm.first(path, &args.caches, replay, &args.spaces)?
             }
             _ => Vec::new(),
         };

@@ -17,7 +17,7 @@ use super::{
     lookup::Baked,
     session::{self, Record},
     tune,
-    warm::warm_start,
+    warm::plan,
 };
 use crate::RuntimeError;
 use crate::backend::definitions;
@@ -178,10 +178,8 @@ fn tune_call<P: Params>(
     let mut evaluator = Journaled::new(journal, Variants::new(space, run, expected, measurement));
     // The default first: the summary's baseline, and the first incumbent of the early stop.
     let default_at = space.position_of_values(&default.to_values());
-    let opts = TuneOptions {
-        first: first_positions(kernel, space, device, key, default_at),
-        ..opts
-    };
+    let (first, warm) = first_positions(kernel, space, device, key, default_at);
+    let opts = TuneOptions { first, ..opts };
     let label = format!("{} (key {key})", kernel.name);
     let bar = Bar::new(&label, opts.budget.min(space.len()));
     let mut log = Log::new(space, &label, Log::every_from_env(), Some(bar.clone()));
@@ -234,6 +232,7 @@ fn tune_call<P: Params>(
         .with_wall(seconds),
         confirmed: contenders.len(),
         changed: best.map(|b| b.0) != report.best.map(|b| b.0),
+        warm,
     };
     eprintln!("{summary}");
     session::record(&Record::of(&summary));
@@ -330,27 +329,34 @@ fn winner_binaries<P: Params>(
 }
 
 /// What the tuning evaluates first: the default configuration (the summary's baseline), then
-/// the [warm start](super::warm) from other devices' entries in the tuned file, said on stderr.
+/// the [warm start](super::warm) from the tuned file's entries for other devices and for this
+/// device's other keys, said on stderr; with the warm start's size and source for the summary.
 fn first_positions(
     kernel: &KernelSpec,
     space: &Space,
     device: &str,
     key: u64,
     default_at: Option<usize>,
-) -> Vec<usize> {
+) -> (Vec<usize>, Option<(usize, String)>) {
     let path = tuned_file(&tuned_dir(kernel.manifest_dir), kernel.name);
     let entries = read(&path).unwrap_or_default();
-    let warm = warm_start(&entries, kernel.name, space, device, key);
-    if !warm.is_empty() {
+    let warm = plan(&entries, kernel.name, space, device, key);
+    let source = warm.describe();
+    if let Some(from) = &source {
         eprintln!(
-            "tunable: {} (key {key}): warm start from other devices' entries, {} configuration(s) first",
+            "tunable: {} (key {key}): warm start from {from}: {} configuration(s) first",
             kernel.name,
-            warm.len()
+            warm.positions.len()
         );
     }
+    let n = warm.positions.len();
     let mut first: Vec<usize> = default_at.into_iter().collect();
-    first.extend(warm.into_iter().filter(|p| Some(*p) != default_at));
-    first
+    first.extend(
+        warm.positions
+            .into_iter()
+            .filter(|p| Some(*p) != default_at),
+    );
+    (first, source.map(|s| (n, s)))
 }
 
 /// What the tuned file keeps about a winner.

@@ -6,8 +6,9 @@ use super::options::{
     AcquisitionChoice, BatchFill, BayesOptions, Exploration, SurrogateChoice, Transform,
 };
 use super::{
-    Acquisition, ClusteredGp, Covariance, Feasibility, Gp, GpParams, Pick, Points, Portfolio,
-    PortfolioKind, Prediction, Surrogate, TrustRegion, contextual_variance,
+    Acquisition, ClusteredGp, Covariance, Fallback, Feasibility, Gp, GpParams, Guard, Pick, Points,
+    Portfolio, PortfolioKind, Prediction, Surrogate, TrustRegion, contextual_variance,
+    with_alignment,
 };
 use crate::Space;
 use crate::space::Neighbourhood;
@@ -63,6 +64,8 @@ pub struct Bayes {
     /// The surrogate's acquisition weights per candidate (clustered GP).
     weights: Vec<f64>,
     scratch: Vec<Prediction>,
+    /// The predictive check (`guard > 0`).
+    guard: Option<Guard>,
 }
 
 impl std::fmt::Debug for Bayes {
@@ -80,7 +83,7 @@ impl Bayes {
     /// Bayesian optimization over `space` with `options`, seeded.
     pub fn new(space: Arc<Space>, options: BayesOptions, seed: u64) -> Self {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let points = Arc::new(Points::from_space(&space));
+        let points = Arc::new(with_alignment(&space, options.align));
         let early = options.early_lengthscale > 0.0 && options.early > 0;
         let lengthscale = if early {
             options.early_lengthscale
@@ -136,6 +139,7 @@ impl Bayes {
             )),
             AcquisitionChoice::Single(_) => None,
         };
+        let guard = (options.guard > 0.0).then(|| Guard::new(options.guard_window));
         Bayes {
             memo: Memo::new(space.len()),
             space,
@@ -167,6 +171,7 @@ impl Bayes {
             probs: Vec::new(),
             weights: Vec::new(),
             scratch: Vec::new(),
+            guard,
         }
     }
 
@@ -213,10 +218,30 @@ impl Bayes {
         if tau < 1.0 && self.rng.random::<f64>() >= tau {
             return self.memo.random_unasked(&mut self.rng);
         }
+        // The predictive check: a model that does not predict does not pick.
+        if let Some(guard) = &mut self.guard
+            && guard.distrusts(self.options.guard)
+        {
+            let kind = guard.next_fallback(self.options.fallback);
+            return self.fallback_pick(kind);
+        }
         self.new_round();
         self.queue
             .pop_front()
             .or_else(|| self.memo.random_unasked(&mut self.rng))
+    }
+
+    /// A pick without the model: a random unasked configuration, or a random unasked Hamming
+    /// neighbour of the best configuration found that has one.
+    fn fallback_pick(&mut self, kind: Fallback) -> Option<usize> {
+        if kind != Fallback::Random {
+            let near = self.polish_candidates();
+            if !near.is_empty() {
+                let i = self.rng.random_range(0..near.len());
+                return Some(near[i]);
+            }
+        }
+        self.memo.random_unasked(&mut self.rng)
     }
 
     /// Whether the next ask waits for results (see the `ramp` option): the initial sample is
@@ -571,6 +596,11 @@ impl Strategy for Bayes {
             match value {
                 Some(v) => {
                     let y = self.target(v);
+                    if let Some(guard) = &mut self.guard
+                        && self.bo_started
+                    {
+                        guard.record(self.model.predict(t.position).mean, y, &self.targets);
+                    }
                     self.model.observe(t.position, y);
                     self.targets.push(y);
                     self.valid.push(v);

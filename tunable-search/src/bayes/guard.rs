@@ -91,10 +91,15 @@ impl Guard {
             .then(|| self.recent.iter().sum::<f64>() / self.recent.len() as f64)
     }
 
-    /// Whether the model should not pick now: fewer than `window / 2` results are checked yet
-    /// (at least 2), or the skill is below `threshold`.
+    /// Whether enough results are checked to judge the model: half the window, at least 2.
+    pub fn judged(&self) -> bool {
+        self.recent.len() >= (self.window / 2).max(2)
+    }
+
+    /// Whether the model should not pick now: it is [judged](Self::judged) and its skill is
+    /// below `threshold`.
     pub fn distrusts(&self, threshold: f64) -> bool {
-        self.recent.len() >= (self.window / 2).max(2) && self.skill().is_some_and(|s| s < threshold)
+        self.judged() && self.skill().is_some_and(|s| s < threshold)
     }
 
     /// Counts a pick given to the fallback and says which kind it is (for [`Fallback::Mixed`]).

@@ -169,7 +169,7 @@ pub use options::{
     AcquisitionChoice, BatchFill, BayesOptions, Exploration, SurrogateChoice, Transform,
 };
 pub use portfolio::{Pick, Portfolio, PortfolioKind, PortfolioOptions};
-pub use strategy::Bayes;
+pub use strategy::{Bayes, DUAL_MARGIN};
 pub use surrogate::{Prediction, Surrogate};
 pub use trust::TrustRegion;
 

@@ -200,6 +200,11 @@ declare_options! {
         /// integer parameters not ordered by alignment get one more coordinate, their trailing
         /// zero bits, scaled to `[0, align]`; 0 turns them off.
         align: f64 = 0.0, "align" => non_negative;
+        /// If `W > 0`, a second model is kept beside the first, with alignment coordinates of
+        /// weight `W` ([`with_alignment`](super::with_alignment)), told the same results; it
+        /// picks instead of the first while its predictive check ([`Guard`](super::Guard)) is
+        /// better by a margin. 0 (or `align > 0`, or a trust region) turns it off.
+        dual: f64 = 0.0, "dual" => non_negative;
         /// The results the predictive check averages over, at least 2.
         guard_window: usize = 10, "guard_window" => at_least(2);
         /// What picks while the model does not predict: `random`, `local` (a neighbour of the

@@ -19,6 +19,9 @@ use rayon::prelude::*;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+/// How much better (in mean concordance) the second model must predict to take over (`dual`).
+pub const DUAL_MARGIN: f64 = 0.02;
+
 /// Bayesian optimization over a [`Space`] (see the [module docs](super)).
 pub struct Bayes {
     space: Arc<Space>,
@@ -64,8 +67,12 @@ pub struct Bayes {
     /// The surrogate's acquisition weights per candidate (clustered GP).
     weights: Vec<f64>,
     scratch: Vec<Prediction>,
-    /// The predictive check (`guard > 0`).
+    /// The predictive check of `model` (with `guard > 0` or a second model).
     guard: Option<Guard>,
+    /// The second model (`dual`): the other coordinates (with alignment coordinates when `model`
+    /// has none, and the reverse), its points and its predictive check. Whichever of the two
+    /// predicts better is `model`.
+    alt: Option<(Box<dyn Surrogate>, Arc<Points>, Guard)>,
 }
 
 impl std::fmt::Debug for Bayes {
@@ -104,18 +111,28 @@ impl Bayes {
         } else {
             (None, None)
         };
-        let model: Box<dyn Surrogate> = match options.surrogate {
-            SurrogateChoice::Gp => {
-                Box::new(Gp::new(params, Arc::clone(&points), candidates.clone()))
+        let surrogate = |points: &Arc<Points>| -> Box<dyn Surrogate> {
+            match options.surrogate {
+                SurrogateChoice::Gp => {
+                    Box::new(Gp::new(params, Arc::clone(points), candidates.clone()))
+                }
+                SurrogateChoice::Clustered(c) => Box::new(ClusteredGp::new(
+                    params,
+                    Arc::clone(points),
+                    candidates.clone(),
+                    c,
+                    seed ^ 0x9e37_79b9_7f4a_7c15,
+                )),
             }
-            SurrogateChoice::Clustered(c) => Box::new(ClusteredGp::new(
-                params,
-                Arc::clone(&points),
-                candidates.clone(),
-                c,
-                seed ^ 0x9e37_79b9_7f4a_7c15,
-            )),
         };
+        let model = surrogate(&points);
+        // The second model sees the space with alignment coordinates of weight `dual` (none if
+        // the space has no parameter that gets one); not with a trust region, whose box is in
+        // the first model's coordinates.
+        let alt = (options.dual > 0.0 && options.trust == 0.0 && options.align == 0.0)
+            .then(|| Arc::new(with_alignment(&space, options.dual)))
+            .filter(|p| p.dims() > points.dims())
+            .map(|p| (surrogate(&p), p, Guard::new(options.guard_window)));
         let feasibility = options
             .feasibility
             .then(|| Feasibility::new(params, Arc::clone(&points), candidates));
@@ -139,7 +156,8 @@ impl Bayes {
             )),
             AcquisitionChoice::Single(_) => None,
         };
-        let guard = (options.guard > 0.0).then(|| Guard::new(options.guard_window));
+        let guard =
+            (options.guard > 0.0 || alt.is_some()).then(|| Guard::new(options.guard_window));
         Bayes {
             memo: Memo::new(space.len()),
             space,
@@ -172,6 +190,7 @@ impl Bayes {
             weights: Vec::new(),
             scratch: Vec::new(),
             guard,
+            alt,
         }
     }
 
@@ -220,6 +239,7 @@ impl Bayes {
         }
         // The predictive check: a model that does not predict does not pick.
         if let Some(guard) = &mut self.guard
+            && self.options.guard > 0.0
             && guard.distrusts(self.options.guard)
         {
             let kind = guard.next_fallback(self.options.fallback);
@@ -229,6 +249,24 @@ impl Bayes {
         self.queue
             .pop_front()
             .or_else(|| self.memo.random_unasked(&mut self.rng))
+    }
+
+    /// Makes the better predicting of the two models (`dual`) the one that picks: the second
+    /// takes over when its skill exceeds the first's by [`DUAL_MARGIN`], both judged on at least
+    /// half their window. Both have no fantasies when this runs (at the end of a tell).
+    fn choose_model(&mut self) {
+        let (Some(mine), Some((_, _, theirs))) = (&self.guard, &self.alt) else {
+            return;
+        };
+        let (Some(a), Some(b)) = (mine.skill(), theirs.skill()) else {
+            return;
+        };
+        if theirs.judged() && b > a + DUAL_MARGIN {
+            let (model, points, check) = self.alt.as_mut().expect("checked above");
+            std::mem::swap(&mut self.model, model);
+            std::mem::swap(&mut self.points, points);
+            std::mem::swap(self.guard.as_mut().expect("checked above"), check);
+        }
     }
 
     /// A pick without the model: a random unasked configuration, or a random unasked Hamming
@@ -581,6 +619,9 @@ impl Strategy for Bayes {
             return;
         }
         self.model.clear_fantasies();
+        if let Some((alt, _, _)) = &mut self.alt {
+            alt.clear_fantasies();
+        }
         self.fantasized = 0;
         for t in trials {
             self.memo.record(t);
@@ -602,6 +643,12 @@ impl Strategy for Bayes {
                         guard.record(self.model.predict(t.position).mean, y, &self.targets);
                     }
                     self.model.observe(t.position, y);
+                    if let Some((alt, _, check)) = &mut self.alt {
+                        if self.bo_started {
+                            check.record(alt.predict(t.position).mean, y, &self.targets);
+                        }
+                        alt.observe(t.position, y);
+                    }
                     self.targets.push(y);
                     self.valid.push(v);
                     self.valid_rows.push(t.position);
@@ -620,6 +667,7 @@ impl Strategy for Bayes {
             }
         }
         self.finish_rounds();
+        self.choose_model();
         if let Some(early) = self.early_params
             && self.memo.asked_count() >= self.options.early
         {
@@ -627,10 +675,16 @@ impl Strategy for Bayes {
                 .and_then(|k| k.with_additive(self.options.additive))
                 .expect("checked option");
             self.model.set_params(GpParams { kernel, ..early });
+            if let Some((alt, _, _)) = &mut self.alt {
+                alt.set_params(GpParams { kernel, ..early });
+            }
             self.early_params = None;
         }
         if self.options.fit && self.valid.len() >= self.next_fit {
             self.model.fit_hyperparameters();
+            if let Some((alt, _, _)) = &mut self.alt {
+                alt.fit_hyperparameters();
+            }
             self.next_fit = 2 * self.valid.len();
         }
     }

@@ -131,6 +131,70 @@ pub(crate) fn markdown(checkpoints: &[usize], rows: &[Curve<'_>]) -> String {
     t
 }
 
+/// One strategy's scores on one case (a cache or a generated landscape).
+pub(crate) struct Case<'a> {
+    /// The case's stem.
+    pub stem: &'a str,
+    /// The main (cut-off or window) score.
+    pub score: f64,
+    /// The score at each checkpoint (`NaN` where undefined).
+    pub anytime: Vec<f64>,
+}
+
+/// A group's summary: per strategy (`(spec, cases)`), the main score's mean and worst case, how
+/// many cases score below random search (< 0), and the anytime score's mean and worst case at
+/// each checkpoint. Empty for a group without cases.
+pub(crate) fn summary(
+    title: &str,
+    checkpoints: &[usize],
+    rows: &[(&str, Vec<Case<'_>>)],
+) -> String {
+    let Some(n) = rows.first().map(|r| r.1.len()).filter(|&n| n > 0) else {
+        return String::new();
+    };
+    let mut t = format!(
+        "Summary over the {title} ({n} cases): the main score's mean, worst case and the cases \
+         below random search (score < 0); the score at k evaluations, mean (worst); the cases \
+         below random search at some checkpoint:\n\n| strategy | mean | worst | below random |"
+    );
+    for k in checkpoints {
+        t += &format!(" at {k} |");
+    }
+    t += &format!(
+        " below random at some k |\n|---|---|---|---|{}---|\n",
+        "---|".repeat(checkpoints.len())
+    );
+    let below = |count: usize| format!("{count}/{n} ({:.0}%)", 100.0 * count as f64 / n as f64);
+    for (strategy, cases) in rows {
+        let mean = cases.iter().map(|c| c.score).sum::<f64>() / n as f64;
+        let worst = cases
+            .iter()
+            .min_by(|a, b| a.score.total_cmp(&b.score))
+            .map_or("-".to_owned(), |c| format!("{:.3} ({})", c.score, c.stem));
+        let under = cases.iter().filter(|c| c.score < 0.0).count();
+        t += &format!(
+            "| {strategy} | **{mean:.3}** | {worst} | {} |",
+            below(under)
+        );
+        for j in 0..checkpoints.len() {
+            let at: Vec<f64> = cases
+                .iter()
+                .map(|c| c.anytime[j])
+                .filter(|v| !v.is_nan())
+                .collect();
+            let m = at.iter().sum::<f64>() / at.len().max(1) as f64;
+            let w = at.iter().copied().fold(f64::INFINITY, f64::min);
+            t += &format!(" {m:.3} ({w:.3}) |");
+        }
+        let anywhere = cases
+            .iter()
+            .filter(|c| c.anytime.iter().any(|&v| v < 0.0))
+            .count();
+        t += &format!(" {} |\n", below(anywhere));
+    }
+    t
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,5 +237,35 @@ mod tests {
             t.contains("| a | 0.20 / 0.60 | 0.40 / 0.80 | -0.30 / 0.10 |"),
             "{t}"
         );
+    }
+
+    #[test]
+    fn summaries_count_cases_below_random() {
+        let case = |stem, score, anytime: Vec<f64>| Case {
+            stem,
+            score,
+            anytime,
+        };
+        let rows = [(
+            "a",
+            vec![
+                case("x_N1", 0.5, vec![0.2, 0.6]),
+                case("y_N1", -0.1, vec![-0.4, f64::NAN]),
+                case("z_N1", 0.2, vec![0.1, -0.05]),
+                case("w_N1", 0.6, vec![0.3, 0.5]),
+            ],
+        )];
+        let t = summary("stress landscapes", &[25, 50], &rows);
+        assert!(
+            t.contains("Summary over the stress landscapes (4 cases)"),
+            "{t}"
+        );
+        assert!(
+            t.contains(
+                "| a | **0.300** | -0.100 (y_N1) | 1/4 (25%) | 0.050 (-0.400) | 0.350 (-0.050) | 2/4 (50%) |"
+            ),
+            "{t}"
+        );
+        assert_eq!(summary("caches", &[25], &[("a", vec![])]), "");
     }
 }

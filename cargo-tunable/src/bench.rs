@@ -51,6 +51,7 @@ use serde::{Deserialize, Serialize};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use tunable_search::sim::stress::{self, Landscape, StressSpec};
 use tunable_search::sim::{
     KernelTunerCache, Observation, Replay, ScoreContext, ScoreOptions, Synthetic,
 };
@@ -60,12 +61,18 @@ use tunable_search::strategy::{self, Outcome, StrategySpec};
 #[derive(Args)]
 pub(crate) struct BenchArgs {
     /// A Kernel Tuner cache file (`.json` or `.json.gz`); repeat for several.
-    #[arg(long = "cache", required_unless_present = "synthetic")]
+    #[arg(long = "cache", required_unless_present_any = ["synthetic", "stress"])]
     caches: Vec<PathBuf>,
     /// A synthetic function of paper 004 on a grid instead of a cache: `f3`, `f4` or `bukin6`;
     /// repeat for several.
     #[arg(long, value_parser = parse_synthetic)]
     synthetic: Vec<Synthetic>,
+    /// Generated stress landscapes (see `tunable_search::sim::stress`), comma-separated:
+    /// `default` (every kind at three sizes, 21 landscapes), `small` (every kind at its smallest),
+    /// a kind (`flat_periodic`, `heavy_tail`, `plateau`, `needle`, `near_optimal`, `noisy`,
+    /// `failing`: its three default settings) or `kind:n=SIZE:d=DIMS[:seed=S][:noise=E][:fail=F]`.
+    #[arg(long, value_parser = parse_stress)]
+    stress: Vec<Vec<StressSpec>>,
     /// Grid points per axis of the synthetic functions.
     #[arg(long, default_value_t = 101)]
     grid: usize,
@@ -122,6 +129,10 @@ pub(crate) struct BenchArgs {
     warm: crate::warm::WarmArgs,
 }
 
+fn parse_stress(list: &str) -> Result<Vec<StressSpec>, String> {
+    stress::suite(list).map_err(|e| e.to_string())
+}
+
 fn parse_synthetic(name: &str) -> Result<Synthetic, String> {
     Synthetic::from_name(name).ok_or_else(|| {
         let known: Vec<&str> = Synthetic::ALL.iter().map(|s| s.name()).collect();
@@ -136,6 +147,7 @@ fn parse_synthetic(name: &str) -> Result<Synthetic, String> {
 enum Source<'a> {
     Cache(&'a Path),
     Synthetic(Synthetic),
+    Stress(&'a StressSpec),
 }
 
 impl Source<'_> {
@@ -143,6 +155,7 @@ impl Source<'_> {
         match self {
             Source::Cache(p) => caches::stem_of(p),
             Source::Synthetic(f) => f.name().to_owned(),
+            Source::Stress(s) => s.stem(),
         }
     }
 
@@ -154,6 +167,7 @@ impl Source<'_> {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default(),
             Source::Synthetic(f) => format!("synthetic:{}:{grid}x{grid}", f.name()),
+            Source::Stress(s) => format!("stress:{s}"),
         }
     }
 }
@@ -235,7 +249,17 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
         .iter()
         .map(|c| Source::Cache(c))
         .chain(args.synthetic.iter().map(|&f| Source::Synthetic(f)))
+        .chain(args.stress.iter().flatten().map(Source::Stress))
         .collect();
+    let stress_stems: Vec<String> = args.stress.iter().flatten().map(|s| s.stem()).collect();
+    let mut seen = std::collections::HashSet::new();
+    if let Some(dup) = sources
+        .iter()
+        .map(Source::stem)
+        .find(|s| !seen.insert(s.clone()))
+    {
+        return Err(format!("'{dup}' is given twice").into());
+    }
     let versus = match &args.versus {
         Some(v) => {
             let v: StrategySpec = v.parse()?;
@@ -275,9 +299,23 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
     for source in &sources {
         let stem = source.stem();
         bar.set_message(stem.clone());
-        let (replay, noise) = match source {
-            Source::Cache(path) => replay_for(path, &stem, &args)?,
-            Source::Synthetic(f) => (f.replay(args.grid)?, None),
+        let owned: Replay;
+        let generated: Landscape;
+        let (replay, noise, landscape) = match source {
+            Source::Cache(path) => {
+                let noise;
+                (owned, noise) = replay_for(path, &stem, &args)?;
+                (&owned, noise, None)
+            }
+            Source::Synthetic(f) => {
+                owned = f.replay(args.grid)?;
+                (&owned, None, None)
+            }
+            Source::Stress(spec) => {
+                generated = Landscape::build(spec)?;
+                let noise = (generated.noise() > 0.0).then(|| generated.noise());
+                (generated.replay(), noise, Some(&generated))
+            }
         };
         let first = match source {
             Source::Cache(path) if args.warm.is_on() => {
@@ -303,7 +341,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
         for (spec, row) in specs.iter().zip(rows.iter_mut()) {
             // Validate the spec once, before spawning workers.
             strategy::build(spec, replay.shared_space(), args.seed)?;
-            let runs = run_repeats(&replay, spec, &args, jobs, &bar, &first);
+            let runs = run_repeats(replay, landscape, spec, &args, jobs, &bar, &first);
             let values: Vec<Vec<Option<f64>>> = runs.iter().map(|r| r.0.clone()).collect();
             let seconds: Vec<f64> = runs.iter().map(|r| r.1).collect();
             let (mean, se) = ctx.score_runs(&values);
@@ -388,6 +426,31 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
     }
     rows.sort_by(|a, b| b.mean.total_cmp(&a.mean));
     let mut table = markdown_table(&stems, &rows, &args);
+    let checkpoints = anytime_checkpoints.clone().unwrap_or_default();
+    for (title, stress) in [("caches", false), ("stress landscapes", true)] {
+        let group: Vec<(&str, Vec<anytime::Case>)> = rows
+            .iter()
+            .map(|r| {
+                let cases = r
+                    .per_cache
+                    .iter()
+                    .zip(&r.anytime)
+                    .filter(|(c, _)| stress_stems.contains(&c.0) == stress)
+                    .map(|(c, (_, at))| anytime::Case {
+                        stem: &c.0,
+                        score: c.1,
+                        anytime: at.iter().map(|a| a.0).collect(),
+                    })
+                    .collect();
+                (r.strategy.as_str(), cases)
+            })
+            .collect();
+        let part = anytime::summary(title, &checkpoints, &group);
+        if !part.is_empty() {
+            table += "\n";
+            table += &part;
+        }
+    }
     table += &failed_table(&stems, &rows);
     let names: Vec<String> = specs.iter().map(ToString::to_string).collect();
     let order: Vec<&str> = rows.iter().map(|r| r.strategy.as_str()).collect();
@@ -525,9 +588,13 @@ fn replay_for(
     Ok((Replay::new(&cache, space)?, gap::timing_noise(&cache)))
 }
 
-/// Runs `repeats` seeded runs of one strategy on `jobs` threads; results in repeat order.
+/// Runs `repeats` seeded runs of one strategy on `jobs` threads; results in repeat order. A run
+/// records the true value of each configuration it evaluated; on a generated landscape with
+/// noise the strategy is told the noisy measurement (repeat `i`'s noise is fixed by its seed).
+#[allow(clippy::too_many_arguments)]
 fn run_repeats(
     replay: &Replay,
+    landscape: Option<&Landscape>,
     spec: &StrategySpec,
     args: &BenchArgs,
     jobs: usize,
@@ -536,9 +603,14 @@ fn run_repeats(
 ) -> Vec<(Vec<Option<f64>>, f64)> {
     let next = AtomicUsize::new(0);
     let mut results: Vec<Option<(Vec<Option<f64>>, f64)>> = vec![None; args.repeats];
-    let objective = |p: usize| match replay.evaluate(p) {
-        Some(Observation::Value(v)) => Outcome::Value(*v),
-        _ => Outcome::Failed,
+    let objective = |p: usize, seed: u64| match landscape {
+        Some(land) => land
+            .measure(p, seed)
+            .map_or(Outcome::Failed, Outcome::Value),
+        None => match replay.evaluate(p) {
+            Some(Observation::Value(v)) => Outcome::Value(*v),
+            _ => Outcome::Failed,
+        },
     };
     std::thread::scope(|s| {
         let workers: Vec<_> = (0..jobs.min(args.repeats.max(1)))
@@ -558,9 +630,13 @@ fn run_repeats(
                             args.budget,
                             args.batch,
                             first,
-                            objective,
+                            |p| objective(p, seed),
                         );
-                        let values = rec.trials.iter().map(|t| t.outcome.value()).collect();
+                        let values = rec
+                            .trials
+                            .iter()
+                            .map(|t| replay.values()[t.position])
+                            .collect();
                         mine.push((i, (values, rec.strategy_seconds)));
                         bar.inc(1);
                     }

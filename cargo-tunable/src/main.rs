@@ -58,7 +58,8 @@ enum Command {
     /// Search spaces: build, count and time them.
     #[command(subcommand)]
     Space(space::SpaceCommand),
-    /// Run strategies on replayed Kernel Tuner caches (or synthetic functions) and score them.
+    /// Run strategies on replayed Kernel Tuner caches (or synthetic functions, or generated stress
+    /// landscapes) and score them.
     Bench(Box<bench::BenchArgs>),
     /// Print the tuned configurations of a crate.
     Show(show::ShowArgs),

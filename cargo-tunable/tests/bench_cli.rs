@@ -191,7 +191,8 @@ fn synthetic_functions_and_run_by_run_comparison() {
     let table = String::from_utf8(r.stdout).unwrap();
     assert!(table.contains("Run by run against random"), "{table}");
     assert!(table.contains("fixed window"), "{table}");
-    let row = table
+    let (_, versus) = table.split_once("Run by run against random").unwrap();
+    let row = versus
         .lines()
         .find(|l| l.starts_with("| annealing |") && l.contains('%'))
         .unwrap_or_else(|| panic!("no comparison row:\n{table}"));
@@ -221,5 +222,93 @@ fn synthetic_functions_and_run_by_run_comparison() {
         .unwrap();
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown synthetic function 'f5'"));
+    std::fs::remove_dir_all(&out).ok();
+}
+
+#[test]
+fn stress_landscapes_run_beside_caches_and_are_summarized_apart() {
+    use tunable_search::sim::stress::{Landscape, StressSpec};
+    let out = std::env::temp_dir().join(format!("tunable-bench-stress-{}", std::process::id()));
+    let r = Command::new(env!("CARGO_BIN_EXE_cargo-tunable"))
+        .args(["tunable", "bench", "--loko"])
+        .args(["--cache", &shared("cachefiles/pnpoly_RTX_3090.json.gz")])
+        .args([
+            "--stress",
+            "flat_periodic:n=300:d=3,heavy_tail:n=400:d=3",
+            "--stress",
+            "noisy:n=300:d=3",
+        ])
+        .args(["--strategy", "random,annealing", "--budget", "60"])
+        .args(["--repeats", "3", "--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let table = String::from_utf8(r.stdout).unwrap();
+    // One summary per group, each over its own cases.
+    assert!(
+        table.contains("Summary over the caches (1 cases)"),
+        "{table}"
+    );
+    assert!(
+        table.contains("Summary over the stress landscapes (3 cases)"),
+        "{table}"
+    );
+    assert!(
+        table.contains("| strategy | mean | worst | below random | at 25 | at 50 |"),
+        "{table}"
+    );
+    // Each kind is a family of its own in leave-one-family-out.
+    for family in [
+        "| flat_periodic |",
+        "| heavy_tail |",
+        "| noisy |",
+        "| pnpoly |",
+    ] {
+        assert!(table.contains(family), "{family}:\n{table}");
+    }
+    assert!(table.contains("Mean held-out score"), "{table}");
+    assert!(table.contains("2 strategies on 4 objectives"), "{table}");
+    // The noisy landscape's runs record true times (the strategy was told noisy ones): every
+    // value is one of the landscape's.
+    let file: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("noisy_N300_D3/annealing.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(file["cache"], "stress:noisy:n=300:d=3");
+    let spec: StressSpec = "noisy:n=300:d=3".parse().unwrap();
+    let land = Landscape::build(&spec).unwrap();
+    assert!(land.noise() > 0.0);
+    let truth = land.replay().values();
+    for run in file["runs"].as_array().unwrap() {
+        let run = run.as_array().unwrap();
+        assert_eq!(run.len(), 60);
+        for v in run {
+            // serde_json reads floats to within an ulp, not always exactly.
+            let v = v.as_f64().unwrap();
+            assert!(
+                truth.iter().flatten().any(|t| (t - v).abs() <= 1e-12 * t),
+                "{v} is not a true time"
+            );
+        }
+    }
+    // A malformed landscape is refused before anything runs, naming the kinds.
+    let bad = Command::new(env!("CARGO_BIN_EXE_cargo-tunable"))
+        .args([
+            "tunable",
+            "bench",
+            "--stress",
+            "flat",
+            "--strategy",
+            "random",
+        ])
+        .args(["--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("unknown landscape kind 'flat'") && err.contains("heavy_tail"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&out).ok();
 }

@@ -9,6 +9,8 @@
 //!   re-exported here;
 //! - [`Replay`]: an objective over a [`Space`](crate::Space) that answers from a cache;
 //! - [`synthetic`]: paper 004's test functions (f3, f4, Bukin N.6) on grids, as replays;
+//! - [`stress`]: generated landscapes of the kinds a new user brings (flat and periodic,
+//!   heavy-tailed, plateaus, needles, near-optimal, noisy, failing), as replays;
 //! - [`score`]: the methodology score of paper 001 (Section V-A) against the exact expected
 //!   best-so-far of random search, [`ScoreContext`].
 //!
@@ -33,6 +35,7 @@
 
 mod replay;
 pub mod score;
+pub mod stress;
 pub mod synthetic;
 
 pub use crate::format::kernel_tuner::{CacheEntry, KernelTunerCache, Observation};
@@ -86,6 +89,14 @@ pub enum SimError {
         t_start: usize,
         /// Last scored evaluation.
         budget: usize,
+    },
+    /// A stress landscape's spec is malformed or cannot be built.
+    #[error("bad stress landscape '{spec}': {message}")]
+    BadLandscape {
+        /// The spec as given.
+        spec: String,
+        /// What is wrong.
+        message: String,
     },
     /// A scoring option out of its range.
     #[error("bad score option: {message}")]

@@ -1,0 +1,72 @@
+//! # `failing`: many configurations fail at run time
+//!
+//! A hidden resource (registers, shared memory: weighted sizes of some numeric parameters, plus
+//! a switch or choice value that adds to it) decides which configurations fail: the top 30% to
+//! 60% by resource (seeded). The failures are clustered in regions of the space, not uniform,
+//! and the constraints do not know them. As on real devices, using more of the resource is
+//! faster: the best configurations lie just below the limit. A visible constraint also bounds
+//! the two tiles' product.
+
+use super::shape::{Mix, Plan, Point, Profile, Role, hash, roles as cycle, unit_of};
+use super::{Model, Resource};
+
+/// Two tiles, an integer and a block size, then switches, choices, integers and tiles.
+pub(super) fn roles(dims: usize) -> Vec<Role> {
+    cycle(
+        &[Role::Pow2, Role::Pow2, Role::Int, Role::Block],
+        &[Role::Switch, Role::Choice(3), Role::Int, Role::Pow2],
+        dims,
+    )
+}
+
+pub(super) fn model(plan: &Plan, mix: &mut Mix) -> Model {
+    let seed = mix.next();
+    let dims = plan.roles.len();
+    let resource = Resource::seeded(plan, mix);
+    let gain = mix.range(0.5, 1.0);
+    let wells: Vec<(f64, f64, u16)> = (0..dims)
+        .map(|k| {
+            (
+                mix.range(0.2, 0.8),
+                mix.unit(),
+                mix.below(plan.counts[k]) as u16,
+            )
+        })
+        .collect();
+    let roles = plan.roles.clone();
+    let used = resource.clone();
+    let raw = move |p: &Point| {
+        let mut r = -gain * used.eval(p);
+        for (k, &(w, c, good)) in wells.iter().enumerate() {
+            r += match roles[k] {
+                Role::Switch | Role::Choice(_) => 0.3 * w * f64::from(u8::from(p.i[k] != good)),
+                _ => 0.5 * w * (p.x[k] - c).powi(2),
+            };
+        }
+        r + 0.1 * unit_of(hash(seed, p.position as u64, 0))
+    };
+    let mut constraints = vec![];
+    if dims > 1 && plan.counts[0] >= 4 && plan.counts[1] >= 4 {
+        let max = (plan.counts[0] - 1 + plan.counts[1] - 1) * 4 / 5;
+        constraints.push(format!(
+            "{} * {} <= {}",
+            plan.names[0],
+            plan.names[1],
+            1u64 << max
+        ));
+    }
+    Model {
+        constraints,
+        raw: Box::new(raw),
+        profile: Some(Profile(vec![
+            (0.0, 1.0),
+            (0.02, 1.05),
+            (0.1, 1.3),
+            (0.5, 2.5),
+            (1.0, 10.0),
+        ])),
+        fail: mix.range(0.3, 0.6),
+        resource,
+        noise: 0.0,
+    }
+}

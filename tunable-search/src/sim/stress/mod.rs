@@ -1,0 +1,586 @@
+//! # Stress landscapes: generated search spaces of the kinds a new user brings
+//!
+//! The shared caches hold a handful of kernels; a default chosen on them can fail on a landscape
+//! of a kind they do not contain (issue 27). This module generates such landscapes: seeded,
+//! deterministic, on real [`Space`](crate::Space)s with typed parameters (and constraints), every
+//! configuration's time known, so the score against the exact random-search baseline is as
+//! exact as on a brute-forced cache. Each [`StressKind`] is one shape of landscape:
+//!
+//! | kind | what it models |
+//! | --- | --- |
+//! | `flat_periodic` | flat times (median ~1.4x the optimum, ~3% within 5%) decided by alignment: a block size good at multiples of 64, integers good at powers of two, one switch that must be on, one that does nothing |
+//! | `heavy_tail` | a tiny good region: median ~30x the optimum, 10th percentile ~9x; random search is 95% of the way in about a dozen evaluations |
+//! | `plateau` | categorical and boolean switches, some irrelevant, and integer parameters whose effect comes in steps: equal times over wide regions |
+//! | `needle` | a wide smooth basin (a decoy 25% above the optimum) and the optimum in a narrow basin elsewhere |
+//! | `near_optimal` | many near-optimal configurations: the top 8% within ~1% of the optimum; random search needs about ten evaluations |
+//! | `noisy` | a typical kernel landscape measured with 1-5% noise: each evaluation returns the true time times `1 + sigma z` |
+//! | `failing` | 30-60% of configurations fail at run time (a hidden resource limit, clustered, not uniform); the fastest lie near the limit |
+//!
+//! How a landscape is made (the same for every kind, see `shape`): the kind gives its parameters
+//! [roles](shape::Role) (block sizes, power-of-two tiles, small integers, switches, choices),
+//! the sizes are grown until the Cartesian product comes near the size asked, a seeded
+//! *structure* (alignment penalties, wells, level tables, steps) ranks the configurations, and a
+//! *profile* turns the ranking into times (`flat_periodic`'s says the median is 1.4x the
+//! optimum); the profile's excess over the optimum is scaled by a seeded factor in 0.85..1.15.
+//! Failing configurations (the `fail` option, 30-60% by default for `failing`) are those above
+//! a seeded resource threshold. The structures are generic shapes, fitted to no strategy.
+//!
+//! A [`StressSpec`] names one landscape: `kind[:n=SIZE][:d=DIMS][:seed=S][:noise=SIGMA][:fail=F]`
+//! (`n` is the Cartesian size aimed at; constraints remove some). [`suite`] names sets:
+//! `default` (every kind at three sizes and dimensions, 21 landscapes, 200 to 200,000
+//! configurations, 2 to 15 parameters), `small` (every kind at its smallest setting), `large`
+//! (every kind at about 10^6 configurations: a run of a model-based strategy costs seconds
+//! there) and `all` (`default` and `large`). A kind's name alone is its three default settings.
+//!
+//! ```
+//! use tunable_search::sim::stress::{Landscape, StressSpec};
+//! use tunable_search::sim::ScoreContext;
+//!
+//! let spec: StressSpec = "heavy_tail:n=2000:d=4".parse()?;
+//! let land = Landscape::build(&spec)?;
+//! assert_eq!(land.name(), "heavy_tail_N2000_D4");
+//! let (_, optimum) = land.replay().optimum().unwrap();
+//! let ctx = ScoreContext::new(land.replay().values(), 220)?;
+//! assert_eq!(ctx.optimum(), optimum);
+//! # Ok::<(), tunable_search::sim::SimError>(())
+//! ```
+
+mod failing;
+mod flat_periodic;
+mod heavy_tail;
+mod near_optimal;
+mod needle;
+mod noisy;
+mod plateau;
+pub(crate) mod shape;
+mod stats;
+
+use super::{Replay, SimError};
+use crate::SpaceBuilder;
+use shape::{Mix, Plan, Point, Profile, Role};
+pub use stats::Stats;
+use std::fmt;
+use std::str::FromStr;
+
+/// A kind of generated landscape (see the [module docs](self)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StressKind {
+    /// Flat, decided by alignment (multiples of 64, powers of two) and one must-be-on switch.
+    FlatPeriodic,
+    /// Heavy-tailed: median ~30x the optimum, a tiny good region.
+    HeavyTail,
+    /// Plateaus of categorical/boolean switches (some irrelevant) and stepped integers.
+    Plateau,
+    /// A smooth decoy basin and a narrow basin holding the optimum.
+    Needle,
+    /// Many near-optimal configurations: random search needs about ten evaluations.
+    NearOptimal,
+    /// A typical landscape measured with 1-5% noise per evaluation.
+    Noisy,
+    /// 30-60% of configurations fail at run time, clustered by a hidden resource limit.
+    Failing,
+}
+
+impl StressKind {
+    /// Every kind, in the order of the module docs.
+    pub const ALL: [StressKind; 7] = [
+        StressKind::FlatPeriodic,
+        StressKind::HeavyTail,
+        StressKind::Plateau,
+        StressKind::Needle,
+        StressKind::NearOptimal,
+        StressKind::Noisy,
+        StressKind::Failing,
+    ];
+
+    /// The kind's name (also its family in the bench's leave-one-family-out).
+    pub fn name(self) -> &'static str {
+        match self {
+            StressKind::FlatPeriodic => "flat_periodic",
+            StressKind::HeavyTail => "heavy_tail",
+            StressKind::Plateau => "plateau",
+            StressKind::Needle => "needle",
+            StressKind::NearOptimal => "near_optimal",
+            StressKind::Noisy => "noisy",
+            StressKind::Failing => "failing",
+        }
+    }
+
+    /// The kind named `name`.
+    pub fn from_name(name: &str) -> Option<StressKind> {
+        Self::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// The kind's three settings in the `default` suite: `(size, dims)`.
+    pub fn default_settings(self) -> [(usize, usize); 3] {
+        match self {
+            StressKind::FlatPeriodic => [(200, 2), (5_000, 5), (100_000, 12)],
+            StressKind::HeavyTail => [(500, 3), (20_000, 7), (200_000, 15)],
+            StressKind::Plateau => [(300, 4), (10_000, 8), (100_000, 12)],
+            StressKind::Needle => [(400, 2), (10_000, 6), (100_000, 10)],
+            StressKind::NearOptimal => [(200, 3), (200, 5), (2_000, 6)],
+            StressKind::Noisy => [(300, 3), (10_000, 6), (100_000, 12)],
+            StressKind::Failing => [(500, 4), (20_000, 7), (200_000, 13)],
+        }
+    }
+
+    /// The kind's setting in the `large` suite: about a million configurations.
+    pub fn large_setting(self) -> (usize, usize) {
+        match self {
+            StressKind::FlatPeriodic => (1_000_000, 12),
+            StressKind::HeavyTail => (1_000_000, 15),
+            StressKind::Plateau => (1_000_000, 14),
+            StressKind::Needle => (1_000_000, 10),
+            StressKind::NearOptimal => (1_000_000, 9),
+            StressKind::Noisy => (1_000_000, 12),
+            StressKind::Failing => (1_000_000, 13),
+        }
+    }
+
+    fn roles(self, dims: usize) -> Vec<Role> {
+        match self {
+            StressKind::FlatPeriodic => flat_periodic::roles(dims),
+            StressKind::HeavyTail => heavy_tail::roles(dims),
+            StressKind::Plateau => plateau::roles(dims),
+            StressKind::Needle => needle::roles(dims),
+            StressKind::NearOptimal => near_optimal::roles(dims),
+            StressKind::Noisy => noisy::roles(dims),
+            StressKind::Failing => failing::roles(dims),
+        }
+    }
+
+    fn model(self, plan: &Plan, mix: &mut Mix) -> Model {
+        match self {
+            StressKind::FlatPeriodic => flat_periodic::model(plan, mix),
+            StressKind::HeavyTail => heavy_tail::model(plan, mix),
+            StressKind::Plateau => plateau::model(plan, mix),
+            StressKind::Needle => needle::model(plan, mix),
+            StressKind::NearOptimal => near_optimal::model(plan, mix),
+            StressKind::Noisy => noisy::model(plan, mix),
+            StressKind::Failing => failing::model(plan, mix),
+        }
+    }
+}
+
+impl fmt::Display for StressKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What a kind's generator gives for a plan: the structure that ranks configurations and how
+/// rankings become times.
+pub(crate) struct Model {
+    /// Constraints of the space, in the expression language.
+    pub constraints: Vec<String>,
+    /// The structure: lower is better.
+    pub raw: Box<dyn Fn(&Point) -> f64>,
+    /// How ranks become times; `None`: `raw` is already the time relative to the optimum.
+    pub profile: Option<Profile>,
+    /// The hidden resource whose top configurations fail (the `fail` option picks how many).
+    pub resource: Resource,
+    /// The default share of configurations that fail.
+    pub fail: f64,
+    /// The default measurement noise (relative standard deviation).
+    pub noise: f64,
+}
+
+/// A hidden resource use (registers, shared memory): configurations above a threshold fail at
+/// run time. Weighted scaled indices of some numeric parameters, plus a switch or choice value
+/// that adds to it (so failures cluster in regions, not uniformly).
+#[derive(Clone)]
+pub(crate) struct Resource {
+    weights: Vec<(usize, f64)>,
+    trigger: Option<(usize, u16, f64)>,
+}
+
+impl Resource {
+    /// A seeded resource over `plan`'s numeric parameters (at least one if there is any).
+    pub(crate) fn seeded(plan: &Plan, mix: &mut Mix) -> Resource {
+        let numeric: Vec<usize> = (0..plan.roles.len())
+            .filter(|&i| matches!(plan.roles[i], Role::Block | Role::Pow2 | Role::Int))
+            .collect();
+        let mut weights: Vec<(usize, f64)> = Vec::new();
+        for &i in &numeric {
+            if mix.unit() < 0.7 {
+                weights.push((i, mix.range(0.5, 1.5)));
+            }
+        }
+        if weights.is_empty() && !numeric.is_empty() {
+            weights.push((numeric[mix.below(numeric.len())], 1.0));
+        }
+        let switches: Vec<usize> = (0..plan.roles.len())
+            .filter(|&i| matches!(plan.roles[i], Role::Switch | Role::Choice(_)))
+            .collect();
+        let trigger = (!switches.is_empty()).then(|| {
+            let k = switches[mix.below(switches.len())];
+            let value = mix.below(plan.counts[k]) as u16;
+            (k, value, mix.range(0.3, 0.8))
+        });
+        Resource { weights, trigger }
+    }
+
+    /// The resource a configuration uses.
+    pub(crate) fn eval(&self, p: &Point) -> f64 {
+        let mut r: f64 = self.weights.iter().map(|&(k, w)| w * p.x[k]).sum();
+        if let Some((k, value, w)) = self.trigger
+            && p.i[k] == value
+        {
+            r += w;
+        }
+        r
+    }
+}
+
+/// One generated landscape: `kind[:n=SIZE][:d=DIMS][:seed=S][:noise=SIGMA][:fail=F]`.
+///
+/// ```
+/// use tunable_search::sim::stress::{StressKind, StressSpec};
+/// let s: StressSpec = "failing:n=1000:d=4:fail=0.5".parse().unwrap();
+/// assert_eq!((s.kind, s.size, s.dims, s.fail), (StressKind::Failing, 1000, 4, Some(0.5)));
+/// assert_eq!(s.to_string(), "failing:n=1000:d=4:fail=0.5");
+/// assert_eq!(s.stem(), "failing_N1000_D4_F0.5");
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct StressSpec {
+    /// The kind.
+    pub kind: StressKind,
+    /// The Cartesian size aimed at (constraints remove some). Default: the kind's first setting.
+    pub size: usize,
+    /// Number of parameters. Default: the kind's first setting.
+    pub dims: usize,
+    /// The seed; `None`: one derived from kind, size and dimensions (the suite's landscapes).
+    pub seed: Option<u64>,
+    /// The measurement noise, a relative standard deviation (default: 1-5% for `noisy`, else 0).
+    pub noise: Option<f64>,
+    /// The share of configurations that fail (default: 30-60% for `failing`, else 0).
+    pub fail: Option<f64>,
+}
+
+impl StressSpec {
+    /// The kind at a size and dimension, with its defaults otherwise.
+    pub fn new(kind: StressKind, size: usize, dims: usize) -> StressSpec {
+        StressSpec {
+            kind,
+            size,
+            dims,
+            seed: None,
+            noise: None,
+            fail: None,
+        }
+    }
+
+    /// The name the bench files it under: `kind_N<size>_D<dims>` and `_S<seed>`, `_E<noise>`,
+    /// `_F<fail>` for options given. The kind's name is its family (the part after it starts
+    /// with a capital letter).
+    pub fn stem(&self) -> String {
+        let mut s = format!("{}_N{}_D{}", self.kind, self.size, self.dims);
+        if let Some(seed) = self.seed {
+            s += &format!("_S{seed}");
+        }
+        if let Some(noise) = self.noise {
+            s += &format!("_E{noise}");
+        }
+        if let Some(fail) = self.fail {
+            s += &format!("_F{fail}");
+        }
+        s
+    }
+
+    /// The seed the landscape is generated from.
+    pub fn effective_seed(&self) -> u64 {
+        let base = shape::hash(
+            0x7374_7265_7373,
+            self.kind as u64,
+            (self.size as u64) << 8 | self.dims as u64,
+        );
+        match self.seed {
+            Some(s) => shape::hash(base, s, 1),
+            None => base,
+        }
+    }
+}
+
+impl fmt::Display for StressSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:n={}:d={}", self.kind, self.size, self.dims)?;
+        if let Some(s) = self.seed {
+            write!(f, ":seed={s}")?;
+        }
+        if let Some(e) = self.noise {
+            write!(f, ":noise={e}")?;
+        }
+        if let Some(x) = self.fail {
+            write!(f, ":fail={x}")?;
+        }
+        Ok(())
+    }
+}
+
+fn bad(spec: &str, message: impl Into<String>) -> SimError {
+    SimError::BadLandscape {
+        spec: spec.to_owned(),
+        message: message.into(),
+    }
+}
+
+impl FromStr for StressSpec {
+    type Err = SimError;
+
+    fn from_str(text: &str) -> Result<Self, SimError> {
+        let mut parts = text.split(':');
+        let name = parts.next().unwrap_or_default().trim();
+        let kind = StressKind::from_name(name).ok_or_else(|| {
+            let known: Vec<&str> = StressKind::ALL.iter().map(|k| k.name()).collect();
+            bad(
+                text,
+                format!(
+                    "unknown landscape kind '{name}' (known: {})",
+                    known.join(", ")
+                ),
+            )
+        })?;
+        let (size, dims) = kind.default_settings()[0];
+        let mut spec = StressSpec::new(kind, size, dims);
+        for part in parts {
+            let (key, value) = part
+                .split_once('=')
+                .ok_or_else(|| bad(text, format!("'{part}' is not key=value")))?;
+            let number = || {
+                value
+                    .trim()
+                    .parse::<f64>()
+                    .map_err(|_| bad(text, format!("{key}: '{value}' is not a number")))
+            };
+            match key.trim() {
+                "n" | "size" => spec.size = number()? as usize,
+                "d" | "dims" => spec.dims = number()? as usize,
+                "seed" => {
+                    spec.seed =
+                        Some(value.trim().parse().map_err(|_| {
+                            bad(text, format!("seed: '{value}' is not an integer"))
+                        })?);
+                }
+                "noise" => spec.noise = Some(number()?),
+                "fail" => spec.fail = Some(number()?),
+                other => {
+                    return Err(bad(
+                        text,
+                        format!("unknown option '{other}' (known: n, d, seed, noise, fail)"),
+                    ));
+                }
+            }
+        }
+        if !(2..=4_000_000).contains(&spec.size) {
+            return Err(bad(text, "n must be in 2..=4000000"));
+        }
+        if !(1..=20).contains(&spec.dims) {
+            return Err(bad(text, "d must be in 1..=20"));
+        }
+        if spec.noise.is_some_and(|e| !(0.0..=0.5).contains(&e)) {
+            return Err(bad(text, "noise must be in [0, 0.5]"));
+        }
+        if spec.fail.is_some_and(|f| !(0.0..0.95).contains(&f)) {
+            return Err(bad(text, "fail must be in [0, 0.95)"));
+        }
+        Ok(spec)
+    }
+}
+
+/// The landscapes a comma-separated list names: `default` (every kind at its three settings,
+/// 200 to 200,000 configurations), `small` (every kind at its smallest), `large` (every kind at
+/// about 10^6 configurations), `all` (`default` and `large`), a kind's name (its three default
+/// settings) or a full [`StressSpec`].
+///
+/// ```
+/// use tunable_search::sim::stress::suite;
+/// assert_eq!(suite("default").unwrap().len(), 21);
+/// assert_eq!(suite("small,needle:n=50:d=2").unwrap().len(), 8);
+/// assert_eq!(suite("heavy_tail").unwrap().len(), 3);
+/// assert_eq!(suite("all").unwrap().len(), 28);
+/// assert!(suite("heavy").is_err());
+/// ```
+pub fn suite(list: &str) -> Result<Vec<StressSpec>, SimError> {
+    let mut out = Vec::new();
+    for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        match item {
+            "default" => {
+                for kind in StressKind::ALL {
+                    for (n, d) in kind.default_settings() {
+                        out.push(StressSpec::new(kind, n, d));
+                    }
+                }
+            }
+            "large" => {
+                for kind in StressKind::ALL {
+                    let (n, d) = kind.large_setting();
+                    out.push(StressSpec::new(kind, n, d));
+                }
+            }
+            "all" => out.extend(suite("default,large")?),
+            "small" => {
+                for kind in StressKind::ALL {
+                    let (n, d) = kind.default_settings()[0];
+                    out.push(StressSpec::new(kind, n, d));
+                }
+            }
+            _ => match StressKind::from_name(item) {
+                Some(kind) => {
+                    for (n, d) in kind.default_settings() {
+                        out.push(StressSpec::new(kind, n, d));
+                    }
+                }
+                None => out.push(item.parse()?),
+            },
+        }
+    }
+    Ok(out)
+}
+
+/// A generated landscape: its replay (every configuration's true time, `None` = fails at run
+/// time) and its measurement noise.
+#[derive(Debug)]
+pub struct Landscape {
+    spec: StressSpec,
+    replay: Replay,
+    noise: f64,
+    seed: u64,
+    optimum: f64,
+}
+
+impl Landscape {
+    /// Generates the landscape `spec` names. The same spec gives the same landscape.
+    pub fn build(spec: &StressSpec) -> Result<Landscape, SimError> {
+        let seed = spec.effective_seed();
+        let mut mix = Mix::new(seed);
+        let plan = Plan::new(&spec.kind.roles(spec.dims), spec.size);
+        let model = spec.kind.model(&plan, &mut mix);
+        let mut builder = SpaceBuilder::new().name(spec.stem());
+        for (i, name) in plan.names.iter().enumerate() {
+            builder = builder.param(name.clone(), plan.values(i));
+        }
+        let space = builder
+            .constraints(model.constraints.iter().cloned())
+            .build()?;
+        if space.is_empty() {
+            return Err(bad(
+                &spec.to_string(),
+                "the constraints leave no configuration",
+            ));
+        }
+        let mut point = Point::default();
+        let mut indices = vec![0u16; space.dims()];
+        let mut raw = Vec::with_capacity(space.len());
+        let mut resource = Vec::with_capacity(space.len());
+        for p in 0..space.len() {
+            space.write_indices(p, &mut indices);
+            point.set(&plan, &indices, p);
+            raw.push(Some((model.raw)(&point)));
+            resource.push(model.resource.eval(&point));
+        }
+        let fail = spec.fail.unwrap_or(model.fail);
+        if fail > 0.0 {
+            let mut sorted = resource.clone();
+            sorted.sort_by(f64::total_cmp);
+            let keep = ((1.0 - fail) * sorted.len() as f64).round() as usize;
+            // Never every configuration: the best one by resource stays valid.
+            let threshold = sorted[keep.clamp(1, sorted.len()) - 1];
+            for (r, use_) in raw.iter_mut().zip(&resource) {
+                if *use_ > threshold {
+                    *r = None;
+                }
+            }
+        }
+        let optimum = mix.range(0.2, 5.0);
+        let values = match &model.profile {
+            Some(profile) => {
+                shape::apply_profile(&raw, &profile.scaled(mix.range(0.85, 1.15)), optimum)
+            }
+            None => raw.iter().map(|r| r.map(|r| r * optimum)).collect(),
+        };
+        Ok(Landscape {
+            spec: spec.clone(),
+            replay: Replay::from_values(space, values),
+            noise: spec.noise.unwrap_or(model.noise),
+            seed,
+            optimum,
+        })
+    }
+
+    /// The spec it was built from.
+    pub fn spec(&self) -> &StressSpec {
+        &self.spec
+    }
+
+    /// Its name, [`StressSpec::stem`].
+    pub fn name(&self) -> String {
+        self.spec.stem()
+    }
+
+    /// The true times: what the score is computed on.
+    pub fn replay(&self) -> &Replay {
+        &self.replay
+    }
+
+    /// The optimum as the generator made it, before any configuration was evaluated: the base
+    /// time, which the best configuration of every kind takes (the top of a profile is 1x the
+    /// base time; a needle's floor is its centre, 1x). The replay's brute-force optimum equals it.
+    pub fn optimum(&self) -> f64 {
+        self.optimum
+    }
+
+    /// The measurement noise: a relative standard deviation (0 for none).
+    pub fn noise(&self) -> f64 {
+        self.noise
+    }
+
+    /// What one measurement of the configuration at `position` returns in run `run`: its true
+    /// time times `1 + noise z`, `z` a standard normal number (clamped to +-3) fixed by the
+    /// landscape, the run and the position; `None` if it fails (or `position` is out of range).
+    /// Without noise, the true time.
+    pub fn measure(&self, position: usize, run: u64) -> Option<f64> {
+        let t = (*self.replay.values().get(position)?)?;
+        if self.noise == 0.0 {
+            return Some(t);
+        }
+        let h = shape::hash(self.seed, run, position as u64);
+        let z = shape::normal_of(h, shape::mix64(h)).clamp(-3.0, 3.0);
+        Some(t * (1.0 + self.noise * z))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse_and_print() {
+        let s: StressSpec = "noisy:d=3:n=300:seed=4:noise=0.02".parse().unwrap();
+        assert_eq!(s.to_string(), "noisy:n=300:d=3:seed=4:noise=0.02");
+        assert_eq!(s.stem(), "noisy_N300_D3_S4_E0.02");
+        let d: StressSpec = "plateau".parse().unwrap();
+        assert_eq!((d.size, d.dims), (300, 4));
+        for (text, message) in [
+            ("plateu", "unknown landscape kind 'plateu'"),
+            ("plateau:n", "'n' is not key=value"),
+            ("plateau:x=1", "unknown option 'x'"),
+            ("plateau:n=1", "n must be"),
+            ("plateau:fail=0.99", "fail must be"),
+        ] {
+            let e = text.parse::<StressSpec>().unwrap_err().to_string();
+            assert!(e.contains(message), "{text}: {e}");
+        }
+    }
+
+    #[test]
+    fn seeds_differ_by_setting_and_option() {
+        let a = StressSpec::new(StressKind::Needle, 400, 2);
+        let mut b = a.clone();
+        b.seed = Some(1);
+        assert_ne!(a.effective_seed(), b.effective_seed());
+        assert_ne!(
+            a.effective_seed(),
+            StressSpec::new(StressKind::Needle, 400, 3).effective_seed()
+        );
+    }
+}

@@ -1,0 +1,305 @@
+//! The generated stress landscapes (`sim::stress`): deterministic for a seed, the optimum the
+//! generator made is the brute-force optimum, and each kind has the statistics its docs claim.
+
+use tunable_search::sim::stress::{Landscape, Stats, StressKind, StressSpec, suite};
+use tunable_search::space::Value;
+
+fn build(text: &str) -> Landscape {
+    Landscape::build(&text.parse().unwrap()).unwrap()
+}
+
+/// The positions of the configurations that differ from `position` in one parameter's value.
+fn neighbours(land: &Landscape, position: usize) -> Vec<usize> {
+    let space = land.replay().space();
+    let base = space.indices(position);
+    let mut out = Vec::new();
+    for (k, p) in space.params().iter().enumerate() {
+        for v in 0..p.values().len() as u16 {
+            if v != base[k] {
+                let mut c = base.clone();
+                c[k] = v;
+                out.extend(space.position(&c));
+            }
+        }
+    }
+    out
+}
+
+fn param(land: &Landscape, name: &str) -> usize {
+    let params = land.replay().space().params();
+    params.iter().position(|p| p.name() == name).unwrap()
+}
+
+#[test]
+fn the_same_spec_gives_the_same_landscape_and_another_seed_another() {
+    for kind in StressKind::ALL {
+        let spec = StressSpec::new(kind, 3_000, 5);
+        let (a, b) = (
+            Landscape::build(&spec).unwrap(),
+            Landscape::build(&spec).unwrap(),
+        );
+        assert_eq!(a.replay().values(), b.replay().values(), "{kind}");
+        assert_eq!(a.noise(), b.noise());
+        let other = Landscape::build(&StressSpec {
+            seed: Some(9),
+            ..spec.clone()
+        })
+        .unwrap();
+        assert_ne!(a.replay().values(), other.replay().values(), "{kind}");
+        for p in (0..a.replay().space().len()).step_by(97) {
+            assert_eq!(a.measure(p, 4), b.measure(p, 4));
+        }
+    }
+}
+
+#[test]
+fn the_generated_optimum_is_the_brute_force_optimum() {
+    for spec in suite("small").unwrap().into_iter().chain([
+        "needle:n=20000:d=7".parse().unwrap(),
+        "heavy_tail:n=5000:d=5:fail=0.4".parse().unwrap(),
+        "plateau:n=2000:d=6:seed=3".parse().unwrap(),
+    ]) {
+        let land = Landscape::build(&spec).unwrap();
+        let brute = land
+            .replay()
+            .values()
+            .iter()
+            .flatten()
+            .copied()
+            .fold(f64::INFINITY, f64::min);
+        assert_eq!(land.optimum(), brute, "{spec}");
+        assert!(land.optimum() > 0.0);
+    }
+}
+
+#[test]
+fn the_default_suite_spans_sizes_and_dimensions() {
+    let specs = suite("default").unwrap();
+    assert_eq!(specs.len(), 21);
+    let mut sizes = Vec::new();
+    for spec in &specs {
+        let land = Landscape::build(spec).unwrap();
+        let n = land.replay().space().len();
+        // Constraints remove some of the Cartesian size aimed at, never most of it.
+        assert!(
+            n <= spec.size && n * 2 >= spec.size,
+            "{spec}: {n} configurations"
+        );
+        assert_eq!(land.replay().space().dims(), spec.dims);
+        sizes.push(n);
+    }
+    assert!(sizes.iter().any(|&n| n <= 300) && sizes.iter().any(|&n| n >= 100_000));
+    let dims: Vec<usize> = specs.iter().map(|s| s.dims).collect();
+    assert!(dims.contains(&2) && dims.contains(&15));
+    for spec in suite("large").unwrap() {
+        let n = Landscape::build(&spec).unwrap().replay().space().len();
+        assert!((500_000..=1_000_000).contains(&n), "{spec}: {n}");
+    }
+    // Every kind is a family of its own in the bench (the stem's kind, then a capital).
+    for spec in &specs {
+        assert!(spec.stem().starts_with(&format!("{}_N", spec.kind)));
+    }
+}
+
+#[test]
+fn flat_periodic_is_flat_and_decided_by_alignment() {
+    for text in [
+        "flat_periodic",
+        "flat_periodic:n=5000:d=5",
+        "flat_periodic:n=50000:d=8",
+    ] {
+        let land = build(text);
+        let s = Stats::of(&land);
+        assert!((1.25..=1.6).contains(&s.median_ratio), "{text}: {s:?}");
+        assert!((0.01..=0.06).contains(&s.within_5pct), "{text}: {s:?}");
+        let space = land.replay().space();
+        let (best, _) = land.replay().optimum().unwrap();
+        let values = space.values(best);
+        assert!(
+            matches!(values[0], Value::Int(b) if b % 64 == 0),
+            "{text}: {values:?}"
+        );
+        if space.dims() >= 2 {
+            assert_eq!(
+                values[1],
+                Value::Bool(true),
+                "{text}: the switch must be on"
+            );
+        }
+        if space.dims() >= 3 {
+            // The idle switch: flipping it never changes the time.
+            let idle = param(&land, "use_padding");
+            for p in 0..space.len() {
+                let mut c = space.indices(p);
+                c[idle] = 1 - c[idle];
+                let q = space.position(&c).unwrap();
+                assert_eq!(land.replay().values()[p], land.replay().values()[q]);
+            }
+        }
+        // Periodic, not smooth: among the block sizes, the multiples of 64 are better on
+        // average than their neighbours 16 away.
+        let mean_at = |good: bool| {
+            let (mut sum, mut n) = (0.0, 0.0);
+            for p in 0..space.len() {
+                if let (Value::Int(b), Some(v)) = (&space.values(p)[0], land.replay().values()[p])
+                    && (b % 64 == 0) == good
+                {
+                    sum += v;
+                    n += 1.0;
+                }
+            }
+            sum / n
+        };
+        assert!(mean_at(true) < mean_at(false), "{text}");
+    }
+}
+
+#[test]
+fn heavy_tail_has_a_tiny_good_region() {
+    for text in [
+        "heavy_tail",
+        "heavy_tail:n=20000:d=7",
+        "heavy_tail:n=3000:d=4:seed=5",
+    ] {
+        let s = Stats::of(&build(text));
+        assert!((20.0..=40.0).contains(&s.median_ratio), "{text}: {s:?}");
+        assert!((6.0..=12.0).contains(&s.p10_ratio), "{text}: {s:?}");
+        assert!(s.within_5pct <= 0.01, "{text}: {s:?}");
+        assert!(s.random_95 <= 60, "{text}: {s:?}");
+    }
+}
+
+#[test]
+fn plateaus_have_equal_times_and_irrelevant_switches() {
+    for text in [
+        "plateau",
+        "plateau:n=10000:d=8",
+        "plateau:n=5000:d=7:seed=2",
+    ] {
+        let land = build(text);
+        let space = land.replay().space();
+        let values = land.replay().values();
+        let mut distinct: Vec<f64> = values.iter().flatten().copied().collect();
+        distinct.sort_by(f64::total_cmp);
+        distinct.dedup();
+        assert!(
+            distinct.len() * 4 <= space.len(),
+            "{text}: {} levels",
+            distinct.len()
+        );
+        // Some switch or choice parameter does nothing at all.
+        let idle = (0..space.dims()).filter(|&k| {
+            matches!(
+                space.params()[k].values()[0],
+                Value::Bool(_) | Value::Str(_)
+            ) && (0..space.len()).all(|p| {
+                neighbours(&land, p).into_iter().all(|q| {
+                    let (a, b) = (space.indices(p), space.indices(q));
+                    let only_k = (0..space.dims()).all(|j| j == k || a[j] == b[j]);
+                    !only_k || values[p] == values[q]
+                })
+            })
+        });
+        if space.dims() >= 6 {
+            assert!(idle.count() >= 1, "{text}");
+        }
+    }
+}
+
+#[test]
+fn the_needle_hides_behind_a_smooth_decoy() {
+    for text in ["needle", "needle:n=10000:d=6", "needle:n=3000:d=4:seed=7"] {
+        let land = build(text);
+        let values = land.replay().values();
+        let opt = land.optimum();
+        // Local minima (no better configuration one parameter away): the needle, and a decoy
+        // 20% to 40% above it.
+        let minima: Vec<f64> = (0..values.len())
+            .filter(|&p| {
+                let v = values[p].unwrap();
+                neighbours(&land, p)
+                    .into_iter()
+                    .all(|q| values[q].unwrap() >= v)
+            })
+            .map(|p| values[p].unwrap() / opt)
+            .collect();
+        assert!(minima.contains(&1.0), "{text}: {minima:?}");
+        assert!(
+            minima.iter().any(|&m| (1.2..1.4).contains(&m)),
+            "{text}: {minima:?}"
+        );
+    }
+}
+
+#[test]
+fn near_optimal_spaces_are_won_in_about_ten_evaluations() {
+    for text in [
+        "near_optimal",
+        "near_optimal:n=200:d=5",
+        "near_optimal:n=2000:d=6",
+    ] {
+        let s = Stats::of(&build(text));
+        assert!(s.size <= 2_000, "{text}: {s:?}");
+        assert!((8..=20).contains(&s.random_95), "{text}: {s:?}");
+        assert!(s.within_1pct >= 0.04, "{text}: {s:?}");
+    }
+}
+
+#[test]
+fn noisy_measurements_scatter_around_the_true_time() {
+    for text in ["noisy", "noisy:n=10000:d=6", "near_optimal:noise=0.03"] {
+        let land = build(text);
+        let sigma = land.noise();
+        assert!((0.01..=0.05).contains(&sigma), "{text}: {sigma}");
+        let truth = land.replay().values();
+        let rel: Vec<f64> = (0..truth.len())
+            .flat_map(|p| (0..20).map(move |run| (p, run)))
+            .map(|(p, run)| land.measure(p, run).unwrap() / truth[p].unwrap() - 1.0)
+            .collect();
+        let n = rel.len() as f64;
+        let mean = rel.iter().sum::<f64>() / n;
+        let sd = (rel.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / n).sqrt();
+        assert!(mean.abs() < 0.1 * sigma, "{text}: mean {mean}");
+        assert!(
+            (sd / sigma - 1.0).abs() < 0.1,
+            "{text}: sd {sd} for {sigma}"
+        );
+        assert_ne!(land.measure(3, 1), land.measure(3, 2));
+    }
+    assert_eq!(build("plateau").noise(), 0.0);
+}
+
+#[test]
+fn failures_are_many_and_clustered() {
+    for text in [
+        "failing",
+        "failing:n=20000:d=7",
+        "plateau:n=3000:d=5:fail=0.35",
+    ] {
+        let land = build(text);
+        let s = Stats::of(&land);
+        assert!((0.28..=0.62).contains(&s.failed), "{text}: {s:?}");
+        let values = land.replay().values();
+        // A failing configuration's neighbours fail far more often than configurations at
+        // large do: the failures are regions, not scattered.
+        let (mut fail_next, mut total) = (0.0, 0.0);
+        for p in (0..values.len())
+            .filter(|&p| values[p].is_none())
+            .step_by(7)
+        {
+            for q in neighbours(&land, p) {
+                total += 1.0;
+                fail_next += f64::from(u8::from(values[q].is_none()));
+            }
+        }
+        assert!(
+            fail_next / total > s.failed + 0.1,
+            "{text}: {} vs {}",
+            fail_next / total,
+            s.failed
+        );
+        // Failures do not end at the measurement: they are failures in every run.
+        let p = values.iter().position(Option::is_none).unwrap();
+        assert_eq!(land.measure(p, 1), None);
+    }
+}

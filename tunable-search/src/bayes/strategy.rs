@@ -194,6 +194,17 @@ impl Bayes {
         }
     }
 
+    /// Picks given to the predictive check's fallback so far (`guard`): for reports and tests.
+    pub fn fallback_picks(&self) -> usize {
+        self.guard.as_ref().map_or(0, Guard::fallbacks)
+    }
+
+    /// Whether the model that picks now sees alignment coordinates (`align`, or `dual` once the
+    /// second model has taken over).
+    pub fn picks_with_alignment(&self) -> bool {
+        self.points.dims() > self.space.varying_params().len()
+    }
+
     /// The portfolio's currently active functions (`None` for a single function): for reports.
     pub fn active_functions(&self) -> Option<Vec<Acquisition>> {
         self.portfolio
@@ -744,6 +755,11 @@ mod tests {
             "bayes:init=2:early_lengthscale=3:early=20",
             "bayes:surrogate=cgp:early_lengthscale=2:early=30:pool=150",
             "bayes:init=2:cv_ref=5:batch=cl",
+            "bayes:guard=0.7:fallback=mixed:guard_window=4",
+            "bayes:guard=0.9:fallback=local:pool=100",
+            "bayes:align=0.5:batch=cl",
+            "bayes:dual=1:guard=0.6",
+            "bayes:dual=0.5:pool=100:fit=true",
         ] {
             let spec: StrategySpec = spec.parse().unwrap();
             for batch in [1, 3] {
@@ -758,6 +774,53 @@ mod tests {
                 assert_eq!(a, run(5), "{spec} is not deterministic");
             }
         }
+    }
+
+    #[test]
+    fn the_predictive_check_hands_picks_to_the_fallback() {
+        let space = space();
+        let run = |spec: &str| {
+            let options = spec.parse::<StrategySpec>().unwrap();
+            let options = options.apply(super::BayesOptions::default()).unwrap();
+            let mut s = super::Bayes::new(Arc::clone(&space), options, 3);
+            drive(&mut s, 60, 1, |p| objective(&space, p));
+            s.fallback_picks()
+        };
+        assert_eq!(run("bayes"), 0);
+        // No model ranks 99% of pairs right: once judged (5 results), every pick falls back.
+        let distrusted = run("bayes:guard=0.99:guard_window=10");
+        assert!(distrusted >= 40, "{distrusted} fallback picks");
+        // The bowl is easy to predict: a modest threshold rarely distrusts the model.
+        let trusted = run("bayes:guard=0.5");
+        assert!(trusted < distrusted / 4, "{trusted} fallback picks");
+    }
+
+    #[test]
+    fn the_second_model_takes_over_where_alignment_decides() {
+        let space = space();
+        // Fast only where a is a multiple of 4: periodic in a's value, noise to a smooth model.
+        let periodic = |p: usize| {
+            let i = space.indices(p);
+            let aligned = i[0] % 4 == 0;
+            Outcome::Value(1.0 + if aligned { 0.0 } else { 1.0 } + 0.01 * f64::from(i[1]))
+        };
+        let bowl = |p: usize| objective(&space, p);
+        let takes_over = |f: &dyn Fn(usize) -> Outcome| {
+            (1..=5)
+                .filter(|&seed| {
+                    let options: StrategySpec = "bayes:dual=1".parse().unwrap();
+                    let options = options.apply(super::BayesOptions::default()).unwrap();
+                    let mut s = super::Bayes::new(Arc::clone(&space), options, seed);
+                    drive(&mut s, 60, 1, f);
+                    s.picks_with_alignment()
+                })
+                .count()
+        };
+        assert!(takes_over(&periodic) >= 4, "aligned model kept out");
+        assert!(
+            takes_over(&bowl) <= 3,
+            "aligned model took over a smooth bowl"
+        );
     }
 
     #[test]

@@ -514,6 +514,47 @@ mod tests {
         std::fs::remove_dir_all(&dir).ok();
     }
 
+    /// Warm start needs no option: once a key is tuned on this device, tuning another key
+    /// evaluates its winner right after the default, and the summary names the source.
+    #[test]
+    fn another_key_of_this_device_is_warm_started_from_the_tuned_one() {
+        let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+        let (kernel, space, dir) = fake_kernel("hook_warm", 1);
+        let mut out = vec![0.0; 4];
+        let mut run = |call: Call<'_, Tile>| match call {
+            Call::Run(&Tile(t)) => {
+                let us = if t == 5 { 500 } else { 20_000 };
+                std::thread::sleep(Duration::from_micros(us));
+                out.fill(0.0);
+                Ok(None)
+            }
+            Call::Output => Ok(Some(out.clone())),
+            Call::Answer => Ok(None),
+        };
+        assert_eq!(
+            autotune(&kernel, &space, "dev", 64, &[], Tile(1), &mut run),
+            Tile(5)
+        );
+        let at = |t: i64| space.position_of_values(&[Value::Int(t)]).unwrap();
+        let (first, warm) = first_positions(&kernel, &space, "dev", 128, Some(at(1)));
+        assert_eq!(
+            first[..2],
+            [at(1), at(5)],
+            "the default, then key 64's winner"
+        );
+        let (n, from) = warm.expect("warm-started");
+        assert_eq!((n, from.as_str()), (3, "this device's key 64"));
+        // The key already tuned is not seeded from itself; another device is seeded from it.
+        assert_eq!(
+            first_positions(&kernel, &space, "dev", 64, Some(at(1))),
+            (vec![at(1)], None)
+        );
+        let (first, warm) = first_positions(&kernel, &space, "other", 64, Some(at(1)));
+        assert!(first.contains(&at(5)));
+        assert_eq!(warm.unwrap().1, "1 other device (key 64)");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
     #[test]
     fn the_kept_list_starts_with_the_confirmed_winner_at_its_confirmed_time() {
         // The tuning ranked 7 first (a lucky 1.0 ms); the confirmation picked 4 at 1.2 ms.

@@ -26,6 +26,10 @@ use tunable_search::{Space, Value};
 /// How many of the fastest configurations of this device's entry for another key seed a tuning.
 pub const OWN_SEEDS: usize = 3;
 
+/// How many of each other device's fastest configurations seed a tuning (its winner and the
+/// next ones, after the portable set).
+pub const OTHER_SEEDS: usize = 3;
+
 /// What a warm start evaluates first, and where it comes from.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct WarmStart {
@@ -120,9 +124,15 @@ pub fn plan(
         let slot: Vec<&TunedEntry> = others.into_iter().filter(|e| e.key == k).collect();
         let bests: Vec<Vec<(Vec<Value>, f64)>> = slot.iter().map(|e| e.ranked()).collect();
         let mut any = false;
+        // Then each one's next fastest, round robin, up to OTHER_SEEDS of each.
+        let runners_up: Vec<Vec<Value>> = (1..OTHER_SEEDS)
+            .flat_map(|rank| bests.iter().filter_map(move |b| b.get(rank)))
+            .map(|(values, _)| values.clone())
+            .collect();
         let configs = tunable_search::portable::shipped(&bests)
             .into_iter()
-            .chain(slot.iter().map(|e| e.values()));
+            .chain(slot.iter().map(|e| e.values()))
+            .chain(runners_up);
         for values in configs {
             any |= push(&mut out, &values);
         }

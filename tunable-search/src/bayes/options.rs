@@ -205,6 +205,9 @@ declare_options! {
         /// picks instead of the first while its predictive check ([`Guard`](super::Guard)) is
         /// better by a margin. 0 (or `align > 0`, or a trust region) turns it off.
         dual: f64 = 0.0, "dual" => non_negative;
+        /// If `K > 0`, once `K` valid results in a row have not improved the best, every other
+        /// pick goes to the `fallback` until one does; 0 turns it off.
+        stall: usize = 0, "stall" => at_least(0);
         /// The results the predictive check averages over, at least 2.
         guard_window: usize = 10, "guard_window" => at_least(2);
         /// What picks while the model does not predict: `random`, `local` (a neighbour of the

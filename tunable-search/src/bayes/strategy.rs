@@ -69,6 +69,9 @@ pub struct Bayes {
     scratch: Vec<Prediction>,
     /// The predictive check of `model` (with `guard > 0` or a second model).
     guard: Option<Guard>,
+    /// Results told since the best improved last (`stall`), and picks made while stalled.
+    since_best: usize,
+    stalled_picks: usize,
     /// The second model (`dual`): the other coordinates (with alignment coordinates when `model`
     /// has none, and the reverse), its points and its predictive check. Whichever of the two
     /// predicts better is `model`.
@@ -190,6 +193,8 @@ impl Bayes {
             weights: Vec::new(),
             scratch: Vec::new(),
             guard,
+            since_best: 0,
+            stalled_picks: 0,
             alt,
         }
     }
@@ -255,6 +260,14 @@ impl Bayes {
         {
             let kind = guard.next_fallback(self.options.fallback);
             return self.fallback_pick(kind);
+        }
+        // A stalled search: every other pick goes to the fallback.
+        let stall = self.options.stall;
+        if stall > 0 && self.since_best >= stall {
+            self.stalled_picks += 1;
+            if self.stalled_picks % 2 == 1 {
+                return self.fallback_pick(self.options.fallback);
+            }
         }
         self.new_round();
         self.queue
@@ -665,6 +678,9 @@ impl Strategy for Bayes {
                     self.valid_rows.push(t.position);
                     if self.best.is_none_or(|(_, b)| v < b) {
                         self.best = Some((t.position, v));
+                        self.since_best = 0;
+                    } else {
+                        self.since_best += 1;
                     }
                     if let Some(f) = &mut self.feasibility {
                         f.observe(t.position, true);
@@ -760,6 +776,8 @@ mod tests {
             "bayes:align=0.5:batch=cl",
             "bayes:dual=1:guard=0.6",
             "bayes:dual=0.5:pool=100:fit=true",
+            "bayes:stall=5:guard=0.55:dual=1",
+            "bayes:stall=3:fallback=mixed:batch=cl",
         ] {
             let spec: StrategySpec = spec.parse().unwrap();
             for batch in [1, 3] {

@@ -73,6 +73,9 @@
 //!   share put on the right side; 0.5 is a coin). While the mean over the last `guard_window`
 //!   (10) results is below `C`, the picks go to a `fallback` that needs no model ([`Fallback`]:
 //!   random configurations by default), whose results are checked too.
+//! - **Stalls** (optional, `stall=K`): once `K` valid results in a row have not improved the
+//!   best, every other pick goes to the `fallback` until one does. On plateaus (wide regions of
+//!   equal time) a model that predicts the plateau well can keep proposing configurations on it.
 //!
 //! ## Defaults, and where they differ from paper 000
 //! Paper 000's Table I default is the `advanced_multi` portfolio with contextual variance and a

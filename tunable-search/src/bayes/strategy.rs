@@ -819,7 +819,7 @@ mod tests {
         // Fast only where a is a multiple of 4: periodic in a's value, noise to a smooth model.
         let periodic = |p: usize| {
             let i = space.indices(p);
-            let aligned = i[0] % 4 == 0;
+            let aligned = i[0].is_multiple_of(4);
             Outcome::Value(1.0 + if aligned { 0.0 } else { 1.0 } + 0.01 * f64::from(i[1]))
         };
         let bowl = |p: usize| objective(&space, p);

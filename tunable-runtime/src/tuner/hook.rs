@@ -17,7 +17,7 @@ use super::{
     lookup::Baked,
     session::{self, Record},
     tune,
-    warm::warm_start,
+    warm::plan,
 };
 use crate::RuntimeError;
 use crate::backend::definitions;
@@ -179,10 +179,8 @@ fn tune_call<P: Params>(
     let mut evaluator = Journaled::new(journal, Variants::new(space, run, expected, measurement));
     // The default first: the summary's baseline, and the first incumbent of the early stop.
     let default_at = space.position_of_values(&default.to_values());
-    let opts = TuneOptions {
-        first: first_positions(kernel, space, device, key, default_at),
-        ..opts
-    };
+    let (first, warm) = first_positions(kernel, space, device, key, default_at);
+    let opts = TuneOptions { first, ..opts };
     let label = format!("{} (key {key})", kernel.name);
     let bar = Bar::new(&label, opts.budget.min(space.len()));
     let mut log = Log::new(space, &label, Log::every_from_env(), Some(bar.clone()));
@@ -235,6 +233,7 @@ fn tune_call<P: Params>(
         .with_wall(seconds),
         confirmed: contenders.len(),
         changed: best.map(|b| b.0) != report.best.map(|b| b.0),
+        warm,
     };
     eprintln!("{summary}");
     session::record(&Record::of(&summary));
@@ -331,27 +330,34 @@ fn winner_binaries<P: Params>(
 }
 
 /// What the tuning evaluates first: the default configuration (the summary's baseline), then
-/// the [warm start](super::warm) from other devices' entries in the tuned file, said on stderr.
+/// the [warm start](super::warm) from the tuned file's entries for other devices and for this
+/// device's other keys, said on stderr; with the warm start's size and source for the summary.
 fn first_positions(
     kernel: &KernelSpec,
     space: &Space,
     device: &str,
     key: u64,
     default_at: Option<usize>,
-) -> Vec<usize> {
+) -> (Vec<usize>, Option<(usize, String)>) {
     let entries = tuned_file(&tuned_dir(kernel.manifest_dir), kernel.name)
         .map_or_else(|_| Vec::new(), |path| read(&path).unwrap_or_default());
-    let warm = warm_start(&entries, kernel.name, space, device, key);
-    if !warm.is_empty() {
+    let warm = plan(&entries, kernel.name, space, device, key);
+    let source = warm.describe();
+    if let Some(from) = &source {
         eprintln!(
-            "tunable: {} (key {key}): warm start from other devices' entries, {} configuration(s) first",
+            "tunable: {} (key {key}): warm start from {from}: {} configuration(s) first",
             kernel.name,
-            warm.len()
+            warm.positions.len()
         );
     }
+    let n = warm.positions.len();
     let mut first: Vec<usize> = default_at.into_iter().collect();
-    first.extend(warm.into_iter().filter(|p| Some(*p) != default_at));
-    first
+    first.extend(
+        warm.positions
+            .into_iter()
+            .filter(|p| Some(*p) != default_at),
+    );
+    (first, source.map(|s| (n, s)))
 }
 
 /// What the tuned file keeps about a winner.
@@ -506,6 +512,47 @@ mod tests {
         let before = runs.get();
         let p = autotune(&kernel, &space, "dev", 1, &[], Tile(1), &mut run);
         assert_eq!((p, runs.get()), (Tile(3), before));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// Warm start needs no option: once a key is tuned on this device, tuning another key
+    /// evaluates its winner right after the default, and the summary names the source.
+    #[test]
+    fn another_key_of_this_device_is_warm_started_from_the_tuned_one() {
+        let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+        let (kernel, space, dir) = fake_kernel("hook_warm", 1);
+        let mut out = vec![0.0; 4];
+        let mut run = |call: Call<'_, Tile>| match call {
+            Call::Run(&Tile(t)) => {
+                let us = if t == 5 { 500 } else { 20_000 };
+                std::thread::sleep(Duration::from_micros(us));
+                out.fill(0.0);
+                Ok(None)
+            }
+            Call::Output => Ok(Some(out.clone())),
+            Call::Answer => Ok(None),
+        };
+        assert_eq!(
+            autotune(&kernel, &space, "dev", 64, &[], Tile(1), &mut run),
+            Tile(5)
+        );
+        let at = |t: i64| space.position_of_values(&[Value::Int(t)]).unwrap();
+        let (first, warm) = first_positions(&kernel, &space, "dev", 128, Some(at(1)));
+        assert_eq!(
+            first[..2],
+            [at(1), at(5)],
+            "the default, then key 64's winner"
+        );
+        let (n, from) = warm.expect("warm-started");
+        assert_eq!((n, from.as_str()), (3, "this device's key 64"));
+        // The key already tuned is not seeded from itself; another device is seeded from it.
+        assert_eq!(
+            first_positions(&kernel, &space, "dev", 64, Some(at(1))),
+            (vec![at(1)], None)
+        );
+        let (first, warm) = first_positions(&kernel, &space, "other", 64, Some(at(1)));
+        assert!(first.contains(&at(5)));
+        assert_eq!(warm.unwrap().1, "1 other device (key 64)");
         std::fs::remove_dir_all(&dir).ok();
     }
 

@@ -123,6 +123,7 @@ mod tests {
             spent: crate::tuner::Spent::default(),
             confirmed: 0,
             changed: false,
+            warm: None,
         };
         let r = Record::of(&s);
         assert_eq!((r.default_ms, r.failed.as_deref()), (Some(2.0), None));

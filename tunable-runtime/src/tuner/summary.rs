@@ -9,7 +9,7 @@ use std::fmt;
 /// wall time and where it went, evaluations per minute.
 ///
 /// ```text
-/// tunable: tuned matmul (key 512) on cpu: AMD EPYC 7B13 x2: default 8.2140 ms -> tuned 2.8710 ms (2.86x) [bm=64, bk=128]; 61 evaluations (59 measured, 2 failed, 30 stopped early) in 4.2 s: compile 0.0 s, measure 4.1 s, strategy 0.0 s, other 0.1 s; 871.4/min; best 3 re-timed
+/// tunable: tuned matmul (key 512) on cpu: AMD EPYC 7B13 x2: default 8.2140 ms -> tuned 2.8710 ms (2.86x) [bm=64, bk=128]; 61 evaluations (59 measured, 2 failed, 30 stopped early) in 4.2 s: compile 0.0 s, measure 4.1 s, strategy 0.0 s, other 0.1 s; 871.4/min; warm start: 3 from this device's key 256; best 3 re-timed
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Summary<'a> {
@@ -41,6 +41,10 @@ pub struct Summary<'a> {
     pub confirmed: usize,
     /// Whether the confirmation changed the winner.
     pub changed: bool,
+    /// The [warm start](super::warm): how many configurations the tuned file's other entries
+    /// gave to evaluate first, and where they came from ([`WarmStart::describe`](super::warm::WarmStart::describe));
+    /// `None` for a cold start.
+    pub warm: Option<(usize, String)>,
 }
 
 impl fmt::Display for Summary<'_> {
@@ -77,6 +81,9 @@ impl fmt::Display for Summary<'_> {
             self.spent,
             self.spent.per_minute(self.evaluations)
         )?;
+        if let Some((n, from)) = &self.warm {
+            write!(f, "; warm start: {n} from {from}")?;
+        }
         if self.confirmed > 1 {
             write!(f, "; best {} re-timed", self.confirmed)?;
             if self.changed {
@@ -112,14 +119,16 @@ mod tests {
             },
             confirmed: 3,
             changed: true,
+            warm: Some((4, "2 other devices (key 512)".into())),
         };
         assert_eq!(
             s.to_string(),
-            "tunable: tuned matmul (key 512) on cpu: test x2: default 8.0000 ms -> tuned 2.0000 ms (4.00x) [bm=64, unroll=4]; 60 evaluations (58 measured, 2 failed, 20 stopped early) in 4.2 s: compile 1.0 s, measure 3.0 s, strategy 0.1 s, other 0.2 s; 847.1/min; best 3 re-timed, winner changed"
+            "tunable: tuned matmul (key 512) on cpu: test x2: default 8.0000 ms -> tuned 2.0000 ms (4.00x) [bm=64, unroll=4]; 60 evaluations (58 measured, 2 failed, 20 stopped early) in 4.2 s: compile 1.0 s, measure 3.0 s, strategy 0.1 s, other 0.2 s; 847.1/min; warm start: 4 from 2 other devices (key 512); best 3 re-timed, winner changed"
         );
         s.default = Err("failed (panicked: boom)".into());
         s.tuned = None;
         s.confirmed = 0;
+        s.warm = None;
         assert_eq!(
             s.to_string(),
             "tunable: tuned matmul (key 512) on cpu: test x2: default failed (panicked: boom) -> every configuration failed, keeping the default; 60 evaluations (58 measured, 2 failed, 20 stopped early) in 4.2 s: compile 1.0 s, measure 3.0 s, strategy 0.1 s, other 0.2 s; 847.1/min"

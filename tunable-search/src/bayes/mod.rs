@@ -61,6 +61,21 @@
 //!   Hamming neighbours of the `local` (3) best configurations found.
 //! - **Trust region** (optional, `trust=H`): TuRBO's box around the best configuration
 //!   ([`TrustRegion`]) limits the candidates of the rounds that do not polish.
+//! - **Alignment coordinates** (optional, `align=W`): integer parameters whose values are not
+//!   ordered by alignment (a block size stepping by 16, a tile of 1 to 8) get one more
+//!   coordinate, the value's trailing zero bits scaled to `[0, W]` ([`with_alignment`]), so the
+//!   model can learn effects periodic in the value (multiples of 32 or 64, powers of two).
+//! - **Two models** (optional, `dual=W`; on in `auto`): a second model with alignment
+//!   coordinates of weight `W` is told every result; the one that predicts better (below)
+//!   picks. Where alignment does not matter the first model keeps the picks.
+//! - **The predictive check** (optional, `guard=C`; on in `auto`): before each result is told,
+//!   the model's prediction for it is compared with the results already known ([`Guard`]: the
+//!   share put on the right side; 0.5 is a coin). While the mean over the last `guard_window`
+//!   (10) results is below `C`, the picks go to a `fallback` that needs no model ([`Fallback`]:
+//!   random configurations by default), whose results are checked too.
+//! - **Stalls** (optional, `stall=K`): once `K` valid results in a row have not improved the
+//!   best, every other pick goes to the `fallback` until one does. On plateaus (wide regions of
+//!   equal time) a model that predicts the plateau well can keep proposing configurations on it.
 //!
 //! ## Defaults, and where they differ from paper 000
 //! Paper 000's Table I default is the `advanced_multi` portfolio with contextual variance and a
@@ -140,7 +155,9 @@ mod cgp;
 pub mod cluster;
 mod covariance;
 mod feasibility;
+mod features;
 mod gp;
+mod guard;
 mod init;
 mod knn;
 pub mod likelihood;
@@ -158,14 +175,16 @@ pub use cgp::{ClusterOptions, ClusteredGp};
 pub use cluster::ClusterCount;
 pub use covariance::{Covariance, CovarianceKind, sq_dist};
 pub use feasibility::Feasibility;
+pub use features::{alignment_columns, with_alignment};
 pub use gp::{Gp, GpParams, Points, exact_posterior};
+pub use guard::{Fallback, Guard};
 pub use init::{Design, MAXIMIN_DESIGNS, STRATIFIED_DESIGNS};
 pub use knn::Neighbours;
 pub use options::{
     AcquisitionChoice, BatchFill, BayesOptions, Exploration, SurrogateChoice, Transform,
 };
 pub use portfolio::{Pick, Portfolio, PortfolioKind, PortfolioOptions};
-pub use strategy::Bayes;
+pub use strategy::{Bayes, DUAL_MARGIN};
 pub use surrogate::{Prediction, Surrogate};
 pub use trust::TrustRegion;
 

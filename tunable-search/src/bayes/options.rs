@@ -5,7 +5,7 @@
 //! `strategy/options.rs`); how the defaults were chosen is in the [module docs](super).
 
 use super::{
-    Acquisition, ClusterCount, ClusterOptions, CovarianceKind, Design, PortfolioKind,
+    Acquisition, ClusterCount, ClusterOptions, CovarianceKind, Design, Fallback, PortfolioKind,
     PortfolioOptions,
 };
 use crate::strategy::options::{at_least, boolean, checked, choice, declare_options, probability};
@@ -191,6 +191,32 @@ declare_options! {
         /// (at least one when none is outstanding). 0 turns it off. Asking one at a time and
         /// telling each result before the next ask is unaffected.
         ramp: usize = 2, "ramp" => at_least(0);
+        /// The predictive check ([`Guard`](super::Guard)): while the mean concordance of the
+        /// model's predictions with the last `guard_window` results is below this, picks go to
+        /// the `fallback`; in `[0, 1)`, 0 turns the check off.
+        guard: f64 = 0.0,
+            "guard" => checked("a number in [0, 1)", |x: &f64| (0.0..1.0).contains(x));
+        /// The weight of the alignment coordinates ([`with_alignment`](super::with_alignment)):
+        /// integer parameters not ordered by alignment get one more coordinate, their trailing
+        /// zero bits, scaled to `[0, align]`; 0 turns them off.
+        align: f64 = 0.0, "align" => non_negative;
+        /// If `W > 0`, a second model is kept beside the first, with alignment coordinates of
+        /// weight `W` ([`with_alignment`](super::with_alignment)), told the same results; it
+        /// picks instead of the first while its predictive check ([`Guard`](super::Guard)) is
+        /// better by a margin. 0 (or `align > 0`, or a trust region) turns it off.
+        dual: f64 = 0.0, "dual" => non_negative;
+        /// If `K > 0`, once `K` valid results in a row have not improved the best, every other
+        /// pick goes to the `fallback` until one does; 0 turns it off.
+        stall: usize = 0, "stall" => at_least(0);
+        /// The results the predictive check averages over, at least 2.
+        guard_window: usize = 10, "guard_window" => at_least(2);
+        /// What picks while the model does not predict: `random`, `local` (a neighbour of the
+        /// best found) or `mixed` (the two in turn).
+        fallback: Fallback = Fallback::Random, "fallback" => choice(&[
+            ("random", Fallback::Random),
+            ("local", Fallback::Local),
+            ("mixed", Fallback::Mixed),
+        ]);
     }
     more keys {
         /// the clustered GP's number of clusters: an integer >= 1, or `auto` (1 to 3 by BIC);

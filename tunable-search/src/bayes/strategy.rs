@@ -6,8 +6,9 @@ use super::options::{
     AcquisitionChoice, BatchFill, BayesOptions, Exploration, SurrogateChoice, Transform,
 };
 use super::{
-    Acquisition, ClusteredGp, Covariance, Feasibility, Gp, GpParams, Pick, Points, Portfolio,
-    PortfolioKind, Prediction, Surrogate, TrustRegion, contextual_variance,
+    Acquisition, ClusteredGp, Covariance, Fallback, Feasibility, Gp, GpParams, Guard, Pick, Points,
+    Portfolio, PortfolioKind, Prediction, Surrogate, TrustRegion, contextual_variance,
+    with_alignment,
 };
 use crate::Space;
 use crate::space::Neighbourhood;
@@ -17,6 +18,9 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use std::collections::VecDeque;
 use std::sync::Arc;
+
+/// How much better (in mean concordance) the second model must predict to take over (`dual`).
+pub const DUAL_MARGIN: f64 = 0.02;
 
 /// Bayesian optimization over a [`Space`] (see the [module docs](super)).
 pub struct Bayes {
@@ -63,6 +67,15 @@ pub struct Bayes {
     /// The surrogate's acquisition weights per candidate (clustered GP).
     weights: Vec<f64>,
     scratch: Vec<Prediction>,
+    /// The predictive check of `model` (with `guard > 0` or a second model).
+    guard: Option<Guard>,
+    /// Results told since the best improved last (`stall`), and picks made while stalled.
+    since_best: usize,
+    stalled_picks: usize,
+    /// The second model (`dual`): the other coordinates (with alignment coordinates when `model`
+    /// has none, and the reverse), its points and its predictive check. Whichever of the two
+    /// predicts better is `model`.
+    alt: Option<(Box<dyn Surrogate>, Arc<Points>, Guard)>,
 }
 
 impl std::fmt::Debug for Bayes {
@@ -80,7 +93,7 @@ impl Bayes {
     /// Bayesian optimization over `space` with `options`, seeded.
     pub fn new(space: Arc<Space>, options: BayesOptions, seed: u64) -> Self {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let points = Arc::new(Points::from_space(&space));
+        let points = Arc::new(with_alignment(&space, options.align));
         let early = options.early_lengthscale > 0.0 && options.early > 0;
         let lengthscale = if early {
             options.early_lengthscale
@@ -101,18 +114,28 @@ impl Bayes {
         } else {
             (None, None)
         };
-        let model: Box<dyn Surrogate> = match options.surrogate {
-            SurrogateChoice::Gp => {
-                Box::new(Gp::new(params, Arc::clone(&points), candidates.clone()))
+        let surrogate = |points: &Arc<Points>| -> Box<dyn Surrogate> {
+            match options.surrogate {
+                SurrogateChoice::Gp => {
+                    Box::new(Gp::new(params, Arc::clone(points), candidates.clone()))
+                }
+                SurrogateChoice::Clustered(c) => Box::new(ClusteredGp::new(
+                    params,
+                    Arc::clone(points),
+                    candidates.clone(),
+                    c,
+                    seed ^ 0x9e37_79b9_7f4a_7c15,
+                )),
             }
-            SurrogateChoice::Clustered(c) => Box::new(ClusteredGp::new(
-                params,
-                Arc::clone(&points),
-                candidates.clone(),
-                c,
-                seed ^ 0x9e37_79b9_7f4a_7c15,
-            )),
         };
+        let model = surrogate(&points);
+        // The second model sees the space with alignment coordinates of weight `dual` (none if
+        // the space has no parameter that gets one); not with a trust region, whose box is in
+        // the first model's coordinates.
+        let alt = (options.dual > 0.0 && options.trust == 0.0 && options.align == 0.0)
+            .then(|| Arc::new(with_alignment(&space, options.dual)))
+            .filter(|p| p.dims() > points.dims())
+            .map(|p| (surrogate(&p), p, Guard::new(options.guard_window)));
         let feasibility = options
             .feasibility
             .then(|| Feasibility::new(params, Arc::clone(&points), candidates));
@@ -136,6 +159,8 @@ impl Bayes {
             )),
             AcquisitionChoice::Single(_) => None,
         };
+        let guard =
+            (options.guard > 0.0 || alt.is_some()).then(|| Guard::new(options.guard_window));
         Bayes {
             memo: Memo::new(space.len()),
             space,
@@ -167,7 +192,22 @@ impl Bayes {
             probs: Vec::new(),
             weights: Vec::new(),
             scratch: Vec::new(),
+            guard,
+            since_best: 0,
+            stalled_picks: 0,
+            alt,
         }
+    }
+
+    /// Picks given to the predictive check's fallback so far (`guard`): for reports and tests.
+    pub fn fallback_picks(&self) -> usize {
+        self.guard.as_ref().map_or(0, Guard::fallbacks)
+    }
+
+    /// Whether the model that picks now sees alignment coordinates (`align`, or `dual` once the
+    /// second model has taken over).
+    pub fn picks_with_alignment(&self) -> bool {
+        self.points.dims() > self.space.varying_params().len()
     }
 
     /// The portfolio's currently active functions (`None` for a single function): for reports.
@@ -213,10 +253,57 @@ impl Bayes {
         if tau < 1.0 && self.rng.random::<f64>() >= tau {
             return self.memo.random_unasked(&mut self.rng);
         }
+        // The predictive check: a model that does not predict does not pick.
+        if let Some(guard) = &mut self.guard
+            && self.options.guard > 0.0
+            && guard.distrusts(self.options.guard)
+        {
+            let kind = guard.next_fallback(self.options.fallback);
+            return self.fallback_pick(kind);
+        }
+        // A stalled search: every other pick goes to the fallback.
+        let stall = self.options.stall;
+        if stall > 0 && self.since_best >= stall {
+            self.stalled_picks += 1;
+            if self.stalled_picks % 2 == 1 {
+                return self.fallback_pick(self.options.fallback);
+            }
+        }
         self.new_round();
         self.queue
             .pop_front()
             .or_else(|| self.memo.random_unasked(&mut self.rng))
+    }
+
+    /// Makes the better predicting of the two models (`dual`) the one that picks: the second
+    /// takes over when its skill exceeds the first's by [`DUAL_MARGIN`], both judged on at least
+    /// half their window. Both have no fantasies when this runs (at the end of a tell).
+    fn choose_model(&mut self) {
+        let (Some(mine), Some((_, _, theirs))) = (&self.guard, &self.alt) else {
+            return;
+        };
+        let (Some(a), Some(b)) = (mine.skill(), theirs.skill()) else {
+            return;
+        };
+        if theirs.judged() && b > a + DUAL_MARGIN {
+            let (model, points, check) = self.alt.as_mut().expect("checked above");
+            std::mem::swap(&mut self.model, model);
+            std::mem::swap(&mut self.points, points);
+            std::mem::swap(self.guard.as_mut().expect("checked above"), check);
+        }
+    }
+
+    /// A pick without the model: a random unasked configuration, or a random unasked Hamming
+    /// neighbour of the best configuration found that has one.
+    fn fallback_pick(&mut self, kind: Fallback) -> Option<usize> {
+        if kind != Fallback::Random {
+            let near = self.polish_candidates();
+            if !near.is_empty() {
+                let i = self.rng.random_range(0..near.len());
+                return Some(near[i]);
+            }
+        }
+        self.memo.random_unasked(&mut self.rng)
     }
 
     /// Whether the next ask waits for results (see the `ramp` option): the initial sample is
@@ -556,6 +643,9 @@ impl Strategy for Bayes {
             return;
         }
         self.model.clear_fantasies();
+        if let Some((alt, _, _)) = &mut self.alt {
+            alt.clear_fantasies();
+        }
         self.fantasized = 0;
         for t in trials {
             self.memo.record(t);
@@ -571,12 +661,26 @@ impl Strategy for Bayes {
             match value {
                 Some(v) => {
                     let y = self.target(v);
+                    if let Some(guard) = &mut self.guard
+                        && self.bo_started
+                    {
+                        guard.record(self.model.predict(t.position).mean, y, &self.targets);
+                    }
                     self.model.observe(t.position, y);
+                    if let Some((alt, _, check)) = &mut self.alt {
+                        if self.bo_started {
+                            check.record(alt.predict(t.position).mean, y, &self.targets);
+                        }
+                        alt.observe(t.position, y);
+                    }
                     self.targets.push(y);
                     self.valid.push(v);
                     self.valid_rows.push(t.position);
                     if self.best.is_none_or(|(_, b)| v < b) {
                         self.best = Some((t.position, v));
+                        self.since_best = 0;
+                    } else {
+                        self.since_best += 1;
                     }
                     if let Some(f) = &mut self.feasibility {
                         f.observe(t.position, true);
@@ -590,6 +694,7 @@ impl Strategy for Bayes {
             }
         }
         self.finish_rounds();
+        self.choose_model();
         if let Some(early) = self.early_params
             && self.memo.asked_count() >= self.options.early
         {
@@ -597,10 +702,16 @@ impl Strategy for Bayes {
                 .and_then(|k| k.with_additive(self.options.additive))
                 .expect("checked option");
             self.model.set_params(GpParams { kernel, ..early });
+            if let Some((alt, _, _)) = &mut self.alt {
+                alt.set_params(GpParams { kernel, ..early });
+            }
             self.early_params = None;
         }
         if self.options.fit && self.valid.len() >= self.next_fit {
             self.model.fit_hyperparameters();
+            if let Some((alt, _, _)) = &mut self.alt {
+                alt.fit_hyperparameters();
+            }
             self.next_fit = 2 * self.valid.len();
         }
     }
@@ -660,6 +771,13 @@ mod tests {
             "bayes:init=2:early_lengthscale=3:early=20",
             "bayes:surrogate=cgp:early_lengthscale=2:early=30:pool=150",
             "bayes:init=2:cv_ref=5:batch=cl",
+            "bayes:guard=0.7:fallback=mixed:guard_window=4",
+            "bayes:guard=0.9:fallback=local:pool=100",
+            "bayes:align=0.5:batch=cl",
+            "bayes:dual=1:guard=0.6",
+            "bayes:dual=0.5:pool=100:fit=true",
+            "bayes:stall=5:guard=0.55:dual=1",
+            "bayes:stall=3:fallback=mixed:batch=cl",
         ] {
             let spec: StrategySpec = spec.parse().unwrap();
             for batch in [1, 3] {
@@ -674,6 +792,53 @@ mod tests {
                 assert_eq!(a, run(5), "{spec} is not deterministic");
             }
         }
+    }
+
+    #[test]
+    fn the_predictive_check_hands_picks_to_the_fallback() {
+        let space = space();
+        let run = |spec: &str| {
+            let options = spec.parse::<StrategySpec>().unwrap();
+            let options = options.apply(super::BayesOptions::default()).unwrap();
+            let mut s = super::Bayes::new(Arc::clone(&space), options, 3);
+            drive(&mut s, 60, 1, |p| objective(&space, p));
+            s.fallback_picks()
+        };
+        assert_eq!(run("bayes"), 0);
+        // No model ranks 99% of pairs right: once judged (5 results), every pick falls back.
+        let distrusted = run("bayes:guard=0.99:guard_window=10");
+        assert!(distrusted >= 40, "{distrusted} fallback picks");
+        // The bowl is easy to predict: a modest threshold rarely distrusts the model.
+        let trusted = run("bayes:guard=0.5");
+        assert!(trusted < distrusted / 4, "{trusted} fallback picks");
+    }
+
+    #[test]
+    fn the_second_model_takes_over_where_alignment_decides() {
+        let space = space();
+        // Fast only where a is a multiple of 4: periodic in a's value, noise to a smooth model.
+        let periodic = |p: usize| {
+            let i = space.indices(p);
+            let aligned = i[0].is_multiple_of(4);
+            Outcome::Value(1.0 + if aligned { 0.0 } else { 1.0 } + 0.01 * f64::from(i[1]))
+        };
+        let bowl = |p: usize| objective(&space, p);
+        let takes_over = |f: &dyn Fn(usize) -> Outcome| {
+            (1..=5)
+                .filter(|&seed| {
+                    let options: StrategySpec = "bayes:dual=1".parse().unwrap();
+                    let options = options.apply(super::BayesOptions::default()).unwrap();
+                    let mut s = super::Bayes::new(Arc::clone(&space), options, seed);
+                    drive(&mut s, 60, 1, f);
+                    s.picks_with_alignment()
+                })
+                .count()
+        };
+        assert!(takes_over(&periodic) >= 4, "aligned model kept out");
+        assert!(
+            takes_over(&bowl) <= 3,
+            "aligned model took over a smooth bowl"
+        );
     }
 
     #[test]

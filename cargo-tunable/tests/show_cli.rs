@@ -116,7 +116,7 @@ fn show_survives_forged_files_and_escapes_names() {
     );
     assert!(out.status.success(), "{text}\n{err}");
     assert!(
-        err.contains("forged.bin is unusable: a length in the 16-byte payload"),
+        err.contains("forged.bin is unusable: a length in the 15-byte payload"),
         "{err}"
     );
     assert!(

@@ -511,7 +511,7 @@ mod tests {
     /// Run in a process of its own with credentials in its environment (see the next test).
     #[test]
     fn scrub_probe() {
-        if std::env::var_os("TUNABLE_SCRUB_PROBE").is_none() {
+        if std::env::var_os("TUNABLE_TEST_SCRUB_PROBE").is_none() {
             return;
         }
         let e = go(
@@ -527,7 +527,7 @@ mod tests {
     fn children_get_no_database_credentials() {
         let out = Command::new(std::env::current_exe().unwrap())
             .args(["--exact", "child::tests::scrub_probe", "--nocapture"])
-            .env("TUNABLE_SCRUB_PROBE", "1")
+            .env("TUNABLE_TEST_SCRUB_PROBE", "1")
             .env("PGPASSWORD", "s3cret")
             .env("PGUSER", "tuner")
             .env("DATABASE_URL", "postgres://u:p@h/d")

@@ -124,7 +124,9 @@ fn tune_ahead_then_ship_to_tuned_and_unseen_devices() {
     assert_eq!(table.matches("| work | ").count(), 3, "{table}");
     assert!(table.contains("| gpu-b |"), "{table}");
     assert!(
-        err.contains("tunable: work (key 2): warm start from other devices' entries"),
+        err.contains(
+            "tunable: work (key 2): warm start from this device's key 1 and 1 other device (key 2)"
+        ),
         "{err}"
     );
     // Tuned already: nothing to do.

@@ -40,7 +40,7 @@ pub enum Fallback {
     Mixed,
 }
 
-/// The running predictive check of a surrogate (see the [module docs](self)).
+/// The running predictive check of a surrogate (see the module docs of `bayes::guard`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Guard {
     window: usize,

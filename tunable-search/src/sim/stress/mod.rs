@@ -17,7 +17,7 @@
 //! | `failing` | 30-60% of configurations fail at run time (a hidden resource limit, clustered, not uniform); the fastest lie near the limit |
 //!
 //! How a landscape is made (the same for every kind, see `shape`): the kind gives its parameters
-//! [roles](shape::Role) (block sizes, power-of-two tiles, small integers, switches, choices),
+//! roles (block sizes, power-of-two tiles, small integers, switches, choices),
 //! the sizes are grown until the Cartesian product comes near the size asked, a seeded
 //! *structure* (alignment penalties, wells, level tables, steps) ranks the configurations, and a
 //! *profile* turns the ranking into times (`flat_periodic`'s says the median is 1.4x the

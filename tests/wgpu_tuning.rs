@@ -237,7 +237,7 @@ fn planted_faults_are_failed_configurations_and_a_killed_tuning_resumes() {
         "journaled before the kill: {before}"
     );
     let stored = || {
-        tunable::tuned::read(&tunable::tuned::tuned_file(&dir.join("tuned"), "add_one"))
+        tunable::tuned::read(&tunable::tuned::tuned_file(&dir.join("tuned"), "add_one").unwrap())
             .unwrap_or_default()
             .len()
     };

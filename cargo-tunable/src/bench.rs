@@ -35,7 +35,9 @@
 //! (`null` for a failed configuration) and `strategy_seconds` the time spent inside the strategy
 //! per run. Repeat `i` (from 0) uses seed `seed + i`. It prints a table of scores per cache and
 //! strategy with the mean over caches, writes it to `DIR/scores.md` and `DIR/scores.json`, and
-//! draws `DIR/<stem>/convergence.svg` (best-so-far relative to the optimum; median and quartiles).
+//! draws `DIR/<stem>/convergence.svg` (best-so-far relative to the optimum; median and quartiles)
+//! and `DIR/anytime.svg` (per strategy, the mean anytime score over the caches at each
+//! checkpoint, random search at 0; `DIR/anytime-stress.svg` for the stress landscapes).
 //! Below the scores come the share of evaluations spent on failing configurations, and how far
 //! above the optimum each strategy's best lies beside each cache's timing noise, per cache and
 //! per kernel family (see [`crate::gap`]).
@@ -438,6 +440,10 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
     rows.sort_by(|a, b| b.mean.total_cmp(&a.mean));
     let mut table = markdown_table(&stems, &rows, &args);
     let checkpoints = anytime_checkpoints.clone().unwrap_or_default();
+    let mut plots = vec![format!(
+        "{}/<objective>/convergence.svg",
+        args.out.display()
+    )];
     for (title, stress) in [("caches", false), ("stress landscapes", true)] {
         let group: Vec<(&str, Vec<anytime::Case>)> = rows
             .iter()
@@ -456,6 +462,29 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
                 (r.strategy.as_str(), cases)
             })
             .collect();
+        let series: Vec<(String, Vec<f64>)> = group
+            .iter()
+            .filter(|(_, cases)| !cases.is_empty())
+            .map(|(name, cases)| {
+                let mean = (0..checkpoints.len())
+                    .map(|j| {
+                        let v: Vec<f64> = cases.iter().map(|c| c.anytime[j]).collect();
+                        v.iter().sum::<f64>() / v.len() as f64
+                    })
+                    .collect();
+                (name.to_string(), mean)
+            })
+            .collect();
+        if !series.is_empty() {
+            let file = if stress {
+                "anytime-stress.svg"
+            } else {
+                "anytime.svg"
+            };
+            let path = args.out.join(file);
+            std::fs::write(&path, plot::anytime_svg(title, &checkpoints, &series))?;
+            plots.push(path.display().to_string());
+        }
         let part = anytime::summary(title, &checkpoints, &group);
         if !part.is_empty() {
             table += "\n";
@@ -526,6 +555,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
         args.repeats,
         started.elapsed().as_secs_f64()
     );
+    table += &format!("Plots: {}.\n", plots.join(", "));
     println!("{table}");
     std::fs::write(args.out.join("scores.md"), &table)?;
     std::fs::write(

@@ -2,6 +2,12 @@
 //!
 //! A self-contained SVG: for each strategy, the median (line) and the interquartile range (band)
 //! over runs of the best-so-far objective divided by the optimum, against evaluations.
+//!
+//! # Anytime plots
+//!
+//! [`anytime_svg`]: for each strategy, the mean anytime score over a group of caches (the
+//! fixed-window score at each checkpoint, see [`crate::anytime`]) as a line over evaluations,
+//! with random search at 0.
 
 use std::fmt::Write;
 
@@ -145,7 +151,119 @@ pub(crate) fn convergence_svg(
             w - right + 40.0,
             w - right + 46.0,
             ly + 4.0,
-            name.replace('&', "&amp;").replace('<', "&lt;")
+            escape(name)
+        );
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+fn escape(name: &str) -> String {
+    name.replace('&', "&amp;").replace('<', "&lt;")
+}
+
+/// The SVG text of the anytime plot of one group of cases. `series`: per strategy, its mean
+/// score at each of `checkpoints` (`NaN` where undefined, left out of the line).
+pub(crate) fn anytime_svg(
+    title: &str,
+    checkpoints: &[usize],
+    series: &[(String, Vec<f64>)],
+) -> String {
+    let (w, h, left, right, top, bottom) = (900.0, 520.0, 70.0, 230.0, 40.0, 50.0);
+    let (pw, ph) = (w - left - right, h - top - bottom);
+    let values = series
+        .iter()
+        .flat_map(|s| s.1.iter().copied())
+        .filter(|v| v.is_finite());
+    let (lo, hi) = values.fold((0.0f64, 0.1f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    let (lo, hi) = ((lo * 10.0).floor() / 10.0, (hi * 10.0).ceil() / 10.0);
+    let kmax = checkpoints.iter().copied().max().unwrap_or(1).max(1) as f64;
+    let x = |k: usize| left + pw * k as f64 / kmax;
+    let y = |v: f64| top + ph * (hi - v) / (hi - lo);
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">
+<rect width="{w}" height="{h}" fill="white"/>
+<text x="{}" y="22" font-size="15" text-anchor="middle">{}: anytime score (mean over cases)</text>
+<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="none" stroke="#444"/>
+"##,
+        left + pw / 2.0,
+        escape(title)
+    );
+    let step = [0.1, 0.2, 0.5, 1.0]
+        .into_iter()
+        .find(|st| (hi - lo) / st <= 10.5)
+        .unwrap_or(2.0);
+    for k in 0..=((hi - lo) / step).round() as usize {
+        let v = lo + step * k as f64;
+        let _ = writeln!(
+            s,
+            r##"<line x1="{left}" x2="{}" y1="{y0:.1}" y2="{y0:.1}" stroke="#ddd"/><text x="{}" y="{:.1}" text-anchor="end">{v:.1}</text>"##,
+            left + pw,
+            left - 6.0,
+            y(v) + 4.0,
+            y0 = y(v)
+        );
+    }
+    for &k in checkpoints {
+        let _ = writeln!(
+            s,
+            r#"<text x="{:.1}" y="{}" text-anchor="middle">{k}</text>"#,
+            x(k),
+            top + ph + 18.0
+        );
+    }
+    let _ = writeln!(
+        s,
+        r#"<text x="{}" y="{}" text-anchor="middle">evaluations</text>
+<text x="18" y="{}" text-anchor="middle" transform="rotate(-90 18 {})">score (0 = random, 1 = optimum at once)</text>"#,
+        left + pw / 2.0,
+        h - 10.0,
+        top + ph / 2.0,
+        top + ph / 2.0
+    );
+    let ly = top + 14.0 + 18.0 * series.len() as f64;
+    let _ = writeln!(
+        s,
+        r##"<line x1="{left}" x2="{}" y1="{y0:.1}" y2="{y0:.1}" stroke="#000" stroke-width="1.2" stroke-dasharray="5,4"/>
+<line x1="{}" x2="{}" y1="{ly}" y2="{ly}" stroke="#000" stroke-dasharray="5,4"/><text x="{}" y="{}">random search (0)</text>"##,
+        left + pw,
+        w - right + 15.0,
+        w - right + 40.0,
+        w - right + 46.0,
+        ly + 4.0,
+        y0 = y(0.0)
+    );
+    for (i, (name, means)) in series.iter().enumerate() {
+        let c = COLORS[i % COLORS.len()];
+        let points: Vec<(f64, f64)> = checkpoints
+            .iter()
+            .zip(means)
+            .filter(|(_, v)| v.is_finite())
+            .map(|(&k, &v)| (x(k), y(v)))
+            .collect();
+        let line: Vec<String> = points
+            .iter()
+            .map(|(a, b)| format!("{a:.1},{b:.1}"))
+            .collect();
+        let _ = writeln!(
+            s,
+            r#"<polyline points="{}" fill="none" stroke="{c}" stroke-width="1.8"/>"#,
+            line.join(" ")
+        );
+        for (a, b) in &points {
+            let _ = writeln!(s, r#"<circle cx="{a:.1}" cy="{b:.1}" r="3" fill="{c}"/>"#);
+        }
+        let ly = top + 14.0 + 18.0 * i as f64;
+        let _ = writeln!(
+            s,
+            r#"<line x1="{}" x2="{}" y1="{ly}" y2="{ly}" stroke="{c}" stroke-width="3"/><text x="{}" y="{}">{}</text>"#,
+            w - right + 15.0,
+            w - right + 40.0,
+            w - right + 46.0,
+            ly + 4.0,
+            escape(name)
         );
     }
     s.push_str("</svg>\n");

@@ -85,6 +85,17 @@ fn bench_writes_runs_files_table_and_plot() {
     assert_eq!(file["strategy_seconds"].as_array().unwrap().len(), 4);
     let svg = std::fs::read_to_string(out.join("dedispersion_milo_A100/convergence.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("random (expected)"));
+    // One anytime plot for the run: a line per strategy (peer rows included), random at 0.
+    let anytime = std::fs::read_to_string(out.join("anytime.svg")).unwrap();
+    assert!(anytime.starts_with("<svg") && anytime.trim_end().ends_with("</svg>"));
+    assert!(anytime.contains("random search (0)") && anytime.contains("evaluations"));
+    for name in ["random", "genetic:popsize=10", "kt:pso"] {
+        assert!(anytime.contains(&format!(">{name}</text>")), "{name}");
+    }
+    let lines = anytime.matches("<polyline").count();
+    assert!(lines >= 3, "{lines} lines");
+    assert!(!out.join("anytime-stress.svg").exists());
+    assert!(table.contains("anytime.svg"), "{table}");
     assert!(out.join("scores.md").exists() && out.join("scores.json").exists());
     std::fs::remove_dir_all(&out).ok();
 }
@@ -268,6 +279,12 @@ fn stress_landscapes_run_beside_caches_and_are_summarized_apart() {
     }
     assert!(table.contains("Mean held-out score"), "{table}");
     assert!(table.contains("2 strategies on 4 objectives"), "{table}");
+    // One anytime plot per group.
+    for plot in ["anytime.svg", "anytime-stress.svg"] {
+        let svg = std::fs::read_to_string(out.join(plot)).unwrap();
+        assert!(svg.starts_with("<svg") && svg.matches("<polyline").count() == 2);
+        assert!(svg.contains(">annealing</text>"), "{plot}");
+    }
     // The noisy landscape's runs record true times (the strategy was told noisy ones): every
     // value is one of the landscape's.
     let file: serde_json::Value = serde_json::from_str(

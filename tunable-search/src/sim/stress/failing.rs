@@ -7,7 +7,8 @@
 //! faster: the best configurations lie just below the limit. A visible constraint also bounds
 //! the two tiles' product.
 
-use super::shape::{Mix, Plan, Point, Profile, Role, hash, roles as cycle, unit_of};
+use super::shape::{Mix, Plan, Point, Profile, Role, roles as cycle};
+use super::wells::{Wells, tile_product_limit};
 use super::{Model, Resource};
 
 /// Two tiles, an integer and a block size, then switches, choices, integers and tiles.
@@ -21,42 +22,17 @@ pub(super) fn roles(dims: usize) -> Vec<Role> {
 
 pub(super) fn model(plan: &Plan, mix: &mut Mix) -> Model {
     let seed = mix.next();
-    let dims = plan.roles.len();
     let resource = Resource::seeded(plan, mix);
     let gain = mix.range(0.5, 1.0);
-    let wells: Vec<(f64, f64, u16)> = (0..dims)
-        .map(|k| {
-            (
-                mix.range(0.2, 0.8),
-                mix.unit(),
-                mix.below(plan.counts[k]) as u16,
-            )
-        })
-        .collect();
-    let roles = plan.roles.clone();
+    let wells = Wells::draw(plan, mix, (0.2, 0.8));
     let used = resource.clone();
     let raw = move |p: &Point| {
-        let mut r = -gain * used.eval(p);
-        for (k, &(w, c, good)) in wells.iter().enumerate() {
-            r += match roles[k] {
-                Role::Switch | Role::Choice(_) => 0.3 * w * f64::from(u8::from(p.i[k] != good)),
-                _ => 0.5 * w * (p.x[k] - c).powi(2),
-            };
-        }
-        r + 0.1 * unit_of(hash(seed, p.position as u64, 0))
+        let start = -gain * used.eval(p);
+        let r = wells.cost(p, start, 0.3, |_, k, w, c| 0.5 * w * (p.x[k] - c).powi(2));
+        r + 0.1 * p.roughness(seed)
     };
-    let mut constraints = vec![];
-    if dims > 1 && plan.counts[0] >= 4 && plan.counts[1] >= 4 {
-        let max = (plan.counts[0] - 1 + plan.counts[1] - 1) * 4 / 5;
-        constraints.push(format!(
-            "{} * {} <= {}",
-            plan.names[0],
-            plan.names[1],
-            1u64 << max
-        ));
-    }
     Model {
-        constraints,
+        constraints: tile_product_limit(plan, (4, 5)),
         raw: Box::new(raw),
         profile: Some(Profile(vec![
             (0.0, 1.0),

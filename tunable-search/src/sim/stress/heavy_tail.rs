@@ -6,7 +6,8 @@
 //! search comes 95% of the way in about a dozen evaluations and only the first evaluations
 //! count. Large tiles together are excluded by a constraint.
 
-use super::shape::{Mix, Plan, Point, Profile, Role, hash, roles as cycle, unit_of};
+use super::shape::{Mix, Plan, Point, Profile, Role, roles as cycle};
+use super::wells::{Wells, tile_product_limit};
 use super::{Model, Resource};
 
 /// Two tiles and an integer, then switches, choices, tiles, integers and block sizes.
@@ -27,42 +28,17 @@ pub(super) fn roles(dims: usize) -> Vec<Role> {
 pub(super) fn model(plan: &Plan, mix: &mut Mix) -> Model {
     let seed = mix.next();
     let dims = plan.roles.len();
-    let wells: Vec<(f64, f64, u16)> = (0..dims)
-        .map(|k| {
-            (
-                mix.range(0.5, 1.5),
-                mix.unit(),
-                mix.below(plan.counts[k]) as u16,
-            )
-        })
-        .collect();
+    let wells = Wells::draw(plan, mix, (0.5, 1.5));
     let coupling = mix.range(0.5, 1.0);
-    let roles = plan.roles.clone();
     let raw = move |p: &Point| {
-        let mut r = 0.0;
-        for (k, &(w, c, good)) in wells.iter().enumerate() {
-            r += match roles[k] {
-                Role::Switch | Role::Choice(_) => 0.5 * w * f64::from(u8::from(p.i[k] != good)),
-                _ => w * (p.x[k] - c).abs(),
-            };
-        }
+        let mut r = wells.cost(p, 0.0, 0.5, |_, k, w, c| w * (p.x[k] - c).abs());
         if dims > 1 {
-            r += coupling * ((p.x[0] - p.x[1]) - (wells[0].1 - wells[1].1)).abs();
+            r += coupling * ((p.x[0] - p.x[1]) - (wells.centre(0) - wells.centre(1))).abs();
         }
-        r + 0.05 * unit_of(hash(seed, p.position as u64, 0))
+        r + 0.05 * p.roughness(seed)
     };
-    let mut constraints = vec![];
-    if dims > 1 && plan.counts[0] >= 4 && plan.counts[1] >= 4 {
-        let max = (plan.counts[0] - 1 + plan.counts[1] - 1) * 3 / 4;
-        constraints.push(format!(
-            "{} * {} <= {}",
-            plan.names[0],
-            plan.names[1],
-            1u64 << max
-        ));
-    }
     Model {
-        constraints,
+        constraints: tile_product_limit(plan, (3, 4)),
         raw: Box::new(raw),
         profile: Some(Profile(vec![
             (0.0, 1.0),

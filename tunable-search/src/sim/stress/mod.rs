@@ -54,6 +54,7 @@ mod noisy;
 mod plateau;
 pub(crate) mod shape;
 mod stats;
+mod wells;
 
 use super::{Replay, SimError};
 use crate::SpaceBuilder;
@@ -570,6 +571,85 @@ mod tests {
             let e = text.parse::<StressSpec>().unwrap_err().to_string();
             assert!(e.contains(message), "{text}: {e}");
         }
+    }
+
+    /// A fingerprint of everything the generator makes for `spec`: every configuration's raw
+    /// score, resource and time, the constraints, the noise, the optimum and some measurements.
+    fn fingerprint(spec: &StressSpec) -> u64 {
+        let mut h = 0xcbf2_9ce4_8422_2325u64;
+        let mut eat = |x: u64| h = shape::hash(h, x, 0x5bd1_e995);
+        let land = Landscape::build(spec).unwrap();
+        let mut mix = Mix::new(spec.effective_seed());
+        let plan = Plan::new(&spec.kind.roles(spec.dims), spec.size);
+        let model = spec.kind.model(&plan, &mut mix);
+        for c in &model.constraints {
+            c.bytes().for_each(|b| eat(u64::from(b)));
+        }
+        let space = land.replay().space();
+        eat(space.len() as u64);
+        let mut point = Point::default();
+        let mut indices = vec![0u16; space.dims()];
+        for (p, v) in land.replay().values().iter().enumerate() {
+            space.write_indices(p, &mut indices);
+            point.set(&plan, &indices, p);
+            eat((model.raw)(&point).to_bits());
+            eat(model.resource.eval(&point).to_bits());
+            eat(v.map_or(u64::MAX, f64::to_bits));
+        }
+        for p in (0..space.len()).step_by(13) {
+            eat(land.measure(p, 3).map_or(u64::MAX, f64::to_bits));
+        }
+        eat(model.fail.to_bits());
+        eat(land.noise().to_bits());
+        eat(land.optimum().to_bits());
+        h
+    }
+
+    /// Pins the generators' output: every landscape up to 20,000 configurations of the `default`
+    /// suite, plus small and edge-case settings (one or two parameters, options), must hash to
+    /// what it did. Published figures are computed on these landscapes: update a hash only when
+    /// deliberately changing a generator, and then re-run the published stress bench.
+    #[test]
+    fn generators_are_unchanged() {
+        let expected: [(&str, u64); 25] = [
+            ("flat_periodic:n=200:d=2", 0x29c4_2b7c_e10c_9289),
+            ("flat_periodic:n=5000:d=5", 0x7341_cca5_d989_bba1),
+            ("heavy_tail:n=500:d=3", 0x8b99_5842_b3d8_0fa0),
+            ("heavy_tail:n=20000:d=7", 0xfba1_e3e3_40c9_88b0),
+            ("plateau:n=300:d=4", 0x5263_74d3_b9d7_d50c),
+            ("plateau:n=10000:d=8", 0xe912_f6b1_b285_458d),
+            ("needle:n=400:d=2", 0xe4ef_a34f_1e54_3efb),
+            ("needle:n=10000:d=6", 0xd465_a1c6_8590_9685),
+            ("near_optimal:n=200:d=3", 0xd595_db48_a568_66fe),
+            ("near_optimal:n=200:d=5", 0xf08b_7bac_0fbf_1c1a),
+            ("near_optimal:n=2000:d=6", 0x5ac9_2ab2_d15f_c426),
+            ("noisy:n=300:d=3", 0xa957_685a_8070_82fb),
+            ("noisy:n=10000:d=6", 0xf87c_d1a7_a8d5_2551),
+            ("failing:n=500:d=4", 0xa47b_8318_027c_ffa6),
+            ("failing:n=20000:d=7", 0x2973_4e63_2313_9e33),
+            ("heavy_tail:n=50:d=1", 0x853a_bd53_f4ac_5b7e),
+            ("heavy_tail:n=64:d=2", 0xc3d4_81b0_ab0a_3b15),
+            ("noisy:n=100:d=2", 0x3566_4fc8_8238_e339),
+            ("noisy:n=100:d=1", 0x9222_bbe4_2ed0_aa53),
+            ("failing:n=100:d=1", 0xd45c_6a52_c4c1_e630),
+            ("failing:n=60:d=2", 0x9be6_5ee4_fde7_f388),
+            ("near_optimal:n=50:d=1", 0xef06_e2f3_bf0b_babf),
+            ("near_optimal:n=90:d=2", 0xf093_702d_f7e5_82b5),
+            ("failing:n=5000:d=3:seed=5:fail=0.2", 0xc734_ca0e_b0d0_0b47),
+            ("noisy:n=3000:d=4:seed=2:noise=0.03", 0x3f02_aa4d_9310_5e73),
+        ];
+        let mut changed = vec![];
+        for (text, hash) in expected {
+            let got = fingerprint(&text.parse().unwrap());
+            if got != hash {
+                changed.push(format!("{text}: {got:#018x}, was {hash:#018x}"));
+            }
+        }
+        assert!(
+            changed.is_empty(),
+            "generated landscapes changed:\n{}",
+            changed.join("\n")
+        );
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! few evaluations are its whole useful budget. The structure is mild: smooth wells per
 //! parameter, one interaction and some roughness.
 
-use super::shape::{Mix, Plan, Point, Profile, Role, hash, roles as cycle, unit_of};
+use super::shape::{Mix, Plan, Point, Profile, Role, roles as cycle};
+use super::wells::Wells;
 use super::{Model, Resource};
 
 /// A tile, an integer and a switch, then choices, integers, tiles and switches.
@@ -20,30 +21,15 @@ pub(super) fn roles(dims: usize) -> Vec<Role> {
 pub(super) fn model(plan: &Plan, mix: &mut Mix) -> Model {
     let seed = mix.next();
     let dims = plan.roles.len();
-    let wells: Vec<(f64, f64, u16)> = (0..dims)
-        .map(|k| {
-            (
-                mix.range(0.3, 1.0),
-                mix.unit(),
-                mix.below(plan.counts[k]) as u16,
-            )
-        })
-        .collect();
+    let wells = Wells::draw(plan, mix, (0.3, 1.0));
     let coupling = mix.range(0.2, 0.6);
     let roughness = mix.range(0.1, 0.3);
-    let roles = plan.roles.clone();
     let raw = move |p: &Point| {
-        let mut r = 0.0;
-        for (k, &(w, c, good)) in wells.iter().enumerate() {
-            r += match roles[k] {
-                Role::Switch | Role::Choice(_) => 0.3 * w * f64::from(u8::from(p.i[k] != good)),
-                _ => w * (p.x[k] - c).powi(2),
-            };
-        }
+        let mut r = wells.cost(p, 0.0, 0.3, |_, k, w, c| w * (p.x[k] - c).powi(2));
         if dims > 1 {
-            r += coupling * (p.x[0] * p.x[1] - wells[0].1 * wells[1].1).abs();
+            r += coupling * (p.x[0] * p.x[1] - wells.centre(0) * wells.centre(1)).abs();
         }
-        r + roughness * unit_of(hash(seed, p.position as u64, 0))
+        r + roughness * p.roughness(seed)
     };
     Model {
         constraints: vec![],

@@ -6,7 +6,8 @@
 //! seeded `sigma` of 1% to 5% ([`Landscape::measure`](super::Landscape::measure)): near the
 //! optimum the noise is as large as the differences a strategy must tell apart.
 
-use super::shape::{Mix, Plan, Point, Profile, Role, hash, roles as cycle, unit_of};
+use super::shape::{Mix, Plan, Point, Profile, Role, roles as cycle};
+use super::wells::Wells;
 use super::{Model, Resource};
 
 /// A block size and two tiles, then integers, switches, choices and tiles.
@@ -21,32 +22,19 @@ pub(super) fn roles(dims: usize) -> Vec<Role> {
 pub(super) fn model(plan: &Plan, mix: &mut Mix) -> Model {
     let seed = mix.next();
     let dims = plan.roles.len();
-    let wells: Vec<(f64, f64, u16)> = (0..dims)
-        .map(|k| {
-            (
-                mix.range(0.3, 1.2),
-                mix.unit(),
-                mix.below(plan.counts[k]) as u16,
-            )
-        })
-        .collect();
+    let wells = Wells::draw(plan, mix, (0.3, 1.2));
     let tile_target = mix.unit();
-    let roles = plan.roles.clone();
     let raw = move |p: &Point| {
-        let mut r = 0.0;
-        for (k, &(w, c, good)) in wells.iter().enumerate() {
-            r += match roles[k] {
-                Role::Switch | Role::Choice(_) => 0.4 * w * f64::from(u8::from(p.i[k] != good)),
-                Role::Block => {
-                    w * (p.x[k] - c).powi(2) + 0.2 * f64::from(u8::from(p.v[k] as i64 % 64 != 0))
-                }
-                _ => w * (p.x[k] - c).powi(2),
-            };
-        }
+        let mut r = wells.cost(p, 0.0, 0.4, |role, k, w, c| match role {
+            Role::Block => {
+                w * (p.x[k] - c).powi(2) + 0.2 * f64::from(u8::from(p.v[k] as i64 % 64 != 0))
+            }
+            _ => w * (p.x[k] - c).powi(2),
+        });
         if dims > 2 {
             r += 0.8 * ((p.x[1] + p.x[2]) / 2.0 - tile_target).abs();
         }
-        r + 0.05 * unit_of(hash(seed, p.position as u64, 0))
+        r + 0.05 * p.roughness(seed)
     };
     Model {
         constraints: vec![],

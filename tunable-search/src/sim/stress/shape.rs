@@ -278,6 +278,11 @@ impl Point {
             .fold(seed, |h, (k, &ix)| hash(h, k as u64, u64::from(ix)))
     }
 
+    /// A uniform number in `[0, 1)` for the configuration's position: roughness on a structure.
+    pub(crate) fn roughness(&self, seed: u64) -> f64 {
+        unit_of(hash(seed, self.position as u64, 0))
+    }
+
     /// Trailing zero bits of parameter `k`'s integer value (its power-of-two alignment).
     pub(crate) fn alignment(&self, k: usize) -> u32 {
         (self.v[k] as u64).trailing_zeros()

@@ -208,6 +208,13 @@ declare_options! {
         /// If `K > 0`, once `K` valid results in a row have not improved the best, every other
         /// pick goes to the `fallback` until one does; 0 turns it off.
         stall: usize = 0, "stall" => at_least(0);
+        /// If `M > 0`, until the picking model's predictive check has judged it (half its
+        /// window of results), an acquisition round scores only a uniformly random subset of
+        /// about `M` unvisited candidates: the pick is the young model's best of `M` random
+        /// configurations, a random pick if the model does not predict, never one of the
+        /// corners an unfitted model's variance points at. Without a predictive check (neither
+        /// `guard` nor `dual`) every round is scoped. 0 scores every candidate.
+        trial_scope: usize = 0, "trial_scope" => at_least(0);
         /// The results the predictive check averages over, at least 2.
         guard_window: usize = 10, "guard_window" => at_least(2);
         /// What picks while the model does not predict: `random`, `local` (a neighbour of the

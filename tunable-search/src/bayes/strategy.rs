@@ -376,6 +376,14 @@ impl Bayes {
             .unwrap_or_default()
     }
 
+    /// The number of unvisited candidates a round scores while the picking model is on trial
+    /// (`trial_scope`, until its predictive check has judged it); `None`: all of them.
+    fn trial_scope(&self) -> Option<usize> {
+        let m = self.options.trial_scope;
+        let on_trial = self.guard.as_ref().is_none_or(|g| !g.judged());
+        (m > 0 && on_trial).then_some(m)
+    }
+
     /// Predicts every candidate, scores them and queues the round's picks.
     fn new_round(&mut self) {
         self.sync_fantasies();
@@ -483,10 +491,19 @@ impl Bayes {
             _ => None,
         };
         let points = &self.points;
+        // The round's scope (`trial_scope`, polishing rounds excepted): the share of the
+        // unvisited candidates that compete, drawn per row by a seeded hash.
+        let share = match (self.trial_scope(), &only) {
+            (Some(m), None) if m < count => m as f64 / count as f64,
+            _ => 1.0,
+        };
+        let salt: u64 = if share < 1.0 { self.rng.random() } else { 0 };
+        let in_scope = |r: usize| share >= 1.0 || unit_hash(salt, r as u64) < share;
         // The `k` best candidates of every function among those valid with probability at least
-        // `min_p` (inside the trust region if `region`).
+        // `min_p` (inside the trust region if `region`, within the round's scope if `scoped`).
         let scan = |min_p: f64,
-                    region: Option<(&[f64], &TrustRegion)>|
+                    region: Option<(&[f64], &TrustRegion)>,
+                    scoped: bool|
          -> Vec<Vec<Vec<(f64, usize)>>> {
             (0..chunks)
                 .into_par_iter()
@@ -495,7 +512,8 @@ impl Bayes {
                     for i in ci * CHUNK..total.min((ci + 1) * CHUNK) {
                         let (r, pred, p, w) = at(i);
                         let excluded = only.as_ref().is_some_and(|o| o.binary_search(&r).is_err())
-                            || region.is_some_and(|(c, t)| !t.contains(c, points.row(r)));
+                            || region.is_some_and(|(c, t)| !t.contains(c, points.row(r)))
+                            || (scoped && !in_scope(r));
                         if p < min_p || excluded || memo.is_asked(r) {
                             continue;
                         }
@@ -513,17 +531,20 @@ impl Bayes {
         };
         let mut tops = Vec::new();
         if let (Some(c), Some(t)) = (&centre, &self.trust) {
-            tops = scan(self.options.min_feasibility, Some((c, t)));
+            tops = scan(self.options.min_feasibility, Some((c, t)), true);
         }
         if empty(&tops) {
             if centre.is_some() {
                 // Nothing likely valid left in the region: start it afresh, search globally.
                 self.trust.as_mut().expect("trust region").restart();
             }
-            tops = scan(self.options.min_feasibility, None);
+            tops = scan(self.options.min_feasibility, None, true);
+        }
+        if empty(&tops) && share < 1.0 {
+            tops = scan(self.options.min_feasibility, None, false);
         }
         if empty(&tops) {
-            tops = scan(0.0, None);
+            tops = scan(0.0, None, false);
         }
         let mut merged = vec![Vec::with_capacity(k + 1); k];
         for chunk in tops {
@@ -590,6 +611,15 @@ impl Bayes {
             );
         }
     }
+}
+
+/// A hash of `(salt, row)` uniform in `[0, 1)` (SplitMix64's finalizer).
+fn unit_hash(salt: u64, row: u64) -> f64 {
+    let mut z = salt ^ row.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    (z >> 11) as f64 / (1u64 << 53) as f64
 }
 
 /// Keeps the `k` best `(score, row)` pairs, best first; NaN scores rank last, ties go to the
@@ -778,6 +808,8 @@ mod tests {
             "bayes:dual=0.5:pool=100:fit=true",
             "bayes:stall=5:guard=0.55:dual=1",
             "bayes:stall=3:fallback=mixed:batch=cl",
+            "bayes:dual=1:guard=0.55:trial_scope=16",
+            "bayes:trial_scope=4:batch=cl:pool=100",
         ] {
             let spec: StrategySpec = spec.parse().unwrap();
             for batch in [1, 3] {
@@ -811,6 +843,44 @@ mod tests {
         // The bowl is easy to predict: a modest threshold rarely distrusts the model.
         let trusted = run("bayes:guard=0.5");
         assert!(trusted < distrusted / 4, "{trusted} fallback picks");
+    }
+
+    #[test]
+    fn a_model_on_trial_picks_among_a_random_few_not_where_its_variance_points() {
+        let space = space();
+        let valid: Vec<f64> = (0..space.len())
+            .filter_map(|p| objective(&space, p).value())
+            .collect();
+        let typical = valid.iter().sum::<f64>() / valid.len() as f64;
+        // A model that only explores (a huge exploration factor) sends its first picks to
+        // where it knows least: the corners of the space, far slower than typical here. While
+        // it is on trial (its first 5 checked results) `trial_scope` makes each pick its best
+        // of a few random configurations instead.
+        let trial_picks = |spec: &str| -> f64 {
+            let mut sum = 0.0;
+            let mut n = 0;
+            for seed in 1..=8 {
+                let options: StrategySpec = spec.parse().unwrap();
+                let options = options.apply(super::BayesOptions::default()).unwrap();
+                let mut s = super::Bayes::new(Arc::clone(&space), options, seed);
+                let rec = drive(&mut s, 10, 1, |p| objective(&space, p));
+                for t in &rec.trials[5..] {
+                    if let Some(v) = objective(&space, t.position).value() {
+                        sum += v;
+                        n += 1;
+                    }
+                }
+            }
+            sum / n as f64
+        };
+        let free = trial_picks("bayes:explore=1000:guard=0.55:polish=0");
+        let scoped = trial_picks("bayes:explore=1000:guard=0.55:polish=0:trial_scope=4");
+        println!("free {free}, scoped {scoped}, typical {typical}");
+        assert!(free > 1.5 * typical, "free {free} vs typical {typical}");
+        assert!(
+            scoped < 1.25 * typical,
+            "scoped {scoped} vs typical {typical}"
+        );
     }
 
     #[test]

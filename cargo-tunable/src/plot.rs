@@ -143,19 +143,24 @@ pub(crate) fn convergence_svg(
             r#"<polyline points="{}" fill="none" stroke="{c}" stroke-width="1.8"/>"#,
             med.join(" ")
         );
-        let ly = top + 14.0 + 18.0 * i as f64;
-        let _ = writeln!(
-            s,
-            r#"<line x1="{}" x2="{}" y1="{ly}" y2="{ly}" stroke="{c}" stroke-width="3"/><text x="{}" y="{}">{}</text>"#,
-            w - right + 15.0,
-            w - right + 40.0,
-            w - right + 46.0,
-            ly + 4.0,
-            escape(name)
-        );
+        legend_entry(&mut s, w - right, top + 14.0 + 18.0 * i as f64, c, name);
     }
     s.push_str("</svg>\n");
     s
+}
+
+/// One legend row at height `ly`, right of the plot area that ends at `x`: a line in
+/// `colour`, then `name`.
+fn legend_entry(s: &mut String, x: f64, ly: f64, colour: &str, name: &str) {
+    let _ = writeln!(
+        s,
+        r#"<line x1="{}" x2="{}" y1="{ly}" y2="{ly}" stroke="{colour}" stroke-width="3"/><text x="{}" y="{}">{}</text>"#,
+        x + 15.0,
+        x + 40.0,
+        x + 46.0,
+        ly + 4.0,
+        escape(name)
+    );
 }
 
 fn escape(name: &str) -> String {
@@ -255,16 +260,7 @@ pub(crate) fn anytime_svg(
         for (a, b) in &points {
             let _ = writeln!(s, r#"<circle cx="{a:.1}" cy="{b:.1}" r="3" fill="{c}"/>"#);
         }
-        let ly = top + 14.0 + 18.0 * i as f64;
-        let _ = writeln!(
-            s,
-            r#"<line x1="{}" x2="{}" y1="{ly}" y2="{ly}" stroke="{c}" stroke-width="3"/><text x="{}" y="{}">{}</text>"#,
-            w - right + 15.0,
-            w - right + 40.0,
-            w - right + 46.0,
-            ly + 4.0,
-            escape(name)
-        );
+        legend_entry(&mut s, w - right, top + 14.0 + 18.0 * i as f64, c, name);
     }
     s.push_str("</svg>\n");
     s

@@ -723,6 +723,12 @@ impl Strategy for Bayes {
                 }
             }
         }
+        // Valid results told before anything was asked (a warm start, a baseline) count toward
+        // the initial sample: the design only fills what they leave.
+        if !self.bo_started && self.init_asked == 0 && self.pending.is_empty() {
+            let left = self.options.init.saturating_sub(self.valid.len());
+            self.init_queue.truncate(left);
+        }
         self.finish_rounds();
         self.choose_model();
         if let Some(early) = self.early_params
@@ -824,6 +830,47 @@ mod tests {
                 assert_eq!(a, run(5), "{spec} is not deterministic");
             }
         }
+    }
+
+    #[test]
+    fn results_told_before_the_first_ask_count_toward_the_initial_sample() {
+        use super::{Bayes, BayesOptions};
+        use crate::strategy::{Strategy, Trial};
+        let space = space();
+        // Valid results of positions spread over the space, none of them asked.
+        let valid: Vec<Trial> = (0..space.len())
+            .step_by(37)
+            .map(|position| Trial {
+                position,
+                outcome: objective(&space, position),
+            })
+            .filter(|t| t.outcome.value().is_some())
+            .take(5)
+            .collect();
+        let bayes = || {
+            let options = "bayes:init=5"
+                .parse::<StrategySpec>()
+                .unwrap()
+                .apply(BayesOptions::default())
+                .unwrap();
+            Bayes::new(Arc::clone(&space), options, 7)
+        };
+        // Two told first: the design of five asks three.
+        let mut two = bayes();
+        two.tell(&valid[..2]);
+        assert_eq!(two.init_queue.len(), 3);
+        // Five: the model picks from the first ask on, none of the told positions.
+        let mut five = bayes();
+        five.tell(&valid);
+        assert!(five.init_queue.is_empty());
+        let asked = five.ask(1);
+        assert!(five.bo_started);
+        assert!(asked.len() == 1 && valid.iter().all(|t| t.position != asked[0]));
+        // Told after the first ask (an ensemble's shared results): the design stays whole.
+        let mut late = bayes();
+        assert_eq!(late.ask(1).len(), 1);
+        late.tell(&valid);
+        assert_eq!(late.init_queue.len(), 4);
     }
 
     #[test]

@@ -170,8 +170,9 @@ impl<'a, R: Evaluated> Driver<'a, R> {
     }
 
     /// Evaluates `positions` first, before the strategy asks for anything (a baseline such as a
-    /// kernel's default configuration). They count against the budget; the strategy learns
-    /// their outcomes when it asks for them, without evaluating them again.
+    /// kernel's default configuration, a warm start). They count against the budget; their
+    /// outcomes are told to the strategy before its first ask, so a model-based strategy starts
+    /// from them, and again, without a second evaluation, if it asks for one of them.
     pub fn first(mut self, positions: &[usize]) -> Self {
         for &p in positions {
             if !self.first.contains(&p) {
@@ -234,13 +235,17 @@ impl<'a, R: Evaluated> Driver<'a, R> {
         };
         let mut first = std::mem::take(&mut self.first);
         first.truncate(self.budget);
-        // Evaluated first, told to the strategy when it asks for them.
-        let mut untold: HashMap<usize, Outcome> = self
-            .evaluate(&first, evaluator, &mut progress, &mut rec, start)?
-            .into_iter()
-            .map(|t| (t.position, t.outcome))
-            .collect();
-        let mut seen: HashSet<usize> = first.into_iter().collect();
+        // Evaluated first and told to the strategy before it asks for anything; told again,
+        // without a second evaluation, should it ask for one of them all the same.
+        let first = self.evaluate(&first, evaluator, &mut progress, &mut rec, start)?;
+        if !first.is_empty() {
+            let t = Instant::now();
+            self.strategy.tell(&first);
+            rec.strategy_seconds += t.elapsed().as_secs_f64();
+        }
+        let mut untold: HashMap<usize, Outcome> =
+            first.iter().map(|t| (t.position, t.outcome)).collect();
+        let mut seen: HashSet<usize> = first.iter().map(|t| t.position).collect();
         rec.stopped = loop {
             progress.elapsed = start.elapsed();
             if progress.evaluations >= self.budget {
@@ -280,9 +285,11 @@ impl<'a, R: Evaluated> Driver<'a, R> {
                 assert!(seen.insert(p), "strategy asked for position {p} twice");
             }
             let trials = self.evaluate(&asked, evaluator, &mut progress, &mut rec, start)?;
-            let t = Instant::now();
-            self.strategy.tell(&trials);
-            rec.strategy_seconds += t.elapsed().as_secs_f64();
+            if !trials.is_empty() {
+                let t = Instant::now();
+                self.strategy.tell(&trials);
+                rec.strategy_seconds += t.elapsed().as_secs_f64();
+            }
         };
         for o in &mut self.observers {
             o.finish(&progress, rec.stopped);
@@ -505,6 +512,42 @@ mod tests {
             .unwrap();
         assert_eq!(evaluated, [5, 0, 1, 2, 3, 4]);
         assert_eq!(rec.stopped, Stopped::Exhausted);
+    }
+
+    #[test]
+    fn first_positions_are_told_before_the_first_ask() {
+        /// Logs every ask and tell, asking like exhaustive search.
+        struct Log(Exhaustive, Vec<String>);
+        impl Strategy for Log {
+            fn ask(&mut self, n: usize) -> Vec<usize> {
+                let asked = self.0.ask(n);
+                self.1.push(format!("ask {asked:?}"));
+                asked
+            }
+            fn tell(&mut self, trials: &[Trial]) {
+                let told: Vec<usize> = trials.iter().map(|t| t.position).collect();
+                self.1.push(format!("tell {told:?}"));
+            }
+        }
+        let mut log = Log(Exhaustive::new(space(6)), Vec::new());
+        let mut eval = |b: &[usize]| b.iter().map(|&p| Outcome::Value(p as f64)).collect();
+        Driver::new(&mut log, 4)
+            .first(&[4, 1])
+            .run(&mut eval)
+            .unwrap();
+        // Told at once; 1, asked anyway, is told again without a second evaluation.
+        assert_eq!(
+            log.1,
+            [
+                "tell [4, 1]",
+                "ask [0]",
+                "tell [0]",
+                "ask [1]",
+                "tell [1]",
+                "ask [2]",
+                "tell [2]"
+            ]
+        );
     }
 
     #[test]

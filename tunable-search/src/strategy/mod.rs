@@ -178,7 +178,9 @@ pub trait Strategy: Send {
     /// earlier are untold means the strategy waits for their results (Bayesian optimization's
     /// `ramp`); an empty answer with nothing untold means all have been asked.
     fn ask(&mut self, n: usize) -> Vec<usize>;
-    /// Results for previously asked positions.
+    /// Results of evaluated positions: those it asked for, and others it did not ask (evaluated
+    /// before its first ask by a warm start or a baseline, or asked by another member of an
+    /// ensemble), which it may learn from and should not ask for afterwards.
     fn tell(&mut self, trials: &[Trial]);
 }
 

@@ -4,8 +4,8 @@
 //! for other problem-size keys of this device, what they found is the best guess for this
 //! tuning. [`plan`] lists the configurations the first-run hook evaluates first
 //! ([`TuneOptions::first`](super::TuneOptions::first), within the budget, before the strategy
-//! asks for anything; the strategy is told of them as of its own evaluations), whatever the
-//! strategy, with no option to set:
+//! asks for anything; their results are told to the strategy before its first ask, and `auto`
+//! counts them toward its initial sample), whatever the strategy, with no option to set:
 //! 1. this device's entry for the nearest other key (by ratio): its [`OWN_SEEDS`] fastest
 //!    configurations, measured on this hardware at a nearby size;
 //! 2. the other devices' entries for the key nearest the one tuned (the same key when another
@@ -16,8 +16,8 @@
 //! configurations the warm start gave and where they came from ([`WarmStart::describe`]).
 //!
 //! Measured on replayed caches with `cargo tunable bench --warm-start-family` (other devices;
-//! see the user guide's strategies chapter): on the fourteen shared caches `auto` scores 0.802
-//! at 25 evaluations warm-started (35 runs, mean over the caches) against 0.367 cold.
+//! see the user guide's strategies chapter): on the fourteen shared caches `auto` scores 0.818
+//! at 25 evaluations warm-started (35 runs, mean over the caches) against 0.347 cold.
 
 use super::lookup::key_distance;
 use crate::store::TunedEntry;

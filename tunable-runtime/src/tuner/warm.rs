@@ -16,7 +16,7 @@
 //! configurations the warm start gave and where they came from ([`WarmStart::describe`]).
 //!
 //! Measured on replayed caches with `cargo tunable bench --warm-start-family` (other devices;
-//! see the user guide's strategies chapter): on the fourteen shared caches `auto` scores 0.818
+//! see the user guide's strategies chapter): on the fourteen shared caches `auto` scores 0.823
 //! at 25 evaluations warm-started (35 runs, mean over the caches) against 0.347 cold.
 
 use super::lookup::key_distance;

@@ -724,9 +724,11 @@ impl Strategy for Bayes {
             }
         }
         // Valid results told before anything was asked (a warm start, a baseline) count toward
-        // the initial sample: the design only fills what they leave.
+        // the initial sample: the design only fills what they leave, keeping at least one
+        // configuration of its own, so the model never knows only the neighbourhood of
+        // configurations that were fast elsewhere.
         if !self.bo_started && self.init_asked == 0 && self.pending.is_empty() {
-            let left = self.options.init.saturating_sub(self.valid.len());
+            let left = self.options.init.saturating_sub(self.valid.len()).max(1);
             self.init_queue.truncate(left);
         }
         self.finish_rounds();
@@ -859,13 +861,13 @@ mod tests {
         let mut two = bayes();
         two.tell(&valid[..2]);
         assert_eq!(two.init_queue.len(), 3);
-        // Five: the model picks from the first ask on, none of the told positions.
+        // Five: one design point, then the model, never one of the told positions.
         let mut five = bayes();
         five.tell(&valid);
-        assert!(five.init_queue.is_empty());
-        let asked = five.ask(1);
+        assert_eq!(five.init_queue.len(), 1);
+        let asked = five.ask(2);
         assert!(five.bo_started);
-        assert!(asked.len() == 1 && valid.iter().all(|t| t.position != asked[0]));
+        assert!(asked.len() == 2 && valid.iter().all(|t| !asked.contains(&t.position)));
         // Told after the first ask (an ensemble's shared results): the design stays whole.
         let mut late = bayes();
         assert_eq!(late.ask(1).len(), 1);

@@ -45,6 +45,7 @@ pub mod error;
 pub mod expr;
 pub mod fingerprint;
 pub mod format;
+mod mix;
 pub mod name;
 pub mod portable;
 #[cfg(feature = "search")]

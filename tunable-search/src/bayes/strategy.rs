@@ -11,6 +11,7 @@ use super::{
     with_alignment,
 };
 use crate::Space;
+use crate::mix::{GOLDEN, mix64, unit_of};
 use crate::space::Neighbourhood;
 use crate::strategy::{Memo, Strategy, Trial};
 use rand::{RngExt, SeedableRng};
@@ -613,13 +614,9 @@ impl Bayes {
     }
 }
 
-/// A hash of `(salt, row)` uniform in `[0, 1)` (SplitMix64's finalizer).
+/// A hash of `(salt, row)` uniform in `[0, 1)`.
 fn unit_hash(salt: u64, row: u64) -> f64 {
-    let mut z = salt ^ row.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^= z >> 31;
-    (z >> 11) as f64 / (1u64 << 53) as f64
+    unit_of(mix64(salt ^ row.wrapping_mul(GOLDEN)))
 }
 
 /// Keeps the `k` best `(score, row)` pairs, best first; NaN scores rank last, ties go to the

@@ -21,6 +21,7 @@
 
 use super::layout::Layout;
 use crate::expr::program::{Op, Program, V};
+use crate::mix::{GOLDEN, mix64};
 use std::collections::BTreeMap;
 
 /// Estimated prefix count above which a group is enumerated on several threads.
@@ -353,7 +354,7 @@ fn selectivity(prog: &Program, ci: usize) -> f64 {
     let total = prog.assignments(c);
     let mut scratch = Vec::new();
     let mut assign: Vec<(u16, u16)> = vec![(0, 0); c.params.len()];
-    let mut state = 0x9E37_79B9_7F4A_7C15u64 ^ ci as u64;
+    let mut state = GOLDEN ^ ci as u64;
     let n = total.min(if total <= EXHAUSTIVE {
         EXHAUSTIVE
     } else {
@@ -365,11 +366,8 @@ fn selectivity(prog: &Program, ci: usize) -> f64 {
             t
         } else {
             // SplitMix64: a fixed-seed stream, so construction is deterministic.
-            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            ((z ^ (z >> 31)) % total as u64) as usize
+            state = state.wrapping_add(GOLDEN);
+            (mix64(state) % total as u64) as usize
         };
         prog.assignment(c, pick, &mut assign);
         pass += usize::from(prog.eval_root(c.root, &assign, &mut scratch).truthy());

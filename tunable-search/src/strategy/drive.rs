@@ -238,11 +238,7 @@ impl<'a, R: Evaluated> Driver<'a, R> {
         // Evaluated first and told to the strategy before it asks for anything; told again,
         // without a second evaluation, should it ask for one of them all the same.
         let first = self.evaluate(&first, evaluator, &mut progress, &mut rec, start)?;
-        if !first.is_empty() {
-            let t = Instant::now();
-            self.strategy.tell(&first);
-            rec.strategy_seconds += t.elapsed().as_secs_f64();
-        }
+        self.tell(&first, &mut rec);
         let mut untold: HashMap<usize, Outcome> =
             first.iter().map(|t| (t.position, t.outcome)).collect();
         let mut seen: HashSet<usize> = first.iter().map(|t| t.position).collect();
@@ -285,16 +281,22 @@ impl<'a, R: Evaluated> Driver<'a, R> {
                 assert!(seen.insert(p), "strategy asked for position {p} twice");
             }
             let trials = self.evaluate(&asked, evaluator, &mut progress, &mut rec, start)?;
-            if !trials.is_empty() {
-                let t = Instant::now();
-                self.strategy.tell(&trials);
-                rec.strategy_seconds += t.elapsed().as_secs_f64();
-            }
+            self.tell(&trials, &mut rec);
         };
         for o in &mut self.observers {
             o.finish(&progress, rec.stopped);
         }
         Ok(rec)
+    }
+
+    /// Tells the strategy `trials` (nothing when there are none), timed as the strategy's.
+    fn tell(&mut self, trials: &[Trial], rec: &mut RunRecord) {
+        if trials.is_empty() {
+            return;
+        }
+        let t = Instant::now();
+        self.strategy.tell(trials);
+        rec.strategy_seconds += t.elapsed().as_secs_f64();
     }
 
     /// Evaluates one batch: the evaluator's reports, counted in `progress`, shown to the

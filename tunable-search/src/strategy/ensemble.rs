@@ -38,6 +38,7 @@ use super::spec::split_top_level;
 use super::{Memo, Strategy, Trial, build};
 use super::{StrategyError, StrategySpec};
 use crate::Space;
+use crate::mix::{GOLDEN, mix64};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
@@ -117,10 +118,7 @@ impl std::fmt::Debug for Ensemble {
 
 /// The seed of member `i`: a SplitMix64 step over the run's seed and the member's index.
 pub(super) fn member_seed(seed: u64, i: usize) -> u64 {
-    let mut z = seed ^ (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    mix64(seed ^ (i as u64 + 1).wrapping_mul(GOLDEN))
 }
 
 /// The strategies `specs` name over `space`, member `i` seeded with [`member_seed`]`(seed, i)`.

@@ -11,26 +11,13 @@
 //!   ranking ([`apply_profile`]): the structure says which configurations are better, the profile
 //!   how much.
 
+use crate::mix::GOLDEN;
+pub(crate) use crate::mix::{mix64, unit_of};
 use crate::space::Value;
-
-/// SplitMix64's output function: a bijective mix of 64 bits.
-pub(crate) fn mix64(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
 
 /// A number for `(seed, a, b)`: the same inputs give the same number.
 pub(crate) fn hash(seed: u64, a: u64, b: u64) -> u64 {
-    mix64(
-        mix64(seed ^ 0x9e37_79b9_7f4a_7c15).wrapping_add(a)
-            ^ mix64(b.wrapping_add(0x632b_e59b_d9b4_e019)),
-    )
-}
-
-/// A hash as a uniform number in `[0, 1)`.
-pub(crate) fn unit_of(h: u64) -> f64 {
-    (h >> 11) as f64 / (1u64 << 53) as f64
+    mix64(mix64(seed ^ GOLDEN).wrapping_add(a) ^ mix64(b.wrapping_add(0x632b_e59b_d9b4_e019)))
 }
 
 /// A standard normal number from two hashes (Box-Muller).
@@ -52,7 +39,7 @@ impl Mix {
 
     /// The next 64 bits.
     pub(crate) fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        self.0 = self.0.wrapping_add(GOLDEN);
         mix64(self.0)
     }
 

@@ -19,7 +19,8 @@
 //! `run_command` is the same supervision for other commands (building and describing a
 //! harness), with their own time-outs.
 
-use crate::evaluator::{Answer, ChildSpec};
+use crate::process::ChildSpec;
+use tunable_runtime::tuner::evaluate::Answer;
 use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, ExitStatus, Stdio};

@@ -4,7 +4,7 @@
 //! input. [`serve`] is the whole body of the hidden command that runs them (`cargo tunable
 //! __evaluate`): it reads one [`Task`], performs it and prints the [`Answer`].
 
-use crate::evaluator::Answer;
+use tunable_runtime::tuner::evaluate::Answer;
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
 use std::time::{Duration, Instant};

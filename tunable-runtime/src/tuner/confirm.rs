@@ -11,14 +11,7 @@
 //! [`Repeats`](crate::measure::Repeats)) was behind in every run it got.
 
 use super::Journaled;
-
-/// An evaluator that can time configurations again: `rounds` rounds over `positions`, one run
-/// of each per round after one untimed run each, interleaved.
-pub trait Retime {
-    /// The robust median of each position's re-timed runs in milliseconds, or why it failed,
-    /// in the order of `positions`.
-    fn retime(&mut self, positions: &[usize], rounds: u32) -> Vec<Result<f64, String>>;
-}
+use super::retime::Retime;
 
 impl<E: Retime> Retime for Journaled<E> {
     fn retime(&mut self, positions: &[usize], rounds: u32) -> Vec<Result<f64, String>> {

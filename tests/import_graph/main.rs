@@ -17,8 +17,12 @@
 //! circle when the way back to it leaves its subtree (`strategy/mod.rs` naming `bayes`, which
 //! names the parent's trait).
 //!
-//! The graph is read from tokens, not from rustc: `cfg` is not evaluated (both sides count, as a
-//! reader sees both) and macro-generated items are unseen. To see a crate's graph, run
+//! Test code (`#[cfg(test)]` modules, files and items) is left out: a file's tests may go through
+//! the crate's front door (a strategy's tests build it by name through the registry that names
+//! every strategy), which leads back to the file under test by design.
+//!
+//! The graph is read from tokens, not from rustc: other `cfg`s are not evaluated (both sides
+//! count, as a reader sees both) and macro-generated items are unseen. To see a crate's graph, run
 //! `cargo test --release --test import_graph -- --nocapture edges`.
 
 mod cycles;
@@ -303,6 +307,26 @@ fn comments_strings_and_other_crates_lead_nowhere() {
         "lib.rs",
     );
     assert_eq!(pairs(&g), [pair("b.rs", "a.rs")]);
+}
+
+#[test]
+fn test_code_is_left_out() {
+    let g = graph(
+        &files(&[
+            ("lib.rs", "mod a;\nmod b;\n#[cfg(test)]\nmod testing;\n"),
+            (
+                "a.rs",
+                "use crate::b::B;\npub struct A;\n#[cfg(test)]\nmod tests {\n    use crate::testing::T;\n}\n",
+            ),
+            (
+                "b.rs",
+                "pub struct B;\n#[cfg(test)]\nuse crate::a::A;\n#[cfg(test)]\nmod tests {\n    fn t() { crate::a::A; }\n}\n",
+            ),
+            ("testing.rs", "pub struct T(crate::a::A);\n"),
+        ]),
+        "lib.rs",
+    );
+    assert_eq!(pairs(&g), [pair("a.rs", "b.rs")]);
 }
 
 #[test]

@@ -7,7 +7,9 @@
 //! path that may lead to another file: each `use` tree's leaves, each path in code that starts at
 //! `crate`, `self`, `super` or a name in scope, and each use of a name the file re-exports.
 //!
-//! `cfg` is not evaluated: both sides of a `#[cfg]` count, as a reader sees both.
+//! `cfg` is not evaluated: both sides of a `#[cfg(feature …)]` count, as a reader sees both. Test
+//! code is left out: an item under `#[cfg(test)]` (a `mod tests { … }`, a test-only file such as
+//! `mod testing;`, a `use`) names nothing for the graph.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -87,7 +89,7 @@ pub fn scan(files: &Files, root: &str) -> Crate {
         ..Module::default()
     });
     let mut scanned = BTreeSet::new();
-    scan_file(files, &mut krate, &mut scanned, 0, Path::new(root));
+    scan_file(files, &mut krate, &mut scanned, 0, Path::new(root), false);
     krate
 }
 
@@ -102,10 +104,23 @@ fn child_dir(file: &Path) -> PathBuf {
     }
 }
 
-/// One open brace: a module's body (its module index), or any other block.
+/// One open brace: a module's body (the module outside it), or any other block; each with
+/// whether the code outside it was test code.
 enum Frame {
-    Module(usize),
-    Block,
+    Module(usize, bool),
+    Block(bool),
+}
+
+/// Whether the tokens at `i` are `#[cfg(test)]`.
+fn cfg_test(t: &[Token], i: usize) -> bool {
+    let want = ["#", "[", "cfg", "(", "test", ")", "]"];
+    want.iter().enumerate().all(|(k, w)| {
+        t.get(i + k).is_some_and(|tok| match &tok.kind {
+            Kind::Ident(s) => s == w,
+            Kind::Punct(c) => w.len() == 1 && w.starts_with(*c),
+            _ => false,
+        })
+    })
 }
 
 fn scan_file(
@@ -114,6 +129,7 @@ fn scan_file(
     scanned: &mut BTreeSet<PathBuf>,
     module: usize,
     file: &Path,
+    mut in_test: bool,
 ) {
     if !scanned.insert(file.to_path_buf()) {
         return;
@@ -131,31 +147,41 @@ fn scan_file(
     // The last `#[path = "…"]` seen and the index of the last item boundary (`;`, `{`, `}`).
     let mut path_attr: Option<(usize, String)> = None;
     let mut boundary: Option<usize> = None;
+    // The last `#[cfg(test)]` seen: the item it gates is test code.
+    let mut test_attr: Option<usize> = None;
     // Names this file re-exports (`pub use`), and the identifiers its code names.
     let mut reexports: Vec<(usize, Binding, usize)> = Vec::new();
     let mut named: BTreeSet<String> = BTreeSet::new();
-    let item_level = |frames: &[Frame]| frames.last().is_none_or(|f| matches!(f, Frame::Module(_)));
+    let item_level =
+        |frames: &[Frame]| frames.last().is_none_or(|f| matches!(f, Frame::Module(..)));
     let mut i = 0;
     while i < t.len() {
         let tok = &t[i];
         let prev_sep = i > 0 && (t[i - 1].kind == Kind::PathSep || t[i - 1].is_punct('.'));
+        let gated = test_attr.is_some_and(|at| boundary.is_none_or(|b| at > b));
         match &tok.kind {
             Kind::Punct('{') => {
                 boundary = Some(i);
                 match pending_module.take() {
                     Some(m) => {
-                        frames.push(Frame::Module(current));
+                        frames.push(Frame::Module(current, in_test));
                         current = m;
                     }
-                    None => frames.push(Frame::Block),
+                    None => frames.push(Frame::Block(in_test)),
                 }
+                in_test |= gated;
                 i += 1;
             }
             Kind::Punct('}') => {
                 boundary = Some(i);
-                if let Some(Frame::Module(outer)) = frames.pop() {
-                    current = outer;
-                    inline_dirs.pop();
+                match frames.pop() {
+                    Some(Frame::Module(outer, was_test)) => {
+                        current = outer;
+                        in_test = was_test;
+                        inline_dirs.pop();
+                    }
+                    Some(Frame::Block(was_test)) => in_test = was_test,
+                    None => {}
                 }
                 i += 1;
             }
@@ -163,6 +189,10 @@ fn scan_file(
                 boundary = Some(i);
                 pending_module = None;
                 i += 1;
+            }
+            Kind::Punct('#') if cfg_test(&t, i) => {
+                test_attr = Some(i);
+                i += 7;
             }
             Kind::Punct('#') if t.get(i + 2).is_some_and(|a| a.is("path")) => {
                 if let (Some(Kind::Punct('[')), Some(Kind::Punct('=')), Some(Kind::Str(p))) = (
@@ -181,6 +211,9 @@ fn scan_file(
                     let binding = Binding { name, path };
                     if item_level(&frames) {
                         krate.modules[current].uses.push(binding.clone());
+                    }
+                    if in_test || gated {
+                        continue;
                     }
                     if public && item_level(&frames) {
                         reexports.push((current, binding, tok.line));
@@ -240,7 +273,7 @@ fn scan_file(
                     if !scanned.contains(&target) {
                         krate.modules[child].file = target.clone();
                     }
-                    scan_file(files, krate, scanned, child, &target);
+                    scan_file(files, krate, scanned, child, &target, in_test || gated);
                 }
                 i += 2;
             }
@@ -270,7 +303,9 @@ fn scan_file(
                 i += 2;
             }
             Kind::Ident(word) if !prev_sep => {
-                named.insert(word.clone());
+                if !(in_test || gated) {
+                    named.insert(word.clone());
+                }
                 // A path in code: `head::seg::…`, kept when it names at least one segment.
                 let mut path = vec![word.clone()];
                 let mut j = i + 1;
@@ -281,7 +316,7 @@ fn scan_file(
                     }
                     j += 2;
                 }
-                if path.len() > 1 {
+                if path.len() > 1 && !(in_test || gated) {
                     krate.references.push(Reference {
                         file: file.to_path_buf(),
                         line: tok.line,

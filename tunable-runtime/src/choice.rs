@@ -102,36 +102,3 @@ pub fn tuning<P: Params>(
         },
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::settings::Mode;
-    use crate::tuner::testing::Tile;
-    use crate::tuner::unseen::tests::{PORTABLE, kernel, timed};
-
-    #[test]
-    fn the_choice_query_names_the_portable_pick_before_and_after_timing() {
-        static K: Shipped<Tile> = kernel("k_peek", &PORTABLE);
-        static NO_SET: Shipped<Tile> = kernel("k_peek", &[]);
-        let choice = |device: &str| crate::choice::shipped(&K, 100, || device.to_owned());
-        assert_eq!(K.peek("tuned", 100), None);
-        assert_eq!(choice("tuned").origin, Origin::Baked);
-        // Before the first call on this device: the first candidate, not timed.
-        let before = choice("new");
-        assert_eq!(
-            (before.params, before.origin),
-            (Tile(2), Origin::Portable { timed: false })
-        );
-        let mut runs = Vec::new();
-        K.choose("new", 100, &mut timed(&mut runs), || Mode::Tune);
-        let after = choice("new");
-        assert_eq!(
-            (after.params, after.origin),
-            (Tile(4), Origin::Portable { timed: true })
-        );
-        // Without portable sets, an untuned device gets the nearest baked entry.
-        let none = crate::choice::shipped(&NO_SET, 100, || "new");
-        assert_eq!((none.params, none.origin), (Tile(1), Origin::Baked));
-    }
-}

@@ -11,7 +11,14 @@
 //! [`Repeats`](crate::measure::Repeats)) was behind in every run it got.
 
 use super::Journaled;
-use super::retime::Retime;
+
+/// An evaluator that can time configurations again: `rounds` rounds over `positions`, one run
+/// of each per round after one untimed run each, interleaved.
+pub trait Retime {
+    /// The robust median of each position's re-timed runs in milliseconds, or why it failed,
+    /// in the order of `positions`.
+    fn retime(&mut self, positions: &[usize], rounds: u32) -> Vec<Result<f64, String>>;
+}
 
 impl<E: Retime> Retime for Journaled<E> {
     fn retime(&mut self, positions: &[usize], rounds: u32) -> Vec<Result<f64, String>> {

@@ -49,25 +49,23 @@ mod objective;
 mod observer;
 mod panic;
 mod report;
-mod retime;
 pub mod session;
 pub(crate) mod spec;
 mod spent;
 mod summary;
 #[cfg(test)]
-pub(crate) mod testing;
+mod testing;
 pub mod unseen;
 mod variants;
 pub mod warm;
 
-pub use confirm::confirm;
+pub use confirm::{Retime, confirm};
 pub use journaled::Journaled;
 pub use lookup::{Lookup, Origin};
 pub use objective::Objective;
 pub use observer::{Bar, Log};
 pub use panic::{capture, panic_message};
 pub use report::{Evaluation, Source};
-pub use retime::Retime;
 pub use spent::Spent;
 pub use summary::Summary;
 pub use tunable_search::strategy::{Evaluator, Observer, Progress, Stopped};

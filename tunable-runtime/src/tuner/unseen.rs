@@ -155,7 +155,7 @@ impl<P: Params> Shipped<P> {
     /// The configuration of the portable set (of the key nearest `key`) chosen on `device` for
     /// `key`: chosen earlier in this process, the first with [`Mode::Off`], else the fastest of
     /// the set timed now. `None` for an empty set.
-    pub(crate) fn choose(
+    fn choose(
         &self,
         device: &str,
         key: u64,
@@ -234,7 +234,7 @@ type Chosen = HashMap<(&'static str, String, u64), (Vec<tunable_search::Value>, 
 static CHOSEN: Mutex<Option<Chosen>> = Mutex::new(None);
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
     use crate::tuner::lookup::Origin;
     use crate::tuner::testing::Tile;
@@ -256,10 +256,7 @@ pub(crate) mod tests {
     }
 
     /// Kernel `kernel` with [`TABLE`] and [`PORTABLE`] (or no portable set), default tile 0.
-    pub(crate) const fn kernel(
-        kernel: &'static str,
-        portable: &'static [Portable<Tile>],
-    ) -> Shipped<Tile> {
+    const fn kernel(kernel: &'static str, portable: &'static [Portable<Tile>]) -> Shipped<Tile> {
         Shipped {
             kernel,
             table: &TABLE,
@@ -268,7 +265,7 @@ pub(crate) mod tests {
         }
     }
 
-    pub(crate) static PORTABLE: [Portable<Tile>; 2] = [
+    static PORTABLE: [Portable<Tile>; 2] = [
         Portable {
             key: 64,
             candidates: &[tile(2), tile(3), tile(4)],
@@ -280,7 +277,7 @@ pub(crate) mod tests {
     ];
 
     /// Tile 4 is the fastest, tile 3 fails.
-    pub(crate) fn timed(
+    fn timed(
         runs: &mut Vec<i64>,
     ) -> impl FnMut(&Variant<Tile>) -> Result<Option<Vec<f64>>, String> + '_ {
         |v| {
@@ -349,6 +346,31 @@ pub(crate) mod tests {
         // Another key, nearest to 4096: its own set, timed once.
         let p = K.choose("new", 3000, &mut timed(&mut runs), tune);
         assert_eq!((p, &runs[3..]), (Some(tile(5)), &[5][..]));
+    }
+
+    #[test]
+    fn the_choice_query_names_the_portable_pick_before_and_after_timing() {
+        static K: Shipped<Tile> = kernel("k_peek", &PORTABLE);
+        static NO_SET: Shipped<Tile> = kernel("k_peek", &[]);
+        let choice = |device: &str| crate::choice::shipped(&K, 100, || device.to_owned());
+        assert_eq!(K.peek("tuned", 100), None);
+        assert_eq!(choice("tuned").origin, Origin::Baked);
+        // Before the first call on this device: the first candidate, not timed.
+        let before = choice("new");
+        assert_eq!(
+            (before.params, before.origin),
+            (Tile(2), Origin::Portable { timed: false })
+        );
+        let mut runs = Vec::new();
+        K.choose("new", 100, &mut timed(&mut runs), || Mode::Tune);
+        let after = choice("new");
+        assert_eq!(
+            (after.params, after.origin),
+            (Tile(4), Origin::Portable { timed: true })
+        );
+        // Without portable sets, an untuned device gets the nearest baked entry.
+        let none = crate::choice::shipped(&NO_SET, 100, || "new");
+        assert_eq!((none.params, none.origin), (Tile(1), Origin::Baked));
     }
 
     #[test]

@@ -35,7 +35,8 @@
 //!   problems" (paper 004 of this project): Section 2.3, Algorithm 1 (Appendix A), Appendix E.
 
 use super::cluster::{ClusterCount, KMeans};
-use super::gp::{CHUNK, standardization};
+use super::gp::CHUNK;
+use super::targets::standardization;
 use super::knn::Neighbours;
 use super::{Gp, GpParams, Points, Prediction, Surrogate, likelihood};
 use rand::SeedableRng;

@@ -1,7 +1,8 @@
 //! The `bayes` strategy: the ask/tell state machine around the surrogate, the feasibility model,
 //! the acquisition functions and the portfolios (see the [module docs](super)).
 
-use super::gp::{CHUNK, standardization};
+use super::gp::CHUNK;
+use super::targets::standardization;
 use super::options::{
     AcquisitionChoice, BatchFill, BayesOptions, Exploration, SurrogateChoice, Transform,
 };

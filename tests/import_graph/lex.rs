@@ -158,7 +158,8 @@ pub fn tokens(source: &str) -> Vec<Token> {
             }
             push(&mut out, Kind::Ident(s[begin..i].iter().collect()));
         } else if c.is_ascii_digit() {
-            while i < s.len() && (ident_continue(s[i]) || (s[i] == '.' && at(i + 1).is_ascii_digit()))
+            while i < s.len()
+                && (ident_continue(s[i]) || (s[i] == '.' && at(i + 1).is_ascii_digit()))
             {
                 i += 1;
             }
@@ -215,7 +216,8 @@ mod tests {
 
     #[test]
     fn comments_strings_and_chars_hide_their_insides() {
-        let source = "a // crate::b\n/* x /* nested */ y */ \"crate::c\" r#\"q\"# 'd' '\\'' b'e' 'f: g";
+        let source =
+            "a // crate::b\n/* x /* nested */ y */ \"crate::c\" r#\"q\"# 'd' '\\'' b'e' 'f: g";
         assert_eq!(idents(source), ["a", "g"]);
     }
 

@@ -94,7 +94,10 @@ fn no_crate_has_an_import_circle() {
             "{dir}: files no `mod` declaration reaches: {:?}",
             g.unreached
         );
-        assert!(!g.edges.is_empty() || files.len() == 1, "{dir}: no edges read");
+        assert!(
+            !g.edges.is_empty() || files.len() == 1,
+            "{dir}: no edges read"
+        );
         failures.push_str(&cycles::report(dir, &g.circles, &g.edges));
     }
     assert!(
@@ -104,15 +107,42 @@ fn no_crate_has_an_import_circle() {
     );
 }
 
-/// Prints every crate's edges (run with `--nocapture`); checks only that the walk reads them.
+/// Prints every crate's edges (with `--nocapture`), and checks that the walk finds edges the
+/// tree is known to hold, some only through re-exports.
 #[test]
 fn edges() {
+    let known = [
+        // `use super::GpParams` through `bayes/mod.rs`'s re-export.
+        (
+            "tunable-search/src",
+            "bayes/surrogate.rs",
+            "bayes/hyperparameters.rs",
+        ),
+        // `crate::evaluator::Launcher` through `evaluator.rs`'s re-export.
+        ("tunable-distributed/src", "worker.rs", "process.rs"),
+        ("tunable-runtime/src", "tuner/hook.rs", "tuner/spec.rs"),
+        ("cargo-tunable/src", "show.rs", "shown.rs"),
+    ];
+    let mut found = BTreeSet::new();
     for (dir, root) in CRATES {
         let g = graph(&scan::read_dir(&workspace().join(dir)), root);
         println!("{dir}/: {} edges", g.edges.len());
         for ((from, to), e) in &g.edges {
-            println!("  {}:{} -> {} ({})", from.display(), e.line, to.display(), e.path);
+            println!(
+                "  {}:{} -> {} ({})",
+                from.display(),
+                e.line,
+                to.display(),
+                e.path
+            );
+            found.insert((dir.to_string(), from.clone(), to.clone()));
         }
+    }
+    for (dir, from, to) in known {
+        assert!(
+            found.contains(&(dir.to_string(), PathBuf::from(from), PathBuf::from(to))),
+            "{dir}: no edge {from} -> {to}"
+        );
     }
 }
 
@@ -170,10 +200,7 @@ fn a_longer_circle_names_every_file() {
         "lib.rs",
     );
     assert_eq!(g.circles.len(), 1);
-    assert_eq!(
-        names(&g.circles[0]),
-        ["a.rs", "b.rs", "c/inner.rs"]
-    );
+    assert_eq!(names(&g.circles[0]), ["a.rs", "b.rs", "c/inner.rs"]);
 }
 
 #[test]
@@ -181,7 +208,10 @@ fn a_graph_without_circles_passes() {
     let g = graph(
         &files(&[
             ("lib.rs", "pub mod a;\npub mod b;\npub mod c;\n"),
-            ("a.rs", "use crate::{b::B, c::{self, C}};\npub struct A(B, C);\n"),
+            (
+                "a.rs",
+                "use crate::{b::B, c::{self, C}};\npub struct A(B, C);\n",
+            ),
             ("b.rs", "use crate::c::C;\npub struct B(C);\n"),
             ("c.rs", "pub struct C;\n"),
         ]),
@@ -190,7 +220,11 @@ fn a_graph_without_circles_passes() {
     assert!(g.circles.is_empty(), "{:?}", g.circles);
     assert_eq!(
         pairs(&g),
-        [pair("a.rs", "b.rs"), pair("a.rs", "c.rs"), pair("b.rs", "c.rs")]
+        [
+            pair("a.rs", "b.rs"),
+            pair("a.rs", "c.rs"),
+            pair("b.rs", "c.rs")
+        ]
     );
 }
 
@@ -234,7 +268,10 @@ fn a_parent_and_its_children_are_one_module_tree() {
     // `strategy/mod.rs` declares and uses its children; they use its trait: the tree, no circle.
     let g = graph(
         &files(&[
-            ("lib.rs", "pub mod strategy;\npub mod bayes;\npub struct Space;\n"),
+            (
+                "lib.rs",
+                "pub mod strategy;\npub mod bayes;\npub struct Space;\n",
+            ),
             (
                 "strategy/mod.rs",
                 "pub mod random;\npub trait Strategy {}\nfn by_name() { random::Random::new(); }\n",
@@ -267,7 +304,10 @@ fn a_parent_is_in_a_circle_that_leaves_its_subtree() {
                 "strategy/mod.rs",
                 "pub trait Strategy {}\nfn by_name() { crate::bayes::Bayes::new(); }\n",
             ),
-            ("bayes.rs", "use crate::strategy::Strategy;\npub struct Bayes;\n"),
+            (
+                "bayes.rs",
+                "use crate::strategy::Strategy;\npub struct Bayes;\n",
+            ),
         ]),
         "lib.rs",
     );

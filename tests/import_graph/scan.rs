@@ -255,7 +255,9 @@ fn scan_file(
                     inline_dirs.push(name.to_string());
                     pending_module = Some(child);
                 } else {
-                    let attr = path_attr.take().filter(|(at, _)| boundary.is_none_or(|b| *at > b));
+                    let attr = path_attr
+                        .take()
+                        .filter(|(at, _)| boundary.is_none_or(|b| *at > b));
                     let target = match attr {
                         Some((_, p)) if inline_dirs.is_empty() => {
                             file.parent().unwrap_or(Path::new("")).join(p)
@@ -419,7 +421,11 @@ fn tree(
                     prefix.push(seg);
                 }
                 if t.get(i).is_some_and(|t| t.is("as")) {
-                    name = t.get(i + 1).and_then(Token::ident).unwrap_or("_").to_string();
+                    name = t
+                        .get(i + 1)
+                        .and_then(Token::ident)
+                        .unwrap_or("_")
+                        .to_string();
                     i += 2;
                 }
                 leaves.push((Some(name), prefix));

@@ -20,12 +20,12 @@
 //! harness), with their own time-outs.
 
 use crate::process::ChildSpec;
-use tunable_runtime::tuner::evaluate::Answer;
 use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use tunable_runtime::tuner::evaluate::Answer;
 
 /// At most this much of a child's standard error is kept for the failure's reason.
 const STDERR_KEPT: usize = 400;

@@ -655,7 +655,9 @@ pub fn scrub(command: &mut std::process::Command) -> &mut std::process::Command 
 }
 
 /// The causes of a client error, outermost first.
-pub(crate) fn source_chain(e: &postgres::Error) -> impl Iterator<Item = &(dyn std::error::Error + 'static)> {
+pub(crate) fn source_chain(
+    e: &postgres::Error,
+) -> impl Iterator<Item = &(dyn std::error::Error + 'static)> {
     let mut chain = Vec::new();
     let mut next = e.source();
     while let Some(cause) = next {

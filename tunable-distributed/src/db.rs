@@ -21,11 +21,10 @@
 //!   may be empty.
 
 use crate::conninfo::{ConnInfo, ConnectError, describe, source_chain};
-use crate::error::{DistError, one_line};
+use crate::error::DistError;
 use crate::schema;
 use postgres::Client;
 use postgres::error::SqlState;
-use std::error::Error as _;
 use std::time::{Duration, Instant};
 
 /// Default time spent reconnecting before giving up.

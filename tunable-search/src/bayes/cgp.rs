@@ -36,8 +36,8 @@
 
 use super::cluster::{ClusterCount, KMeans};
 use super::gp::CHUNK;
-use super::targets::standardization;
 use super::knn::Neighbours;
+use super::targets::standardization;
 use super::{Gp, GpParams, Points, Prediction, Surrogate, likelihood};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

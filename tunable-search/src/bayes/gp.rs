@@ -27,8 +27,7 @@
 //!   Quadrature*, PhD thesis, Oxford, 2010, Section 2.5 (updating a Cholesky factor by a row).
 
 use super::targets::standardization;
-use super::{BayesError, Covariance, GpParams, Points, Prediction, Surrogate, likelihood};
-use crate::Space;
+use super::{GpParams, Points, Prediction, Surrogate, likelihood};
 use nalgebra::{DMatrix, DVector};
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -378,7 +377,7 @@ pub fn exact_posterior(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bayes::CovarianceKind;
+    use crate::bayes::{Covariance, CovarianceKind};
     use proptest::prelude::*;
 
     fn random_points(seed: u64, len: usize, dims: usize) -> Arc<Points> {

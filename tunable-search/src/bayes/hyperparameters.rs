@@ -6,8 +6,8 @@
 
 use super::{BayesError, Covariance};
 
-/// The hyperparameters of a [`Gp`]: covariance function and noise variance (relative to the unit
-/// signal variance of standardized targets).
+/// The hyperparameters of a [`Gp`](super::Gp): covariance function and noise variance
+/// (relative to the unit signal variance of standardized targets).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GpParams {
     /// The covariance function.

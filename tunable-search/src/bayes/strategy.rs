@@ -2,10 +2,10 @@
 //! the acquisition functions and the portfolios (see the [module docs](super)).
 
 use super::gp::CHUNK;
-use super::targets::standardization;
 use super::options::{
     AcquisitionChoice, BatchFill, BayesOptions, Exploration, SurrogateChoice, Transform,
 };
+use super::targets::standardization;
 use super::{
     Acquisition, ClusteredGp, Covariance, Fallback, Feasibility, Gp, GpParams, Guard, Pick, Points,
     Portfolio, PortfolioKind, Prediction, Surrogate, TrustRegion, contextual_variance,

@@ -367,8 +367,11 @@ fn visibility_before(t: &[Token], i: usize) -> bool {
     j > 0 && t[j - 1].is("pub")
 }
 
+/// A leaf of a use tree: the name it binds (`None` for a glob) and its path.
+type Leaf = (Option<String>, Vec<String>);
+
 /// The leaves of the use tree that starts at `i`, and the index just past its `;`.
-fn use_tree(t: &[Token], i: usize) -> (Vec<(Option<String>, Vec<String>)>, usize) {
+fn use_tree(t: &[Token], i: usize) -> (Vec<Leaf>, usize) {
     let mut leaves = Vec::new();
     let end = tree(t, i, Vec::new(), &mut leaves);
     let mut end = end;
@@ -379,12 +382,7 @@ fn use_tree(t: &[Token], i: usize) -> (Vec<(Option<String>, Vec<String>)>, usize
 }
 
 /// Parses one use tree at `i` under `prefix`; returns the index just past it.
-fn tree(
-    t: &[Token],
-    mut i: usize,
-    mut prefix: Vec<String>,
-    leaves: &mut Vec<(Option<String>, Vec<String>)>,
-) -> usize {
+fn tree(t: &[Token], mut i: usize, mut prefix: Vec<String>, leaves: &mut Vec<Leaf>) -> usize {
     if t.get(i).is_some_and(|t| t.kind == Kind::PathSep) {
         // `::name`: an extern crate, never this crate.
         prefix.push("::".to_string());

@@ -135,7 +135,7 @@ pub(crate) fn print(listed: &[Listed]) {
     println!("device binaries (embedded by builds that bake their entry):");
     println!("| kernel | device | configuration | kind | size | built for | file | entry |");
     println!("|---|---|---|---|---|---|---|---|");
-    let shown = crate::show::shown;
+    let shown = crate::shown::shown;
     for l in listed {
         if let Some(why) = &l.damaged {
             println!(

@@ -74,7 +74,7 @@ pub(crate) fn chains(entries: &[TunedEntry]) -> Vec<Chain> {
 /// Prints the chains as a list, one block per kernel and key.
 pub(crate) fn print(chains: &[Chain]) {
     for c in chains {
-        let shown = crate::show::shown;
+        let shown = crate::shown::shown;
         println!("{} (key {}):", shown(&c.kernel), c.key);
         for (device, config) in &c.devices {
             println!("  on {}: {}", shown(device), shown(config));
@@ -84,7 +84,7 @@ pub(crate) fn print(chains: &[Chain]) {
             c.portable.len()
         );
         for (i, config) in c.portable.iter().enumerate() {
-            println!("    {}. {}", i + 1, crate::show::shown(config));
+            println!("    {}. {}", i + 1, crate::shown::shown(config));
         }
     }
 }

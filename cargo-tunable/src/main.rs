@@ -36,6 +36,7 @@ mod gap;
 mod loko;
 mod plot;
 mod show;
+mod shown;
 mod space;
 mod study;
 mod transfer;

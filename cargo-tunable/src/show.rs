@@ -23,6 +23,7 @@
 //! escaped, so that a file cannot rewrite the terminal.
 
 use crate::date::utc;
+use crate::shown::shown;
 use clap::Args;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -185,21 +186,6 @@ pub(crate) fn run(args: ShowArgs) -> Result<(), Box<dyn std::error::Error>> {
 /// `text` cut to 200 characters.
 fn cut(text: &str) -> String {
     text.chars().take(200).collect()
-}
-
-/// `text` as shown in a table: control characters and bidirectional overrides escaped.
-pub(crate) fn shown(text: &str) -> String {
-    let bidi = |c: char| matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}');
-    text.chars()
-        .flat_map(|c| {
-            let escape = c.is_control() || bidi(c);
-            let escaped: Vec<char> = match escape {
-                true => c.escape_unicode().collect(),
-                false => vec![c],
-            };
-            escaped
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -19,12 +19,13 @@
 //! `run_command` is the same supervision for other commands (building and describing a
 //! harness), with their own time-outs.
 
-use crate::evaluator::{Answer, ChildSpec};
+use crate::process::ChildSpec;
 use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use tunable_runtime::tuner::evaluate::Answer;
 
 /// At most this much of a child's standard error is kept for the failure's reason.
 const STDERR_KEPT: usize = 400;

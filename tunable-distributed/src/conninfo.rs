@@ -30,12 +30,15 @@
 //! [`redact`] removes passwords from any text that may hold a connection string, in every form
 //! libpq accepts: URL user info (`user:secret@`), a URL parameter (`?password=secret`), a
 //! `password = secret` pair with or without spaces, and quoted passwords (`password='a b'`).
+//! `describe` gives the client's errors, connecting's first, in one line with the password so
+//! removed.
 
-use crate::error::DistError;
+use crate::error::{DistError, one_line};
 use native_tls::{Certificate, TlsConnector};
 use postgres::Config;
 use postgres::config::{Host, SslMode as WireSslMode};
 use postgres_native_tls::MakeTlsConnector;
+use std::error::Error as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -139,7 +142,7 @@ impl ConnInfo {
             Config::new()
         } else {
             rest.parse()
-                .map_err(|e: postgres::Error| bad(crate::db::describe(&e)))?
+                .map_err(|e: postgres::Error| bad(describe(&e)))?
         };
         if config.get_hosts().is_empty() {
             match env("PGHOST") {
@@ -649,6 +652,32 @@ pub fn scrub(command: &mut std::process::Command) -> &mut std::process::Command 
         }
     }
     command
+}
+
+/// The causes of a client error, outermost first.
+pub(crate) fn source_chain(
+    e: &postgres::Error,
+) -> impl Iterator<Item = &(dyn std::error::Error + 'static)> {
+    let mut chain = Vec::new();
+    let mut next = e.source();
+    while let Some(cause) = next {
+        chain.push(cause);
+        next = cause.source();
+    }
+    chain.into_iter()
+}
+
+/// One line describing a client error: the server's message, or the error and its causes.
+pub(crate) fn describe(e: &postgres::Error) -> String {
+    if let Some(db) = e.as_db_error() {
+        return redact(&one_line(db.message()));
+    }
+    let mut text = e.to_string();
+    for cause in source_chain(e) {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+    }
+    redact(&one_line(&text))
 }
 
 #[cfg(test)]

@@ -20,12 +20,11 @@
 //!   `sslmode` and `sslrootcert` are read as libpq reads them ([`crate::conninfo`]); the string
 //!   may be empty.
 
-use crate::conninfo::{ConnInfo, ConnectError};
-use crate::error::{DistError, one_line};
+use crate::conninfo::{ConnInfo, ConnectError, describe, source_chain};
+use crate::error::DistError;
 use crate::schema;
 use postgres::Client;
 use postgres::error::SqlState;
-use std::error::Error as _;
 use std::time::{Duration, Instant};
 
 /// Default time spent reconnecting before giving up.
@@ -227,29 +226,6 @@ fn is_connection_error(e: &postgres::Error) -> bool {
         // Not an error the server sent: an I/O error, a closed socket, a time-out.
         None => e.as_db_error().is_none() && source_chain(e).next().is_some(),
     }
-}
-
-fn source_chain(e: &postgres::Error) -> impl Iterator<Item = &(dyn std::error::Error + 'static)> {
-    let mut chain = Vec::new();
-    let mut next = e.source();
-    while let Some(cause) = next {
-        chain.push(cause);
-        next = cause.source();
-    }
-    chain.into_iter()
-}
-
-/// One line describing a client error: the server's message, or the error and its causes.
-pub(crate) fn describe(e: &postgres::Error) -> String {
-    if let Some(db) = e.as_db_error() {
-        return redact(&one_line(db.message()));
-    }
-    let mut text = e.to_string();
-    for cause in source_chain(e) {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-    }
-    redact(&one_line(&text))
 }
 
 /// [`describe`], with a hint where the cause is a refused connection or TLS.

@@ -38,7 +38,7 @@
 //! the attribute and no file that can fall out of date.
 
 use crate::child;
-use crate::evaluator::{ChildSpec, Evaluator};
+use crate::process::{ChildSpec, Evaluator};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -10,7 +10,7 @@
 //! and value, so a study's space may order parameters differently from the cache.
 
 use crate::Answer;
-use crate::evaluator::{ChildSpec, Evaluator, Launcher};
+use crate::process::{ChildSpec, Evaluator, Launcher};
 use crate::task::Task;
 use std::path::Path;
 use tunable_search::Value;

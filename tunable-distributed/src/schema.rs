@@ -26,7 +26,7 @@
 //! Unsigned 64-bit values (problem key, space fingerprint) are stored as `BIGINT` with the same
 //! bits.
 
-use crate::db::describe;
+use crate::conninfo::describe;
 use crate::error::DistError;
 use postgres::Client;
 

@@ -151,11 +151,11 @@ impl Cluster {
             .connect()
             .map_err(|e| match e {
                 crate::conninfo::ConnectError::Tls(why) => why,
-                crate::conninfo::ConnectError::Postgres(e) => crate::db::describe(&e),
+                crate::conninfo::ConnectError::Postgres(e) => crate::conninfo::describe(&e),
             })?;
         client
             .batch_execute(&format!("CREATE DATABASE \"{name}\""))
-            .map_err(|e| crate::db::describe(&e))?;
+            .map_err(|e| crate::conninfo::describe(&e))?;
         Ok(self.url(name))
     }
 

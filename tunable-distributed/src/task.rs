@@ -4,10 +4,10 @@
 //! input. [`serve`] is the whole body of the hidden command that runs them (`cargo tunable
 //! __evaluate`): it reads one [`Task`], performs it and prints the [`Answer`].
 
-use crate::evaluator::Answer;
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
 use std::time::{Duration, Instant};
+use tunable_runtime::tuner::evaluate::Answer;
 
 /// A built-in task.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -15,7 +15,7 @@ use crate::tuner::lookup::fallback;
 use crate::tuner::unseen::Shipped;
 #[cfg(feature = "autotune")]
 use {
-    crate::settings, crate::tuner::hook::KernelSpec, crate::tuner::lookup::peek,
+    crate::settings, crate::tuner::lookup::peek, crate::tuner::spec::KernelSpec,
     tunable_search::Space,
 };
 

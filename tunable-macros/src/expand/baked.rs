@@ -32,10 +32,11 @@
 //! when it changes), which `cargo tunable show` compares with each entry's to mark the entries
 //! this annotation no longer bakes.
 
-use super::{Kernel, params, portable};
+use super::{Kernel, params};
 use crate::check::Model;
 use proc_macro2::TokenStream;
 use quote::quote;
+use std::collections::BTreeMap;
 use std::path::Path;
 use tunable_search::format::tuned::{
     DecodeError, ReadError, TunedEntry, encode, read, tuned_dir, tuned_file,
@@ -58,7 +59,7 @@ pub(super) struct BakedEntry {
 pub(super) struct Tuned {
     /// The usable entries.
     pub(super) entries: Vec<BakedEntry>,
-    /// The portable set of each key, by key ([`portable::sets`]).
+    /// The portable set of each key, by key ([`sets`]).
     pub(super) portable: Vec<(u64, Vec<Vec<usize>>)>,
     /// The distinct configurations of the entries and the portable sets (value indices), in that
     /// order: each is compiled into an [instance](super::instances) of the body.
@@ -149,7 +150,7 @@ impl Tuned {
     /// The portable sets of the entries, and the instances of the entries' and the sets'
     /// configurations.
     fn add_instances(&mut self) {
-        self.portable = portable::sets(&self.entries);
+        self.portable = sets(&self.entries);
         let configurations = self.entries.iter().map(|e| &e.indices);
         for c in configurations.chain(self.portable.iter().flat_map(|(_, set)| set)) {
             if !self.instances.contains(c) {
@@ -208,6 +209,23 @@ impl Tuned {
             }
         })
     }
+}
+
+/// One device's best configurations (value indices) with their times, fastest first.
+type Ranked = Vec<(Vec<usize>, f64)>;
+
+/// The portable set of each key (value indices, best compromise first), by key; keys whose set
+/// is empty are left out.
+pub(super) fn sets(entries: &[BakedEntry]) -> Vec<(u64, Vec<Vec<usize>>)> {
+    let mut by_key: BTreeMap<u64, Vec<Ranked>> = BTreeMap::new();
+    for e in entries {
+        by_key.entry(e.key).or_default().push(e.ranked.clone());
+    }
+    by_key
+        .into_iter()
+        .map(|(key, devices)| (key, tunable_search::portable::shipped(&devices)))
+        .filter(|(_, set)| !set.is_empty())
+        .collect()
 }
 
 /// Writes an empty tuned file at `path` for a kernel that has none, so that the build can track

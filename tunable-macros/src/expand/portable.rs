@@ -6,30 +6,13 @@
 //! ([`tunable_search::portable::shipped`]), as a `static` table of `Portable { key, candidates }`,
 //! each candidate with its [instance](super::instances).
 //! A shipped binary on an unknown device times them once and keeps the fastest
-//! (`tunable_runtime::tuner::unseen`).
+//! (`tunable_runtime::tuner::unseen`). The sets are chosen as the tuned file is read
+//! ([`super::baked`]); this file writes their table.
 
-use super::baked::{BakedEntry, Tuned};
+use super::baked::Tuned;
 use super::{Kernel, params};
 use proc_macro2::TokenStream;
 use quote::quote;
-use std::collections::BTreeMap;
-
-/// One device's best configurations (value indices) with their times, fastest first.
-type Ranked = Vec<(Vec<usize>, f64)>;
-
-/// The portable set of each key (value indices, best compromise first), by key; keys whose set
-/// is empty are left out.
-pub(super) fn sets(entries: &[BakedEntry]) -> Vec<(u64, Vec<Vec<usize>>)> {
-    let mut by_key: BTreeMap<u64, Vec<Ranked>> = BTreeMap::new();
-    for e in entries {
-        by_key.entry(e.key).or_default().push(e.ranked.clone());
-    }
-    by_key
-        .into_iter()
-        .map(|(key, devices)| (key, tunable_search::portable::shipped(&devices)))
-        .filter(|(_, set)| !set.is_empty())
-        .collect()
-}
 
 /// The table's elements: `Portable { key, candidates: &[Variant { params, instance }, ...] }`,
 /// one per key, by key.

@@ -35,7 +35,7 @@
 //! --binaries` gets the winner's binaries for the exported entry. A CPU kernel writes none; a
 //! binary that cannot be produced or written makes the answer a failure saying so.
 
-use super::{Evaluator, Variants, hook::KernelSpec};
+use super::{Evaluator, Variants, spec::KernelSpec};
 use crate::backend::definitions;
 use crate::backend::record::{Recorded, record};
 use crate::params::Params;

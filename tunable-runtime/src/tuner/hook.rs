@@ -23,64 +23,16 @@ use crate::RuntimeError;
 use crate::backend::definitions;
 use crate::backend::record::{Recorded, record};
 use crate::journal::Journal;
-use crate::measure::{Repeats, take_compile_time};
+use crate::measure::take_compile_time;
 use crate::params::Params;
-use crate::settings::{self, Mode, env_usize};
+use crate::settings::{self, Mode};
 use crate::store::{Ranked, TunedEntry, read, store_with_artifacts, tuned_dir, tuned_file};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use tunable_search::Space;
 use tunable_search::format::artifact::Recipe;
 
-/// Static facts about a kernel, from its `#[tunable]` attribute.
-#[derive(Debug)]
-pub struct KernelSpec {
-    /// Its name (the function's, or the `name` option).
-    pub name: &'static str,
-    /// `CARGO_MANIFEST_DIR` of the crate that defines it.
-    pub manifest_dir: &'static str,
-    /// Evaluations per tuning.
-    pub budget: usize,
-    /// Strategy spec.
-    pub strategy: &'static str,
-    /// Timed runs per configuration.
-    pub repeats: u32,
-    /// Untimed runs first.
-    pub warmup: u32,
-    /// Whether and against what outputs are checked while tuning.
-    pub verify: Verify,
-    /// Fingerprint of the function as written (its signature and body, as tokens: formatting and
-    /// comments do not count), computed by `#[tunable]`; the journal is kept per fingerprint (and per
-    /// source of the GPU programs it builds), so an edited kernel is measured afresh.
-    pub body: u64,
-    /// Whether the attribute names a `device` (GPU kernels do): only such a kernel is run once
-    /// before tuning, when no reference run does, to see the GPU programs it builds (see
-    /// `build_fingerprint`).
-    pub device_given: bool,
-}
-
-impl KernelSpec {
-    /// The tuning options of this kernel: its attribute's, overridden by `TUNABLE_BUDGET`,
-    /// `TUNABLE_STRATEGY` and `TUNABLE_BATCH` (unset: each batch sized by the compile/measure
-    /// ratio, see [`TuneOptions::batch`]); `TUNABLE_TIME` bounds its wall time. An error names a
-    /// number setting that does not parse.
-    pub fn options(&self) -> Result<TuneOptions, RuntimeError> {
-        Ok(TuneOptions {
-            budget: env_usize("TUNABLE_BUDGET")?.unwrap_or(self.budget),
-            batch: env_usize("TUNABLE_BATCH")?.map_or(0, |b| b.max(1)),
-            strategy: std::env::var("TUNABLE_STRATEGY")
-                .unwrap_or_else(|_| self.strategy.to_owned()),
-            max_seconds: session::max_seconds(),
-            ..TuneOptions::default()
-        })
-    }
-
-    /// How each variant is timed: the kernel's `warmup` and `repeats`, one warm-up run less when
-    /// its output is `checked` first (that untimed run warms it up).
-    pub fn measurement(&self, checked: bool) -> Repeats {
-        Repeats::new(self.warmup.saturating_sub(u32::from(checked)), self.repeats)
-    }
-}
+pub use super::spec::KernelSpec;
 
 /// The configuration to run for `key` on `device` with the `autotune` feature: tuned this
 /// process, baked, or stored by an earlier run; otherwise tunes now with `run` (which runs one

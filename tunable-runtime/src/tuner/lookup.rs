@@ -21,7 +21,7 @@
 // `peek`, the process's slots) only with the `autotune` feature.
 #[cfg(feature = "autotune")]
 use {
-    super::hook::KernelSpec,
+    super::spec::KernelSpec,
     crate::params::Params,
     crate::settings::Mode,
     crate::store::{read, tuned_dir, tuned_file},

@@ -50,6 +50,7 @@ mod observer;
 mod panic;
 mod report;
 pub mod session;
+pub(crate) mod spec;
 mod spent;
 mod summary;
 #[cfg(test)]

@@ -30,14 +30,14 @@ pub(crate) fn fake_kernel(
     name: &'static str,
     repeats: u32,
 ) -> (
-    crate::tuner::hook::KernelSpec,
+    crate::tuner::spec::KernelSpec,
     std::sync::Arc<tunable_search::Space>,
     std::path::PathBuf,
 ) {
     let dir = std::env::temp_dir().join(format!("tunable-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let manifest: &'static str = Box::leak(dir.to_string_lossy().into_owned().into_boxed_str());
-    let kernel = crate::tuner::hook::KernelSpec {
+    let kernel = crate::tuner::spec::KernelSpec {
         name,
         manifest_dir: manifest,
         budget: 20,

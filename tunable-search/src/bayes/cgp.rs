@@ -35,8 +35,9 @@
 //!   problems" (paper 004 of this project): Section 2.3, Algorithm 1 (Appendix A), Appendix E.
 
 use super::cluster::{ClusterCount, KMeans};
-use super::gp::{CHUNK, standardization};
+use super::gp::CHUNK;
 use super::knn::Neighbours;
+use super::targets::standardization;
 use super::{Gp, GpParams, Points, Prediction, Surrogate, likelihood};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

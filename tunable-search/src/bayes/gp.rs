@@ -26,8 +26,8 @@
 //! - M. A. Osborne, *Bayesian Gaussian Processes for Sequential Prediction, Optimisation and
 //!   Quadrature*, PhD thesis, Oxford, 2010, Section 2.5 (updating a Cholesky factor by a row).
 
-use super::{BayesError, Covariance, Prediction, Surrogate, likelihood};
-use crate::Space;
+use super::targets::standardization;
+use super::{GpParams, Points, Prediction, Surrogate, likelihood};
 use nalgebra::{DMatrix, DVector};
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -35,87 +35,6 @@ use std::sync::Arc;
 /// Candidates per parallel work item: the unit of the fixed-order parallel loops (results do not
 /// depend on the number of threads).
 pub(crate) const CHUNK: usize = 2048;
-
-/// A row-major matrix of points, one row per configuration.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Points {
-    data: Vec<f64>,
-    dims: usize,
-    len: usize,
-}
-
-impl Points {
-    /// Points from row-major `data` with `dims` coordinates per row (`dims >= 1`, every
-    /// coordinate finite).
-    pub fn new(data: Vec<f64>, dims: usize) -> Result<Self, BayesError> {
-        if dims == 0 || !data.len().is_multiple_of(dims) {
-            return Err(BayesError::Points {
-                reason: format!("{} numbers do not make rows of {dims}", data.len()),
-            });
-        }
-        if let Some(i) = data.iter().position(|v| !v.is_finite()) {
-            return Err(BayesError::Points {
-                reason: format!("coordinate {} of row {} is not finite", i % dims, i / dims),
-            });
-        }
-        let len = data.len() / dims;
-        Ok(Points { data, dims, len })
-    }
-
-    /// The normalized coordinates of every valid configuration of `space` (its varying
-    /// parameters, see [`Space::normalized`]), in position order.
-    pub fn from_space(space: &Space) -> Self {
-        Points {
-            data: space.normalized_matrix(),
-            dims: space.varying_params().len(),
-            len: space.len(),
-        }
-    }
-
-    /// Number of rows.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether there are no rows.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// Coordinates per row.
-    pub fn dims(&self) -> usize {
-        self.dims
-    }
-
-    /// Row `i`.
-    #[inline]
-    pub fn row(&self, i: usize) -> &[f64] {
-        &self.data[i * self.dims..(i + 1) * self.dims]
-    }
-}
-
-/// The hyperparameters of a [`Gp`]: covariance function and noise variance (relative to the unit
-/// signal variance of standardized targets).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct GpParams {
-    /// The covariance function.
-    pub kernel: Covariance,
-    /// Observation noise variance, `>= 1e-12` (a nugget that also keeps `L` well conditioned).
-    pub noise: f64,
-}
-
-impl GpParams {
-    /// Checked hyperparameters.
-    pub fn new(kernel: Covariance, noise: f64) -> Result<Self, BayesError> {
-        if !(noise.is_finite() && noise >= 1e-12) {
-            return Err(BayesError::Hyperparameter {
-                name: "noise",
-                value: noise,
-            });
-        }
-        Ok(GpParams { kernel, noise })
-    }
-}
 
 /// An exact Gaussian process whose candidates' predictions are updated in `O(n)` per candidate
 /// and observation (see the module docs).
@@ -422,18 +341,6 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
-/// Mean and population standard deviation of `y` (`(0, 1)` if empty, deviation 1 if zero).
-pub(crate) fn standardization(y: &[f64]) -> (f64, f64) {
-    if y.is_empty() {
-        return (0.0, 1.0);
-    }
-    let n = y.len() as f64;
-    let m = y.iter().sum::<f64>() / n;
-    let var = y.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / n;
-    let s = var.sqrt();
-    (m, if s > 0.0 { s } else { 1.0 })
-}
-
 /// The posterior at rows `query` given targets `y` at rows `rows`, computed from scratch: a dense
 /// Cholesky factorization of `K + σₙ² I` (nalgebra) and one triangular solve per query, with the
 /// same standardization as [`Gp`]. `O(n³ + q n²)`: the reference for the incremental updates.
@@ -470,7 +377,7 @@ pub fn exact_posterior(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bayes::CovarianceKind;
+    use crate::bayes::{Covariance, CovarianceKind};
     use proptest::prelude::*;
 
     fn random_points(seed: u64, len: usize, dims: usize) -> Arc<Points> {

@@ -14,7 +14,7 @@
 //! - C. E. Rasmussen, C. K. I. Williams, *Gaussian Processes for Machine Learning*, MIT Press,
 //!   2006, Section 5.4 (Eq. 5.8).
 
-use super::gp::standardization;
+use super::targets::standardization;
 use super::{Covariance, CovarianceKind, GpParams, Points};
 use nalgebra::{DMatrix, DVector};
 

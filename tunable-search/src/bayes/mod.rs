@@ -158,13 +158,16 @@ mod feasibility;
 mod features;
 mod gp;
 mod guard;
+mod hyperparameters;
 mod init;
 mod knn;
 pub mod likelihood;
 mod options;
+mod points;
 mod portfolio;
 mod strategy;
 mod surrogate;
+mod targets;
 mod trust;
 
 pub use acquisition::{
@@ -176,13 +179,15 @@ pub use cluster::ClusterCount;
 pub use covariance::{Covariance, CovarianceKind, sq_dist};
 pub use feasibility::Feasibility;
 pub use features::{alignment_columns, with_alignment};
-pub use gp::{Gp, GpParams, Points, exact_posterior};
+pub use gp::{Gp, exact_posterior};
 pub use guard::{Fallback, Guard};
+pub use hyperparameters::GpParams;
 pub use init::{Design, MAXIMIN_DESIGNS, STRATIFIED_DESIGNS};
 pub use knn::Neighbours;
 pub use options::{
     AcquisitionChoice, BatchFill, BayesOptions, Exploration, SurrogateChoice, Transform,
 };
+pub use points::Points;
 pub use portfolio::{Pick, Portfolio, PortfolioKind, PortfolioOptions};
 pub use strategy::{Bayes, DUAL_MARGIN};
 pub use surrogate::{Prediction, Surrogate};

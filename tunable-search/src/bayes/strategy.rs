@@ -1,10 +1,11 @@
 //! The `bayes` strategy: the ask/tell state machine around the surrogate, the feasibility model,
 //! the acquisition functions and the portfolios (see the [module docs](super)).
 
-use super::gp::{CHUNK, standardization};
+use super::gp::CHUNK;
 use super::options::{
     AcquisitionChoice, BatchFill, BayesOptions, Exploration, SurrogateChoice, Transform,
 };
+use super::targets::standardization;
 use super::{
     Acquisition, ClusteredGp, Covariance, Fallback, Feasibility, Gp, GpParams, Guard, Pick, Points,
     Portfolio, PortfolioKind, Prediction, Surrogate, TrustRegion, contextual_variance,

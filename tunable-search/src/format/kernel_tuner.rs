@@ -60,6 +60,7 @@
 //! the values' Python `str()` form ([`Value`]'s `Display`); a string value that contains `,` is
 //! handled too.
 
+mod non_finite;
 mod record;
 mod salvage;
 mod t4;

@@ -84,6 +84,7 @@
 //! ```
 
 pub mod annealing;
+mod ask_tell;
 mod config;
 mod continuous;
 pub mod diff_evo;
@@ -109,6 +110,7 @@ mod spec;
 mod starts;
 
 pub use annealing::{Annealing, AnnealingAlgorithm, AnnealingOptions, Restart};
+pub use ask_tell::{Outcome, PENALTY, Strategy, Trial};
 pub use continuous::Continuous;
 pub use diff_evo::{DeCrossover, DiffEvo, DiffEvoAlgorithm, DiffEvoOptions, Mutation};
 pub use drive::{Driver, Evaluated, Evaluator, Observer, Progress, RunRecord, Stopped, drive};
@@ -129,60 +131,6 @@ pub use spec::{StrategyError, StrategySpec};
 
 use crate::Space;
 use std::sync::Arc;
-
-/// What a strategy ranks a configuration by when it has no measured value: a failed
-/// configuration ([`Outcome::cost`]) and one that violates the constraints ([`Memo::rank`]) both
-/// cost this, so they rank alike, below every valid result (as in Kernel Tuner, whose cost
-/// function returns the largest float for both).
-pub const PENALTY: f64 = f64::MAX;
-
-/// The result of evaluating one configuration; lower values are better.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Outcome {
-    /// The measured objective (e.g. time in milliseconds).
-    Value(f64),
-    /// The configuration failed: compile error, runtime error, wrong output, timeout.
-    Failed,
-}
-
-impl Outcome {
-    /// The value to minimize: a failure (or a value that is not finite) costs [`PENALTY`].
-    pub fn cost(self) -> f64 {
-        match self {
-            Outcome::Value(v) if v.is_finite() => v,
-            _ => PENALTY,
-        }
-    }
-
-    /// The value, if the configuration did not fail.
-    pub fn value(self) -> Option<f64> {
-        match self {
-            Outcome::Value(v) => Some(v),
-            Outcome::Failed => None,
-        }
-    }
-}
-
-/// One evaluated configuration.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Trial {
-    /// Its position in the space.
-    pub position: usize,
-    /// What the evaluation gave.
-    pub outcome: Outcome,
-}
-
-/// An ask/tell search strategy.
-pub trait Strategy: Send {
-    /// Up to `n` distinct positions never asked before. Fewer (even none) while positions asked
-    /// earlier are untold means the strategy waits for their results (Bayesian optimization's
-    /// `ramp`); an empty answer with nothing untold means all have been asked.
-    fn ask(&mut self, n: usize) -> Vec<usize>;
-    /// Results of evaluated positions: those it asked for, and others it did not ask (evaluated
-    /// before its first ask by a warm start or a baseline, or asked by another member of an
-    /// ensemble), which it may learn from and should not ask for afterwards.
-    fn tell(&mut self, trials: &[Trial]);
-}
 
 /// The strategy `auto` (the default of `#[tunable]`) stands for: Bayesian optimization with a
 /// stratified random initial sample (`bayes`'s defaults), a second model that also sees

@@ -10,7 +10,7 @@
 //! rather than a skip.
 
 use super::Skipped;
-use super::text::replace_non_finite;
+use super::non_finite::replace_non_finite;
 use serde_json::{Map, Value as Json};
 
 /// What a line-by-line reading kept.

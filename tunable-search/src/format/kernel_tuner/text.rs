@@ -4,6 +4,7 @@
 //! do not parse ([`super::salvage`]). A file, or what its gzip stream expands to, of more than
 //! [`MAX_TEXT`] bytes is refused, so that neither a huge file nor a gzip bomb exhausts memory.
 
+use super::non_finite::replace_non_finite;
 use super::salvage::by_lines;
 use super::{CacheError, MAX_TEXT, Skipped, format_err};
 use serde_json::Value as Json;
@@ -91,42 +92,6 @@ pub(super) fn parse_json(text: &str, path: &Path) -> Result<Parsed, CacheError> 
             source: first,
         }),
     }
-}
-
-/// Replaces the bare tokens `NaN`, `Infinity` and `-Infinity` (outside strings) by `null`.
-pub(super) fn replace_non_finite(text: &str) -> Cow<'_, str> {
-    const TOKENS: [&str; 3] = ["-Infinity", "Infinity", "NaN"];
-    let (mut out, mut copied) = (String::new(), 0);
-    let (mut in_string, mut escaped) = (false, false);
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if in_string {
-            (in_string, escaped) = match (escaped, b) {
-                (true, _) => (true, false),
-                (false, b'\\') => (true, true),
-                (false, b'"') => (false, false),
-                _ => (true, false),
-            };
-        } else if b == b'"' {
-            in_string = true;
-        } else if let Some(tok) = TOKENS.iter().find(|t| bytes[i..].starts_with(t.as_bytes())) {
-            // Bytes, not `text[i..]`: `i` may be inside a character outside any string (a
-            // damaged file), and the tokens are ASCII, so a match starts on a boundary.
-            out.push_str(&text[copied..i]);
-            out.push_str("null");
-            i += tok.len();
-            copied = i;
-            continue;
-        }
-        i += 1;
-    }
-    if copied == 0 {
-        return Cow::Borrowed(text);
-    }
-    out.push_str(&text[copied..]);
-    Cow::Owned(out)
 }
 
 /// Closes a cache that Kernel Tuner left open: tries the text as it is, then cut back to each

@@ -61,8 +61,8 @@ pub struct KernelSpec {
 
 impl KernelSpec {
     /// The tuning options of this kernel: its attribute's, overridden by `TUNABLE_BUDGET`,
-    /// `TUNABLE_STRATEGY` and `TUNABLE_BATCH` (unset: each batch sized by the compile/measure
-    /// ratio, see [`TuneOptions::batch`]); `TUNABLE_TIME` bounds its wall time. An error names a
+    /// `TUNABLE_STRATEGY` and `TUNABLE_BATCH` (unset: one at a time, compiling ahead what the
+    /// strategy expects next, see [`TuneOptions::batch`]); `TUNABLE_TIME` bounds its wall time. An error names a
     /// number setting that does not parse.
     pub fn options(&self) -> Result<TuneOptions, RuntimeError> {
         Ok(TuneOptions {
@@ -147,6 +147,7 @@ fn tune_call<P: Params>(
 ) -> (P, Origin) {
     let start = Instant::now();
     take_compile_time();
+    crate::measure::take_kernel_time();
     let (expected, built) = record(|| kernel.verify.expected(default, run));
     let expected = match expected {
         Ok(e) => e,

@@ -64,7 +64,7 @@ pub use lookup::{Lookup, Origin};
 pub use objective::Objective;
 pub use observer::{Bar, Log};
 pub use panic::{capture, panic_message};
-pub use report::{Evaluation, Source};
+pub use report::{Cost, Evaluation, Source};
 pub use spent::Spent;
 pub use summary::Summary;
 pub use tunable_search::strategy::{Evaluator, Observer, Progress, Stopped};
@@ -81,10 +81,11 @@ use tunable_search::strategy::{self, Driver, StrategySpec, Trial};
 pub struct TuneOptions {
     /// Unique evaluations at most (default 100).
     pub budget: usize,
-    /// Configurations asked of the strategy at a time (default 1); 0 sizes each batch by the
-    /// compile/measure ratio observed so far ([`Spent::batch`], at most
-    /// [`ahead::widest_batch`](crate::ahead::widest_batch)), which is what the first-run hook
-    /// does unless `TUNABLE_BATCH` is set.
+    /// Configurations asked of the strategy at a time (default 1); 0 asks one at a time and
+    /// hints the evaluator with what the strategy expects to ask next
+    /// ([`Driver::ahead`](tunable_search::strategy::Driver::ahead), as many as
+    /// [`ahead::threads`](crate::ahead::threads)), which compiles them speculatively: what the
+    /// first-run hook does unless `TUNABLE_BATCH` is set.
     pub batch: usize,
     /// Wall-time limit in seconds, checked between batches (default none).
     pub max_seconds: Option<f64>,
@@ -199,7 +200,10 @@ where
         driver = driver.max_time(Duration::from_secs_f64(s.max(0.0)));
     }
     if opts.batch == 0 {
-        driver = driver.batch_by(|_| Spent::live().batch(crate::ahead::widest_batch()));
+        // One at a time, the pool fed with what the strategy is about to ask and expects to ask
+        // next: the strategy learns from every result, and the configurations evaluated do not
+        // depend on how long anything took.
+        driver = driver.ahead(crate::ahead::threads());
     }
     for o in observers.iter_mut() {
         driver = driver.observe(&mut **o);
@@ -209,6 +213,7 @@ where
         spent: Spent::default(),
     };
     Spent::set_live(Spent::default());
+    crate::measure::take_kernel_time();
     let run = driver.run(&mut timed).map_err(RuntimeError::from)?;
     let seconds = start.elapsed().as_secs_f64();
     let spent = Spent {

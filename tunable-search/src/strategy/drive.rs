@@ -527,6 +527,58 @@ mod tests {
     }
 
     #[test]
+    fn hints_come_before_each_evaluation_and_change_nothing_evaluated() {
+        /// Records the hints and the evaluations in the order they came.
+        struct Hinted(Vec<(bool, Vec<usize>)>);
+        impl Evaluator for Hinted {
+            type Report = Outcome;
+            type Error = Infallible;
+            fn evaluate(&mut self, positions: &[usize]) -> Result<Vec<Outcome>, Infallible> {
+                self.0.push((false, positions.to_vec()));
+                Ok(positions
+                    .iter()
+                    .map(|&p| Outcome::Value((p * 7 % 11) as f64))
+                    .collect())
+            }
+            fn prepare(&mut self, likely: &[usize]) {
+                self.0.push((true, likely.to_vec()));
+            }
+        }
+        let s = space(30);
+        let mut hinted = Hinted(Vec::new());
+        let rec = Driver::new(&mut Exhaustive::new(Arc::clone(&s)), 8)
+            .first(&[4])
+            .ahead(3)
+            .run(&mut hinted)
+            .unwrap();
+        let order: Vec<usize> = rec.trials.iter().map(|t| t.position).collect();
+        assert_eq!(order, [4, 0, 1, 2, 3, 5, 6, 7]);
+        // The first position, then per ask: the position asked first, then the strategy's
+        // next three, less those evaluated already (4), cut to the budget left.
+        assert_eq!(hinted.0[0], (true, vec![4]));
+        assert_eq!(hinted.0[2], (true, vec![0, 1, 2, 3]));
+        assert_eq!(hinted.0[6], (true, vec![2, 3, 5]));
+        assert_eq!(hinted.0[hinted.0.len() - 2], (true, vec![7]));
+        for pair in hinted.0.chunks(2) {
+            assert!(pair[0].0 && !pair[1].0 && pair[0].1[0] == pair[1].1[0], "{pair:?}");
+        }
+        // Without hints, and with a strategy that gives none: the same evaluations.
+        for name in ["exhaustive", "random", "genetic", "auto"] {
+            let run = |ahead: usize| {
+                let mut st = crate::strategy::build(&name.parse().unwrap(), Arc::clone(&s), 5)
+                    .unwrap();
+                let mut hinted = Hinted(Vec::new());
+                let rec = Driver::new(st.as_mut(), 12)
+                    .ahead(ahead)
+                    .run(&mut hinted)
+                    .unwrap();
+                rec.trials.iter().map(|t| t.position).collect::<Vec<_>>()
+            };
+            assert_eq!(run(0), run(16), "{name}");
+        }
+    }
+
+    #[test]
     fn first_positions_count_and_are_told_when_asked_without_a_second_evaluation() {
         let s = space(6);
         let mut evaluated = Vec::new();

@@ -9,8 +9,12 @@
 //!     [--synthetic f3|f4|bukin6 ... --grid 101] [--stress default|small|large|all|KIND|SPEC,...]
 //!     --strategy NAME[,NAME...] --budget 220 --repeats 35 --seed 1 --out DIR [--peer DIR] [--batch N] [--jobs N]
 //!     [--score kernel-tuner|window] [--anytime 25,50,100,220] [--pairs] [--loko]
-//!     [--warm-start-from CACHE ... | --warm-start-family]
+//!     [--warm-start-from CACHE ... | --warm-start-family] [--cost-model h100[:key=value...]]
 //! ```
+//!
+//! `--cost-model` adds a table of simulated wall times per objective and strategy under the
+//! old batch policy and under speculative compilation ([`crate::cost`]), written to
+//! `DIR/cost.md` and `DIR/cost.json` too.
 //!
 //! The score (`--score`) is by default the methodology's *cut-off* score, as Kernel Tuner's
 //! tools compute it (`shared/tools/score.py --invalid all --max-fevals 220`): the scored window
@@ -140,6 +144,12 @@ pub(crate) struct BenchArgs {
     /// Warm start from other devices' caches (see [`crate::warm`]).
     #[command(flatten)]
     warm: crate::warm::WarmArgs,
+    /// Also simulate each run's wall time under a compile and launch cost model, with the old
+    /// batch policy and with speculative compilation (see [`crate::cost`]): `h100`, optionally
+    /// with `:compile=S:threads=N:overhead=S:repeats=N:margin=F`. Noisy stress landscapes are
+    /// left out of it.
+    #[arg(long)]
+    cost_model: Option<crate::cost::CostModel>,
 }
 
 fn parse_stress(list: &str) -> Result<Vec<StressSpec>, String> {
@@ -309,6 +319,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
     let mut anytime_checkpoints: Option<Vec<usize>> = None;
     // Per source: the optimum and the timing noise (for the distance-to-optimum tables).
     let mut optima: Vec<(f64, Option<f64>)> = Vec::new();
+    let mut costs: Vec<crate::cost::CostRow> = Vec::new();
     for source in &sources {
         let stem = source.stem();
         bar.set_message(stem.clone());
@@ -357,6 +368,20 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
             let runs = run_repeats(replay, landscape, spec, &args, jobs, &bar, &first);
             let values: Vec<Vec<Option<f64>>> = runs.iter().map(|r| r.0.clone()).collect();
             let seconds: Vec<f64> = runs.iter().map(|r| r.1).collect();
+            if let Some(model) = args.cost_model
+                && landscape.is_none_or(|l| l.noise() == 0.0)
+            {
+                costs.push(crate::cost::simulate_runs(
+                    &stem,
+                    &replay.shared_space(),
+                    replay.values(),
+                    &values,
+                    spec,
+                    (args.budget, args.seed, jobs),
+                    &first,
+                    model,
+                ));
+            }
             let (mean, se) = ctx.score_runs(&values);
             row.per_cache.push((stem.clone(), mean, se));
             row.anytime
@@ -556,6 +581,15 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
         started.elapsed().as_secs_f64()
     );
     table += &format!("Plots: {}.\n", plots.join(", "));
+    if let Some(model) = args.cost_model {
+        let cost = crate::cost::markdown(model, &costs);
+        std::fs::write(args.out.join("cost.md"), &cost)?;
+        std::fs::write(
+            args.out.join("cost.json"),
+            serde_json::to_string_pretty(&costs)?,
+        )?;
+        table += &cost;
+    }
     println!("{table}");
     std::fs::write(args.out.join("scores.md"), &table)?;
     std::fs::write(

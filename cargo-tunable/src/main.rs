@@ -30,6 +30,7 @@ mod bench;
 mod caches;
 mod chain;
 mod coordinator;
+mod cost;
 mod date;
 mod family;
 mod gap;

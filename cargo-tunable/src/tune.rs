@@ -214,6 +214,7 @@ mod tests {
             evaluations: 20,
             seconds: 1.25,
             failed: None,
+            cost: None,
         };
         let bad = Record::failure("j", 8, "dev", "every configuration failed".into());
         let t = table(&[ok, bad]);

@@ -21,10 +21,23 @@
 //! Backends count the kernels they are asked for ([`requests`]), so the tuner compiles ahead only
 //! for kernels that go through a backend: a CPU kernel's body has nothing to build, and running it
 //! to collect would run it.
+//!
+//! ## Speculation
+//!
+//! A tuning that asks the strategy for one configuration at a time keeps a [`Pool`] fed: before
+//! each evaluation it hands over the builds of the configuration about to be measured and of
+//! those the strategy expects to ask next ([`Strategy::upcoming`]), newest hints first. The
+//! pool's threads build them while the caller's thread measures; a build nobody ends up asking
+//! for costs a core for a while and nothing else, and a configuration asked before its build
+//! started is built by the thread that needs it (the backends build each kernel once, whoever
+//! gets there first). Which configurations are evaluated, and in which order, never depends on
+//! the pool.
+//!
+//! [`Strategy::upcoming`]: tunable_search::strategy::Strategy::upcoming
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
-use std::sync::Mutex;
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
 /// One build handed over by a backend in collecting mode.
@@ -110,6 +123,7 @@ pub fn threads() -> usize {
 /// builds running in parallel could gain, and PoCL runs them one at a time (its compiler lock
 /// per OpenCL context): measured on PoCL 3.1, 16 evaluations of `gemm_opencl` took 88.5 s in
 /// batches of 2 against 77.3 s one at a time. `TUNABLE_BATCH` still compiles a batch ahead.
+/// A tuner's [`Pool`] compiles speculatively only where this is 2 or more.
 pub fn widest_batch() -> usize {
     if HOST.get() { 1 } else { threads() }
 }
@@ -148,6 +162,138 @@ pub fn run_pool<R>(builds: Vec<Build>, threads: usize, measure: impl FnOnce() ->
     })
 }
 
+/// A pool of threads that builds what it is handed, most recently handed first, for as long as
+/// it lives: the compile pool of a tuning that compiles speculatively (see [the module
+/// docs](self#speculation)). Dropping it discards the builds not started and waits for those
+/// running.
+pub struct Pool {
+    shared: Arc<Queue>,
+    workers: Vec<std::thread::JoinHandle<()>>,
+}
+
+struct Queue {
+    /// Builds waiting with their tags, the next first; `None` once the pool is closing.
+    builds: Mutex<Option<VecDeque<(usize, Build)>>>,
+    ready: Condvar,
+}
+
+impl std::fmt::Debug for Pool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pool")
+            .field("threads", &self.workers.len())
+            .field("waiting", &self.waiting())
+            .finish()
+    }
+}
+
+impl Pool {
+    /// A pool of `threads` threads (at least 1), idle until handed builds.
+    pub fn new(threads: usize) -> Self {
+        let shared = Arc::new(Queue {
+            builds: Mutex::new(Some(VecDeque::new())),
+            ready: Condvar::new(),
+        });
+        let workers = (0..threads.max(1))
+            .map(|_| {
+                let shared = Arc::clone(&shared);
+                std::thread::spawn(move || {
+                    while let Some(b) = shared.next() {
+                        // A panicking build is the backend's bug; it must not stop the others.
+                        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(b.work));
+                    }
+                })
+            })
+            .collect();
+        Pool { shared, workers }
+    }
+
+    /// Hands `builds` over, to be started before every build handed over earlier and not
+    /// started yet, in their order.
+    pub fn push_front(&self, builds: Vec<Build>) {
+        self.hint(&[], builds.into_iter().map(|b| (usize::MAX, b)).collect());
+    }
+
+    /// Hands `fresh` builds over, each tagged (with a configuration's position, say), and
+    /// reorders the queue: first, in the order of `order`, the waiting builds and the fresh
+    /// ones of each tag it names; then the fresh ones of other tags; then every build handed
+    /// over earlier and not started yet, in their order.
+    pub fn hint(&self, order: &[usize], fresh: Vec<(usize, Build)>) {
+        let mut queue = self.shared.lock();
+        let Some(q) = queue.as_mut() else {
+            return;
+        };
+        let mut front = Vec::with_capacity(fresh.len());
+        let mut fresh: Vec<Option<(usize, Build)>> = fresh.into_iter().map(Some).collect();
+        for &tag in order {
+            let mut i = 0;
+            while i < q.len() {
+                if q[i].0 == tag {
+                    front.extend(q.remove(i));
+                } else {
+                    i += 1;
+                }
+            }
+            for f in fresh.iter_mut() {
+                if f.as_ref().is_some_and(|(t, _)| *t == tag) {
+                    front.extend(f.take());
+                }
+            }
+        }
+        front.extend(fresh.into_iter().flatten());
+        if front.is_empty() {
+            return;
+        }
+        for b in front.into_iter().rev() {
+            q.push_front(b);
+        }
+        drop(queue);
+        self.shared.ready.notify_all();
+    }
+
+    /// Builds handed over and not started yet.
+    pub fn waiting(&self) -> usize {
+        self.shared.lock().as_ref().map_or(0, VecDeque::len)
+    }
+
+    /// Threads of the pool.
+    pub fn threads(&self) -> usize {
+        self.workers.len()
+    }
+}
+
+impl Queue {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<VecDeque<(usize, Build)>>> {
+        self.builds.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The next build, waiting for one; `None` once the pool is closing.
+    fn next(&self) -> Option<Build> {
+        let mut queue = self.lock();
+        loop {
+            match queue.as_mut() {
+                None => return None,
+                Some(q) => {
+                    if let Some((_, b)) = q.pop_front() {
+                        return Some(b);
+                    }
+                }
+            }
+            queue = self.ready.wait(queue).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        // The builds not started are dropped: nobody will ask for them any more.
+        *self.shared.lock() = None;
+        self.shared.ready.notify_all();
+        for w in self.workers.drain(..) {
+            let _ = w.join();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,6 +320,77 @@ mod tests {
         // A host device: every build is done before the measurement starts.
         let (seen, _) = run_pool(builds, 2, || done.load(Ordering::SeqCst));
         assert_eq!(seen, 5);
+    }
+
+    #[test]
+    fn the_pool_builds_the_newest_hints_first_and_drops_what_it_never_started() {
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let (gate_tx, gate_rx) = std::sync::mpsc::channel::<()>();
+        let gate = Mutex::new(gate_rx);
+        let pool = Pool::new(1);
+        // The one thread is held by the first build until the others are queued.
+        let started = Arc::new(AtomicUsize::new(0));
+        let (s, o) = (Arc::clone(&started), Arc::clone(&order));
+        let gate = Arc::new(gate);
+        let g = Arc::clone(&gate);
+        pool.push_front(vec![Build::new(false, move || {
+            s.store(1, Ordering::SeqCst);
+            let _ = g.lock().unwrap().recv_timeout(std::time::Duration::from_secs(20));
+            o.lock().unwrap().push(0);
+        })]);
+        while started.load(Ordering::SeqCst) == 0 {
+            std::thread::yield_now();
+        }
+        let build = |i| {
+            let o = Arc::clone(&order);
+            Build::new(false, move || o.lock().unwrap().push(i))
+        };
+        pool.push_front(vec![build(3), build(4)]);
+        pool.push_front(vec![build(1), build(2)]);
+        assert_eq!((pool.waiting(), pool.threads()), (4, 1));
+        gate_tx.send(()).unwrap();
+        while pool.waiting() > 0 || order.lock().unwrap().len() < 5 {
+            std::thread::yield_now();
+        }
+        assert_eq!(*order.lock().unwrap(), [0, 1, 2, 3, 4]);
+        // A hint moves the waiting builds it names to the front, in its order.
+        order.lock().unwrap().clear();
+        let (gate2_tx, gate2_rx) = std::sync::mpsc::channel::<()>();
+        let (s, o) = (Arc::new(AtomicUsize::new(0)), Arc::clone(&order));
+        let s2 = Arc::clone(&s);
+        pool.hint(&[], vec![(9, Build::new(false, move || {
+            s2.store(1, Ordering::SeqCst);
+            let _ = gate2_rx.recv_timeout(std::time::Duration::from_secs(20));
+            o.lock().unwrap().push(9);
+        }))]);
+        while s.load(Ordering::SeqCst) == 0 {
+            std::thread::yield_now();
+        }
+        pool.hint(&[], vec![(5, build(5)), (6, build(6)), (7, build(7))]);
+        pool.hint(&[7, 8, 5], vec![(8, build(8))]);
+        gate2_tx.send(()).unwrap();
+        while pool.waiting() > 0 || order.lock().unwrap().len() < 5 {
+            std::thread::yield_now();
+        }
+        assert_eq!(*order.lock().unwrap(), [9, 7, 8, 5, 6]);
+        // Closing drops what was never started.
+        let pool = Pool::new(1);
+        let (s, g) = (Arc::new(AtomicUsize::new(0)), Arc::clone(&gate));
+        let s2 = Arc::clone(&s);
+        pool.push_front(vec![Build::new(false, move || {
+            s2.store(1, Ordering::SeqCst);
+            let _ = g.lock().unwrap().recv_timeout(std::time::Duration::from_millis(500));
+        })]);
+        while s.load(Ordering::SeqCst) == 0 {
+            std::thread::yield_now();
+        }
+        let ran = Arc::new(AtomicUsize::new(0));
+        let r = Arc::clone(&ran);
+        pool.push_front(vec![Build::new(false, move || {
+            r.fetch_add(1, Ordering::SeqCst);
+        })]);
+        drop(pool);
+        assert_eq!(ran.load(Ordering::SeqCst), 0);
     }
 
     #[test]

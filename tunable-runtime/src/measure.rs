@@ -24,6 +24,14 @@
 //!
 //! Backends report the time they spend compiling with [`report_compile_time`], so that the
 //! tuner's summary shows where the time of a tuning goes: compilation, measurement, strategy.
+//!
+//! ## The kernels' own time
+//!
+//! Every run's kernel time is also summed per thread ([`take_kernel_time`]): the device time a
+//! GPU backend reports for every launch (the verification run, warm-ups, timed runs and
+//! re-timings alike), and the wall-clock time of a run timed by [`time_once`] that reports
+//! none. The tuner shows it beside the measurement time, so that the measurement's overhead
+//! (measurement minus the kernels' own time) is visible.
 
 use std::cell::Cell;
 use std::time::Instant;
@@ -38,6 +46,29 @@ thread_local! {
 /// launch's start and end events; user code normally never does.
 pub fn report_device_time(ms: f64) {
     DEVICE_MS.with(|d| d.set(Some(d.get().unwrap_or(0.0) + ms)));
+    KERNEL_MS.set(KERNEL_MS.get() + ms);
+}
+
+thread_local! {
+    /// The kernels' own time on this thread not taken yet, in milliseconds.
+    static KERNEL_MS: Cell<f64> = const { Cell::new(0.0) };
+}
+
+/// The kernels' own run time on this thread since the last call, in seconds (and resets it):
+/// the device time reported for every launch, plus the wall-clock time of every run that
+/// [`time_once`] timed without a device time (a CPU kernel).
+pub fn take_kernel_time() -> f64 {
+    KERNEL_MS.with(Cell::take) / 1e3
+}
+
+/// The kernels' own run time on this thread not taken yet, in seconds, left in place.
+pub fn kernel_time() -> f64 {
+    KERNEL_MS.get() / 1e3
+}
+
+/// The compilation time reported on this thread and not taken yet, in seconds, left in place.
+pub fn compile_time() -> f64 {
+    COMPILE_S.get()
 }
 
 /// Runs `work` once and returns its time in milliseconds: the device time it reported through
@@ -48,6 +79,9 @@ pub fn time_once(work: &mut dyn FnMut() -> Result<(), String>) -> Result<f64, St
     let r = work();
     let wall = t.elapsed().as_secs_f64() * 1e3;
     let device = DEVICE_MS.with(Cell::take);
+    if device.is_none() {
+        KERNEL_MS.set(KERNEL_MS.get() + wall);
+    }
     r.map(|()| device.unwrap_or(wall))
 }
 
@@ -93,6 +127,19 @@ pub trait Measurement {
         work: &mut dyn FnMut() -> Result<(), String>,
         best: f64,
     ) -> Result<Timing, String>;
+
+    /// Like [`measure`](Self::measure), after a run the caller made and timed itself (the
+    /// checked run of a verified kernel, `warm` milliseconds): a measurement may count it as
+    /// its last warm-up run. Default: [`measure`](Self::measure), the run ignored.
+    fn measure_after(
+        &mut self,
+        work: &mut dyn FnMut() -> Result<(), String>,
+        best: f64,
+        warm: f64,
+    ) -> Result<Timing, String> {
+        let _ = warm;
+        self.measure(work, best)
+    }
 }
 
 /// How many times the early-stop bound a warm-up run must take for [`Repeats`] to stop the
@@ -114,8 +161,9 @@ pub const WARM_FACTOR: f64 = 2.0;
 ///
 /// where `noise` is the median relative spread (`(Q3 - Q1) / median`) of the configurations
 /// timed in full so far (the first of a tuning, the default configuration, always is). Before
-/// that, a configuration whose last warm-up run (timed too) takes more than [`WARM_FACTOR`]
-/// times the bound stops without a timed run: a warm-up may run on cold caches, hence the
+/// that, a configuration whose last warm-up run (timed too; with
+/// [`measure_after`](Measurement::measure_after), the caller's checked run when there is no
+/// warm-up left) takes more than [`WARM_FACTOR`] times the bound stops without a timed run: a warm-up may run on cold caches, hence the
 /// factor. The fastest run is the most optimistic estimate of a configuration, so a stopped
 /// configuration is slower than the incumbent in every run it got: it never wins, and it is
 /// recorded with the runs it got. Contenders, and every configuration while there is no
@@ -181,13 +229,35 @@ impl Measurement for Repeats {
         work: &mut dyn FnMut() -> Result<(), String>,
         best: f64,
     ) -> Result<Timing, String> {
+        self.timed(work, best, None)
+    }
+
+    fn measure_after(
+        &mut self,
+        work: &mut dyn FnMut() -> Result<(), String>,
+        best: f64,
+        warm: f64,
+    ) -> Result<Timing, String> {
+        self.timed(work, best, Some(warm))
+    }
+}
+
+impl Repeats {
+    /// The measurement, `before` the time of a run the caller made (its last warm-up when the
+    /// configuration has none left).
+    fn timed(
+        &mut self,
+        work: &mut dyn FnMut() -> Result<(), String>,
+        best: f64,
+        before: Option<f64>,
+    ) -> Result<Timing, String> {
         let repeats = self.repeats.max(1) as usize;
         let bound = best * (1.0 + self.margin());
-        let mut warm = f64::INFINITY;
+        let mut warm = before.unwrap_or(f64::INFINITY);
         for _ in 0..self.warmup {
             warm = time_once(work)?;
         }
-        if self.warmup > 0 && warm > WARM_FACTOR * bound {
+        if (self.warmup > 0 || before.is_some()) && warm > WARM_FACTOR * bound {
             return Ok(Timing {
                 ms: warm,
                 runs: vec![warm],

@@ -33,6 +33,32 @@ pub const DEFAULT_TOLERANCE: f64 = tunable_search::defaults::TOLERANCE;
 pub trait Output {
     /// The elements as `f64`, read back from the device if the data lives there.
     fn snapshot(&self) -> Result<Vec<f64>, String>;
+
+    /// The elements as `f64` into `out` (replacing what it held), reusing its memory where
+    /// the implementation can: the tuner reads every variant's output this way, and a fresh
+    /// vector of a large output costs a page fault per page each time. Default: `snapshot`.
+    fn snapshot_into(&self, out: &mut Vec<f64>) -> Result<(), String> {
+        *out = self.snapshot()?;
+        Ok(())
+    }
+}
+
+thread_local! {
+    /// A vector of a read output given back after its comparison, for the next read.
+    static SPARE: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// `o`'s elements as `f64` ([`Output::snapshot_into`]), in the vector last given back on this
+/// thread with [`give_back`], if any: what the tuner reads each variant's output with.
+pub fn read(o: &(impl Output + ?Sized)) -> Result<Vec<f64>, String> {
+    let mut out = SPARE.take();
+    o.snapshot_into(&mut out)?;
+    Ok(out)
+}
+
+/// Keeps `v`'s memory for the next [`read`] on this thread.
+pub fn give_back(v: Vec<f64>) {
+    SPARE.set(v);
 }
 
 macro_rules! host_output {
@@ -41,15 +67,26 @@ macro_rules! host_output {
             fn snapshot(&self) -> Result<Vec<f64>, String> {
                 Ok(self.iter().map(|&x| x as f64).collect())
             }
+            fn snapshot_into(&self, out: &mut Vec<f64>) -> Result<(), String> {
+                out.clear();
+                out.extend(self.iter().map(|&x| x as f64));
+                Ok(())
+            }
         }
         impl Output for Vec<$t> {
             fn snapshot(&self) -> Result<Vec<f64>, String> {
                 self.as_slice().snapshot()
             }
+            fn snapshot_into(&self, out: &mut Vec<f64>) -> Result<(), String> {
+                self.as_slice().snapshot_into(out)
+            }
         }
         impl<const N: usize> Output for [$t; N] {
             fn snapshot(&self) -> Result<Vec<f64>, String> {
                 self.as_slice().snapshot()
+            }
+            fn snapshot_into(&self, out: &mut Vec<f64>) -> Result<(), String> {
+                self.as_slice().snapshot_into(out)
             }
         }
     )*};
@@ -61,11 +98,17 @@ impl<T: Output + ?Sized> Output for &T {
     fn snapshot(&self) -> Result<Vec<f64>, String> {
         (**self).snapshot()
     }
+    fn snapshot_into(&self, out: &mut Vec<f64>) -> Result<(), String> {
+        (**self).snapshot_into(out)
+    }
 }
 
 impl<T: Output + ?Sized> Output for &mut T {
     fn snapshot(&self) -> Result<Vec<f64>, String> {
         (**self).snapshot()
+    }
+    fn snapshot_into(&self, out: &mut Vec<f64>) -> Result<(), String> {
+        (**self).snapshot_into(out)
     }
 }
 
@@ -80,9 +123,17 @@ pub fn compare(actual: &[f64], expected: &[f64], tolerance: f64) -> Result<(), S
             expected.len()
         ));
     }
-    let close = |a: f64, e: f64| {
-        (a.is_nan() && e.is_nan()) || (a - e).abs() <= tolerance * e.abs().max(1.0)
-    };
+    // The common case first, in a loop without early exits that the compiler vectorizes: every
+    // element within the tolerance (a NaN anywhere fails it, and is judged below).
+    let within = |a: f64, e: f64| (a - e).abs() <= tolerance * e.abs().max(1.0);
+    if actual
+        .chunks(512)
+        .zip(expected.chunks(512))
+        .all(|(a, e)| a.iter().zip(e).fold(true, |ok, (&a, &e)| ok & within(a, e)))
+    {
+        return Ok(());
+    }
+    let close = |a: f64, e: f64| (a.is_nan() && e.is_nan()) || within(a, e);
     let mut bad = actual
         .iter()
         .zip(expected)
@@ -120,6 +171,28 @@ mod tests {
         assert!(e.contains("index 1: 9, expected 1"), "{e}");
         let e = compare(&[1.0], &[1.0, 2.0], 1e-6).unwrap_err();
         assert_eq!(e, "wrong output: 1 elements, expected 2");
+    }
+
+    #[test]
+    fn reads_reuse_the_vector_given_back() {
+        let v = vec![1.5f32, -2.0, 3.0];
+        let out = read(&v).unwrap();
+        assert_eq!(out, [1.5, -2.0, 3.0]);
+        let mut big = Vec::with_capacity(1000);
+        big.push(9.0);
+        let at = big.as_ptr();
+        give_back(big);
+        let again = read(&&v[..2]).unwrap();
+        assert_eq!(again, [1.5, -2.0]);
+        assert_eq!((again.as_ptr(), again.capacity()), (at, 1000));
+        // An output without `snapshot_into` of its own still reads.
+        struct Plain;
+        impl Output for Plain {
+            fn snapshot(&self) -> Result<Vec<f64>, String> {
+                Ok(vec![7.0])
+            }
+        }
+        assert_eq!(read(&Plain).unwrap(), [7.0]);
     }
 
     #[test]

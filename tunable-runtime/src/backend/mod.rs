@@ -77,7 +77,7 @@ pub mod embedded;
 #[cfg(feature = "autotune")]
 pub mod record;
 mod source;
-#[cfg(any(feature = "cuda", feature = "opencl"))]
+#[cfg(feature = "opencl")]
 mod wait;
 
 #[cfg(feature = "cuda")]
@@ -91,5 +91,5 @@ pub use dims::{Dims, Extent};
 pub use element::Element;
 pub use embedded::Provenance;
 pub use source::{Source, definitions};
-#[cfg(any(feature = "cuda", feature = "opencl"))]
+#[cfg(feature = "opencl")]
 pub(crate) use wait::{Status, wait_until};

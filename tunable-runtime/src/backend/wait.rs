@@ -1,7 +1,7 @@
-//! # Waiting for a launch, with a time limit
+//! # Waiting for an OpenCL launch, with a time limit
 //!
-//! Without a limit the backend blocks in the driver (`clWaitForEvents`, `cuEventSynchronize`),
-//! which costs no CPU: on a CPU OpenCL device such as PoCL a spinning host thread would steal a
+//! (The CUDA backend always blocks in the driver and judges the limit on the events' time.)
+//! Without a limit the backend blocks in the driver (`clWaitForEvents`), which costs no CPU: on a CPU OpenCL device such as PoCL a spinning host thread would steal a
 //! core from the kernel it is timing. With a limit it polls the event with sleeps that grow from
 //! 50 µs to 5 ms. The limit counts from when the kernel is seen running, not from the launch: an
 //! OpenCL command may wait in the queue while the driver finishes compiling it for its

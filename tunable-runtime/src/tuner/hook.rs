@@ -99,6 +99,7 @@ fn tune_call<P: Params>(
 ) -> (P, Origin) {
     let start = Instant::now();
     take_compile_time();
+    crate::measure::take_kernel_time();
     let (expected, built) = record(|| kernel.verify.expected(default, run));
     let expected = match expected {
         Ok(e) => e,

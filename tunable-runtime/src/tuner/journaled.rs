@@ -110,6 +110,18 @@ impl<E: Evaluator<Report = Evaluation>> Evaluator for Journaled<E> {
             .map(|o| o.expect("every position answered"))
             .collect())
     }
+
+    /// Hints the inner evaluator with the positions neither this run nor the journal answers.
+    fn prepare(&mut self, likely: &[usize]) {
+        let todo: Vec<usize> = likely
+            .iter()
+            .copied()
+            .filter(|&p| self.lookup(p).is_none())
+            .collect();
+        if !todo.is_empty() {
+            self.inner.prepare(&todo);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -65,7 +65,7 @@ pub use lookup::{Lookup, Origin};
 pub use objective::Objective;
 pub use observer::{Bar, Log};
 pub use panic::{capture, panic_message};
-pub use report::{Evaluation, Source};
+pub use report::{Cost, Evaluation, Source};
 pub use spent::Spent;
 pub use summary::Summary;
 pub use tunable_search::strategy::{Evaluator, Observer, Progress, Stopped};
@@ -82,10 +82,11 @@ use tunable_search::strategy::{self, Driver, StrategySpec, Trial};
 pub struct TuneOptions {
     /// Unique evaluations at most (default 100).
     pub budget: usize,
-    /// Configurations asked of the strategy at a time (default 1); 0 sizes each batch by the
-    /// compile/measure ratio observed so far ([`Spent::batch`], at most
-    /// [`ahead::widest_batch`](crate::ahead::widest_batch)), which is what the first-run hook
-    /// does unless `TUNABLE_BATCH` is set.
+    /// Configurations asked of the strategy at a time (default 1); 0 asks one at a time and
+    /// hints the evaluator with what the strategy expects to ask next
+    /// ([`Driver::ahead`](tunable_search::strategy::Driver::ahead), as many as
+    /// [`ahead::threads`](crate::ahead::threads)), which compiles them speculatively: what the
+    /// first-run hook does unless `TUNABLE_BATCH` is set.
     pub batch: usize,
     /// Wall-time limit in seconds, checked between batches (default none).
     pub max_seconds: Option<f64>,
@@ -200,7 +201,10 @@ where
         driver = driver.max_time(Duration::from_secs_f64(s.max(0.0)));
     }
     if opts.batch == 0 {
-        driver = driver.batch_by(|_| Spent::live().batch(crate::ahead::widest_batch()));
+        // One at a time, the pool fed with what the strategy is about to ask and expects to ask
+        // next: the strategy learns from every result, and the configurations evaluated do not
+        // depend on how long anything took.
+        driver = driver.ahead(crate::ahead::threads());
     }
     for o in observers.iter_mut() {
         driver = driver.observe(&mut **o);
@@ -210,6 +214,7 @@ where
         spent: Spent::default(),
     };
     Spent::set_live(Spent::default());
+    crate::measure::take_kernel_time();
     let run = driver.run(&mut timed).map_err(RuntimeError::from)?;
     let seconds = start.elapsed().as_secs_f64();
     let spent = Spent {
@@ -297,6 +302,131 @@ mod tests {
                 (5, "non-finite time NaN".to_owned())
             ]
         );
+    }
+
+    /// A fake GPU kernel over `tile`: collecting, it hands a build over (and notes the tile);
+    /// running, it asks its "backend" and reports `tile` ms of device time; tile 13 fails.
+    fn fed_tuning(
+        space: &Arc<Space>,
+        strategy: &str,
+        batch: usize,
+    ) -> (Vec<usize>, Vec<(bool, i64)>, Vec<String>, TuneReport) {
+        use crate::ahead::{self, Build};
+        use crate::measure::{Repeats, report_device_time};
+        use testing::Tile;
+        // (collected, tile), (run, tile) in the order they happened.
+        let events = std::cell::RefCell::new(Vec::new());
+        let mut run = |call: Call<'_, Tile>| match call {
+            Call::Run(&Tile(t)) if ahead::collecting() => {
+                events.borrow_mut().push((true, t));
+                ahead::defer(Build::new(false, || {}));
+                Err("deferred".to_owned())
+            }
+            Call::Run(&Tile(t)) => {
+                ahead::note_request(false);
+                events.borrow_mut().push((false, t));
+                if t == 13 {
+                    return Err("launch failed".to_owned());
+                }
+                report_device_time(1.0 + t as f64);
+                Ok(None)
+            }
+            Call::Output => Ok(Some(vec![1.0])),
+            Call::Answer => Ok(None),
+        };
+        let mut variants = Variants::new(space, &mut run, None, Repeats::new(1, 3));
+        let opts = TuneOptions {
+            budget: 25,
+            batch,
+            strategy: strategy.into(),
+            first: vec![20],
+            ..TuneOptions::default()
+        };
+        let mut order = Vec::new();
+        let mut seen = |_: &Progress, t: &Trial, _: &Evaluation| order.push(t.position);
+        let report = tune(space, &opts, &mut variants, &mut [&mut seen]).unwrap();
+        drop(variants);
+        let failures = report.failures.iter().map(|f| f.1.clone()).collect();
+        (order, events.into_inner(), failures, report)
+    }
+
+    #[test]
+    fn a_fed_pool_compiles_ahead_and_the_strategy_alone_decides_what_is_evaluated() {
+        let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+        let space = Arc::new(SpaceBuilder::new().param("tile", 0..40).build().unwrap());
+        for strategy in ["exhaustive", "random", "auto"] {
+            let (plain, events_plain, failed_plain, _) = fed_tuning(&space, strategy, 1);
+            let (fed, events, failed_fed, report) = fed_tuning(&space, strategy, 0);
+            let collected: Vec<i64> = events.iter().filter(|e| e.0).map(|e| e.1).collect();
+            let nothing: Vec<&(bool, i64)> = events_plain.iter().filter(|e| e.0).collect();
+            // The same configurations in the same order, failures included as data.
+            assert_eq!(fed, plain, "{strategy}");
+            assert_eq!(failed_fed, failed_plain, "{strategy}");
+            assert_eq!(report.evaluations, 25);
+            assert!(nothing.is_empty(), "{strategy}: one at a time compiled ahead");
+            if crate::ahead::threads() < 2 {
+                continue;
+            }
+            // Every configuration after the first (the run that shows a backend) was handed to
+            // the pool before it was measured, once.
+            let mut handed = collected.clone();
+            handed.sort_unstable();
+            handed.dedup();
+            assert_eq!(handed.len(), collected.len(), "{strategy}: {collected:?}");
+            for p in &fed[1..] {
+                assert!(collected.contains(&(*p as i64)), "{strategy}: {p} not prepared");
+            }
+            if strategy == "exhaustive" {
+                // Exact guesses: the next configuration was handed over before the one before
+                // it was measured.
+                let at = |e: (bool, i64)| events.iter().position(|x| *x == e).unwrap();
+                for w in fed[1..].windows(2) {
+                    let (this, next) = (w[0] as i64, w[1] as i64);
+                    assert!(at((true, next)) < at((false, this)), "{events:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_kernels_own_time_is_inside_the_measurement_and_covers_every_timed_run() {
+        use crate::measure::Repeats;
+        use testing::Tile;
+        let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+        let space = Arc::new(SpaceBuilder::new().param("tile", 1..7).build().unwrap());
+        let mut run = |call: Call<'_, Tile>| match call {
+            Call::Run(&Tile(t)) => {
+                std::thread::sleep(std::time::Duration::from_millis(t as u64));
+                Ok(None)
+            }
+            Call::Output => Ok(Some(vec![1.0])),
+            Call::Answer => Ok(None),
+        };
+        let expected = Some(Expected {
+            output: vec![1.0],
+            tolerance: 0.0,
+        });
+        let mut variants = Variants::new(&space, &mut run, expected, Repeats::new(0, 3));
+        let opts = TuneOptions {
+            budget: 6,
+            strategy: "exhaustive".into(),
+            ..TuneOptions::default()
+        };
+        let (mut timed, mut costs) = (0.0, 0.0);
+        let mut seen = |_: &Progress, _: &Trial, e: &Evaluation| {
+            timed += e.runs.iter().sum::<f64>();
+            let c = e.cost.expect("a variant's cost is known");
+            assert!(c.kernel_ms <= c.measure_ms, "{c:?}");
+            // Every timed run is a kernel run (and so is the checked run, which is the one
+            // run of a configuration stopped at its warm-up).
+            assert!(c.kernel_ms >= e.runs.iter().sum::<f64>(), "{c:?} {e:?}");
+            costs += c.kernel_ms;
+        };
+        let report = tune(&space, &opts, &mut variants, &mut [&mut seen]).unwrap();
+        let spent = report.spent;
+        assert!(spent.kernels * 1e3 >= timed, "{spent:?} against {timed} ms");
+        assert!(spent.kernels <= spent.measure, "{spent:?}");
+        assert!((spent.kernels * 1e3 - costs).abs() < 1e-6, "{spent:?} {costs}");
     }
 
     #[test]

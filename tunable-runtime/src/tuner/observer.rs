@@ -101,17 +101,33 @@ impl<'a> Log<'a> {
             )),
             _ if !self.every => None,
             Ok(t) if e.early => Some(format!(
-                "tunable: {} [{config}] {t:.4} ms (stopped early after {} run{})",
+                "tunable: {} [{config}] {t:.4} ms (stopped early after {} run{}){}",
                 self.label,
                 e.runs.len(),
-                if e.runs.len() == 1 { "" } else { "s" }
+                if e.runs.len() == 1 { "" } else { "s" },
+                Self::cost(e)
             )),
-            Ok(t) => Some(format!("tunable: {} [{config}] {t:.4} ms", self.label)),
+            Ok(t) => Some(format!(
+                "tunable: {} [{config}] {t:.4} ms{}",
+                self.label,
+                Self::cost(e)
+            )),
             Err(reason) => Some(format!(
-                "tunable: {} [{config}] failed: {reason}",
-                self.label
+                "tunable: {} [{config}] failed: {reason}{}",
+                self.label,
+                Self::cost(e)
             )),
         }
+    }
+
+    /// `; measured in 36.2 ms, kernels 4.1 ms` when the evaluation knows its cost.
+    fn cost(e: &Evaluation) -> String {
+        e.cost.map_or_else(String::new, |c| {
+            format!(
+                "; measured in {:.1} ms, kernels {:.1} ms",
+                c.measure_ms, c.kernel_ms
+            )
+        })
     }
 }
 
@@ -144,6 +160,7 @@ mod tests {
             measure: 15.0,
             strategy: 1.0,
             other: 0.0,
+            kernels: 2.0,
         };
         assert_eq!(
             Bar::line(&progress, spent),
@@ -175,6 +192,17 @@ mod tests {
                 .line(2, &Evaluation::recorded(Err("wrong output".into())))
                 .unwrap(),
             "tunable: k [block=64, mode=a] failed: wrong output"
+        );
+        let costly = Evaluation {
+            cost: Some(crate::tuner::Cost {
+                measure_ms: 36.31,
+                kernel_ms: 4.0,
+            }),
+            ..Evaluation::measured(Ok(2.0))
+        };
+        assert_eq!(
+            every.line(1, &costly).unwrap(),
+            "tunable: k [block=32, mode=b] 2.0000 ms; measured in 36.3 ms, kernels 4.0 ms"
         );
     }
 }

@@ -30,6 +30,20 @@ pub struct Evaluation {
     pub runs: Vec<f64>,
     /// Whether its timing stopped early, clearly behind the incumbent: it cannot win.
     pub early: bool,
+    /// What measuring it cost on the measuring thread, when the evaluator knows (a `#[tunable]`
+    /// kernel's variants do; a record or a closure does not).
+    pub cost: Option<Cost>,
+}
+
+/// What measuring one configuration cost: the wall time on the measuring thread (its checked
+/// run, warm-ups and timed runs, the output's read-back and comparison; compilation waited for
+/// excluded) and, of it, the kernels' own run time ([`crate::measure::take_kernel_time`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cost {
+    /// Wall time of the measurement in milliseconds.
+    pub measure_ms: f64,
+    /// The kernels' own time inside it, in milliseconds.
+    pub kernel_ms: f64,
 }
 
 impl Evaluation {
@@ -47,6 +61,7 @@ impl Evaluation {
             source: Source::Measured,
             runs: Vec::new(),
             early: false,
+            cost: None,
         }
     }
 
@@ -67,6 +82,7 @@ impl Evaluation {
             source: Source::Measured,
             runs: Vec::new(),
             early: false,
+            cost: None,
         }
     }
 
@@ -78,6 +94,7 @@ impl Evaluation {
             source: Source::Recorded,
             runs: Vec::new(),
             early: false,
+            cost: None,
         }
     }
 }

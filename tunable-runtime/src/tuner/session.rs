@@ -35,6 +35,28 @@ pub struct Record {
     pub seconds: f64,
     /// Why the tuning failed (no configuration chosen), if it did.
     pub failed: Option<String>,
+    /// Where the wall time went, the kernels' own time included (none for a tuning that could
+    /// not run, and in records written before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<Cost>,
+}
+
+/// Where the wall time of a tuning went, in seconds, as its summary line says it: what
+/// `scripts/gpu-check` reads for the measurement's overhead (`measure_s - kernels_s`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Cost {
+    /// Compiling variants (what the measurement waited for; builds overlapped are not here).
+    pub compile_s: f64,
+    /// Running, checking and timing variants.
+    pub measure_s: f64,
+    /// Of `measure_s`, the kernels' own run time ([`Spent::kernels`](super::Spent::kernels)).
+    pub kernels_s: f64,
+    /// Inside the strategy.
+    pub strategy_s: f64,
+    /// The rest.
+    pub other_s: f64,
+    /// Configurations measured in this run.
+    pub measured: usize,
 }
 
 impl Record {
@@ -52,6 +74,14 @@ impl Record {
                 .tuned
                 .is_none()
                 .then(|| "every configuration failed".to_owned()),
+            cost: Some(Cost {
+                compile_s: summary.spent.compile,
+                measure_s: summary.spent.measure,
+                kernels_s: summary.spent.kernels,
+                strategy_s: summary.spent.strategy,
+                other_s: summary.spent.other,
+                measured: summary.measured,
+            }),
         }
     }
 
@@ -66,6 +96,7 @@ impl Record {
             evaluations: 0,
             seconds: 0.0,
             failed: Some(reason),
+            cost: None,
         }
     }
 }
@@ -127,6 +158,10 @@ mod tests {
         };
         let r = Record::of(&s);
         assert_eq!((r.default_ms, r.failed.as_deref()), (Some(2.0), None));
+        assert_eq!(r.cost.map(|c| (c.measured, c.kernels_s)), Some((10, 0.0)));
+        // A record written before the cost was kept still reads.
+        let old = r#"{"kernel":"k","key":8,"device":"dev","default_ms":2.0,"tuned":null,"evaluations":1,"seconds":0.5,"failed":null}"#;
+        assert_eq!(serde_json::from_str::<Record>(old).unwrap().cost, None);
         let line = serde_json::to_string(&r).unwrap();
         assert_eq!(serde_json::from_str::<Record>(&line).unwrap(), r);
         let failed = Record::of(&Summary {

@@ -38,8 +38,9 @@ pub struct KernelSpec {
 
 impl KernelSpec {
     /// The tuning options of this kernel: its attribute's, overridden by `TUNABLE_BUDGET`,
-    /// `TUNABLE_STRATEGY` and `TUNABLE_BATCH` (unset: each batch sized by the compile/measure
-    /// ratio, see [`TuneOptions::batch`]); `TUNABLE_TIME` bounds its wall time. An error names a
+    /// `TUNABLE_STRATEGY` and `TUNABLE_BATCH` (unset: one at a time, compiling ahead what the
+    /// strategy expects next, see [`TuneOptions::batch`]); `TUNABLE_TIME` bounds its wall time.
+    /// An error names a
     /// number setting that does not parse.
     pub fn options(&self) -> Result<TuneOptions, RuntimeError> {
         Ok(TuneOptions {

@@ -4,10 +4,12 @@
 //! [`report_compile_time`](crate::measure::report_compile_time)), measurement (the rest of the
 //! time inside the evaluator: the runs, their checks, the confirmation), the strategy (inside
 //! `ask` and `tell`) and everything else (the journal, the store, the driver's bookkeeping), so
-//! that the four add up to the wall time. The progress bar shows it while the tuning runs
+//! that the four add up to the wall time. Inside the measurement, [`Spent::kernels`] is the
+//! kernels' own run time ([`take_kernel_time`]): what the measurement costs beyond it is its
+//! overhead. The progress bar shows it while the tuning runs
 //! ([`Spent::live`]), the [`Summary`](super::Summary) line at the end.
 
-use crate::measure::take_compile_time;
+use crate::measure::{take_compile_time, take_kernel_time};
 use std::cell::Cell;
 use std::fmt;
 use std::time::Instant;
@@ -24,11 +26,15 @@ pub struct Spent {
     pub strategy: f64,
     /// The rest of the wall time.
     pub other: f64,
+    /// Of `measure`, the kernels' own run time: every launch's device time (the verification
+    /// run, warm-ups, timed runs, re-timings), or the wall time of a CPU kernel's timed runs.
+    /// Not part of [`total`](Self::total): it is inside `measure`.
+    pub kernels: f64,
 }
 
 thread_local! {
     /// The tuning running on this thread, so far.
-    static LIVE: Cell<Spent> = const { Cell::new(Spent { compile: 0.0, measure: 0.0, strategy: 0.0, other: 0.0 }) };
+    static LIVE: Cell<Spent> = const { Cell::new(Spent { compile: 0.0, measure: 0.0, strategy: 0.0, other: 0.0, kernels: 0.0 }) };
 }
 
 impl Spent {
@@ -89,11 +95,18 @@ impl Spent {
     /// backends reported since it was last taken, and the rest as measurement.
     pub fn since(start: Instant) -> Spent {
         let compile = take_compile_time();
+        let measure = (start.elapsed().as_secs_f64() - compile).max(0.0);
         Spent {
             compile,
-            measure: (start.elapsed().as_secs_f64() - compile).max(0.0),
+            measure,
+            kernels: take_kernel_time().min(measure),
             ..Spent::default()
         }
+    }
+
+    /// The measurement's overhead: `measure` less the kernels' own time.
+    pub fn overhead(&self) -> f64 {
+        (self.measure - self.kernels).max(0.0)
     }
 
     /// `self` and `more` added bucket by bucket.
@@ -103,6 +116,7 @@ impl Spent {
             measure: self.measure + more.measure,
             strategy: self.strategy + more.strategy,
             other: self.other + more.other,
+            kernels: self.kernels + more.kernels,
         }
     }
 }
@@ -124,6 +138,12 @@ impl<E: Evaluator + ?Sized> Evaluator for Timed<'_, E> {
         self.spent = self.spent.plus(Spent::since(start));
         Spent::set_live(self.spent);
         r
+    }
+
+    fn prepare(&mut self, likely: &[usize]) {
+        let start = Instant::now();
+        self.inner.prepare(likely);
+        self.spent = self.spent.plus(Spent::since(start));
     }
 }
 
@@ -149,8 +169,10 @@ mod tests {
             measure: 2.0,
             strategy: 0.5,
             other: 0.0,
+            kernels: 0.5,
         }
         .with_wall(10.0);
+        assert_eq!(s.overhead(), 1.5);
         assert_eq!(s.other, 1.5);
         assert_eq!(s.total(), 10.0);
         assert_eq!(s.per_minute(50), 300.0);

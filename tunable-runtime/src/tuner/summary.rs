@@ -6,10 +6,12 @@ use std::fmt;
 /// The line every tuning of the first-run hook ends with, on stderr, whether stderr is a
 /// terminal or a file: what was tuned, on which device, the default configuration's time
 /// against the tuned one's (as the confirmation re-timed it), and what it cost: evaluations,
-/// wall time and where it went, evaluations per minute.
+/// wall time and where it went, evaluations per minute, then the kernels' own run time inside
+/// the measurement ([`Spent::kernels`]) and the measurement's overhead beyond it (in total and
+/// per configuration measured).
 ///
 /// ```text
-/// tunable: tuned matmul (key 512) on cpu: AMD EPYC 7B13 x2: default 8.2140 ms -> tuned 2.8710 ms (2.86x) [bm=64, bk=128]; 61 evaluations (59 measured, 2 failed, 30 stopped early) in 4.2 s: compile 0.0 s, measure 4.1 s, strategy 0.0 s, other 0.1 s; 871.4/min; warm start: 3 from this device's key 256; best 3 re-timed
+/// tunable: tuned matmul (key 512) on cpu: AMD EPYC 7B13 x2: default 8.2140 ms -> tuned 2.8710 ms (2.86x) [bm=64, bk=128]; 61 evaluations (59 measured, 2 failed, 30 stopped early) in 4.2 s: compile 0.0 s, measure 4.1 s, strategy 0.0 s, other 0.1 s; 871.4/min; kernels 3.905 s, overhead 0.195 s (3.3 ms per configuration); warm start: 3 from this device's key 256; best 3 re-timed
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Summary<'a> {
@@ -81,6 +83,15 @@ impl fmt::Display for Summary<'_> {
             self.spent,
             self.spent.per_minute(self.evaluations)
         )?;
+        if self.measured > 0 {
+            write!(
+                f,
+                "; kernels {:.3} s, overhead {:.3} s ({:.1} ms per configuration)",
+                self.spent.kernels,
+                self.spent.overhead(),
+                self.spent.overhead() * 1e3 / self.measured as f64
+            )?;
+        }
         if let Some((n, from)) = &self.warm {
             write!(f, "; warm start: {n} from {from}")?;
         }
@@ -116,6 +127,7 @@ mod tests {
                 measure: 3.0,
                 strategy: 0.05,
                 other: 0.2,
+                kernels: 0.6,
             },
             confirmed: 3,
             changed: true,
@@ -123,7 +135,7 @@ mod tests {
         };
         assert_eq!(
             s.to_string(),
-            "tunable: tuned matmul (key 512) on cpu: test x2: default 8.0000 ms -> tuned 2.0000 ms (4.00x) [bm=64, unroll=4]; 60 evaluations (58 measured, 2 failed, 20 stopped early) in 4.2 s: compile 1.0 s, measure 3.0 s, strategy 0.1 s, other 0.2 s; 847.1/min; warm start: 4 from 2 other devices (key 512); best 3 re-timed, winner changed"
+            "tunable: tuned matmul (key 512) on cpu: test x2: default 8.0000 ms -> tuned 2.0000 ms (4.00x) [bm=64, unroll=4]; 60 evaluations (58 measured, 2 failed, 20 stopped early) in 4.2 s: compile 1.0 s, measure 3.0 s, strategy 0.1 s, other 0.2 s; 847.1/min; kernels 0.600 s, overhead 2.400 s (41.4 ms per configuration); warm start: 4 from 2 other devices (key 512); best 3 re-timed, winner changed"
         );
         s.default = Err("failed (panicked: boom)".into());
         s.tuned = None;
@@ -131,7 +143,7 @@ mod tests {
         s.warm = None;
         assert_eq!(
             s.to_string(),
-            "tunable: tuned matmul (key 512) on cpu: test x2: default failed (panicked: boom) -> every configuration failed, keeping the default; 60 evaluations (58 measured, 2 failed, 20 stopped early) in 4.2 s: compile 1.0 s, measure 3.0 s, strategy 0.1 s, other 0.2 s; 847.1/min"
+            "tunable: tuned matmul (key 512) on cpu: test x2: default failed (panicked: boom) -> every configuration failed, keeping the default; 60 evaluations (58 measured, 2 failed, 20 stopped early) in 4.2 s: compile 1.0 s, measure 3.0 s, strategy 0.1 s, other 0.2 s; 847.1/min; kernels 0.600 s, overhead 2.400 s (41.4 ms per configuration)"
         );
     }
 }

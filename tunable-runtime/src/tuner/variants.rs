@@ -10,13 +10,23 @@
 //! threads ([`crate::ahead`]): each variant of the batch is run once in collecting mode (the
 //! backend hands its build over instead of building and launching), then the builds run on the
 //! pool while the variants are timed in order, or before they are on a CPU device.
+//!
+//! Asked one at a time with hints ([`Evaluator::prepare`]: the configuration about to be
+//! measured and those the strategy expects next), a GPU kernel's variants are handed to a
+//! [`Pool`](ahead::Pool) that lives as long as the evaluator and keeps compiling while the
+//! caller's thread measures: the speculative compilation of [`crate::ahead`]. On a device that
+//! runs on the host's cores the hints are ignored, so that no build disturbs a timing.
 
-use super::{Evaluation, Retime, capture};
+use super::{Cost, Evaluation, Retime, capture};
 use crate::ahead;
-use crate::measure::{Measurement, report_compile_time, robust_median, time_once};
+use crate::measure::{
+    Measurement, compile_time, kernel_time, report_compile_time, robust_median, time_once,
+};
 use crate::params::Params;
 use crate::verify;
+use std::collections::HashSet;
 use std::convert::Infallible;
+use std::time::Instant;
 use tunable_search::Space;
 use tunable_search::strategy::Evaluator;
 
@@ -104,6 +114,10 @@ pub struct Variants<'a, 'r, P, M> {
     best: f64,
     /// Whether a run asked a GPU backend for a kernel: then a batch is compiled ahead.
     backend: bool,
+    /// The pool that compiles hinted configurations (made on the first hint that needs it).
+    pool: Option<ahead::Pool>,
+    /// Positions whose builds were handed to the pool.
+    prepared: HashSet<usize>,
 }
 
 impl<'a, 'r, P: Params, M: Measurement> Variants<'a, 'r, P, M> {
@@ -122,6 +136,8 @@ impl<'a, 'r, P: Params, M: Measurement> Variants<'a, 'r, P, M> {
             measurement,
             best: f64::INFINITY,
             backend: false,
+            pool: None,
+            prepared: HashSet::new(),
         }
     }
 
@@ -140,6 +156,29 @@ impl<'a, 'r, P: Params, M: Measurement> Variants<'a, 'r, P, M> {
         builds
     }
 
+    /// Hands the builds of the hinted positions (most likely first) to the pool; see
+    /// [`Evaluator::prepare`]. Nothing for a kernel that asked no GPU backend for anything yet,
+    /// or whose device runs on the host's cores, or on a single core.
+    fn hint(&mut self, likely: &[usize]) {
+        if !self.backend || ahead::widest_batch() < 2 {
+            return;
+        }
+        let start = Instant::now();
+        let fresh: Vec<usize> = likely
+            .iter()
+            .copied()
+            .filter(|&p| self.prepared.insert(p))
+            .collect();
+        let mut builds = Vec::new();
+        for p in fresh {
+            builds.extend(self.collect(&[p]).into_iter().map(|b| (p, b)));
+        }
+        self.pool
+            .get_or_insert_with(|| ahead::Pool::new(ahead::threads()))
+            .hint(likely, builds);
+        report_compile_time(start.elapsed().as_secs_f64());
+    }
+
     fn one(&mut self, position: usize) -> Evaluation {
         let Some(p) = P::from_values(&self.space.values(position)) else {
             return Evaluation::measured(Err(
@@ -149,16 +188,26 @@ impl<'a, 'r, P: Params, M: Measurement> Variants<'a, 'r, P, M> {
         let (run, expected, measurement) = (&mut *self.run, &self.expected, &mut self.measurement);
         let best = self.best;
         let requests = ahead::requests();
-        let result = capture(|| {
-            if let Some(e) = expected {
-                run(Call::Run(&p))?;
+        let (kernels, compiled, start) = (kernel_time(), compile_time(), Instant::now());
+        let result = capture(|| match expected {
+            Some(e) => {
+                // The checked run is timed: the measurement may count it as its warm-up.
+                let warm = time_once(&mut || run(Call::Run(&p)).map(drop))?;
                 let out = run(Call::Output)?.ok_or("`verify` read no output")?;
-                verify::compare(&out, &e.output, e.tolerance)?;
+                let checked = verify::compare(&out, &e.output, e.tolerance);
+                verify::give_back(out);
+                checked?;
+                measurement.measure_after(&mut || run(Call::Run(&p)).map(drop), best, warm)
             }
-            measurement.measure(&mut || run(Call::Run(&p)).map(drop), best)
+            None => measurement.measure(&mut || run(Call::Run(&p)).map(drop), best),
         });
         self.backend |= ahead::requests() > requests;
-        match result {
+        let cost = Cost {
+            measure_ms: (start.elapsed().as_secs_f64() - (compile_time() - compiled)).max(0.0)
+                * 1e3,
+            kernel_ms: (kernel_time() - kernels) * 1e3,
+        };
+        let evaluation = match result {
             Ok(Ok(timing)) => {
                 if timing.ms.is_finite() && !timing.early {
                     self.best = self.best.min(timing.ms);
@@ -167,6 +216,10 @@ impl<'a, 'r, P: Params, M: Measurement> Variants<'a, 'r, P, M> {
             }
             Ok(Err(reason)) => Evaluation::measured(Err(reason)),
             Err(message) => Evaluation::panicked(&message),
+        };
+        Evaluation {
+            cost: Some(cost),
+            ..evaluation
         }
     }
 }
@@ -229,5 +282,9 @@ impl<P: Params, M: Measurement> Evaluator for Variants<'_, '_, P, M> {
         });
         report_compile_time(waited);
         Ok(out)
+    }
+
+    fn prepare(&mut self, likely: &[usize]) {
+        self.hint(likely);
     }
 }

@@ -666,6 +666,18 @@ impl Strategy for Bayes {
         out
     }
 
+    /// The initial design's next configurations, then the current round's picks not asked
+    /// yet: both are what `ask` returns next unless a result told meanwhile changes the round.
+    fn upcoming(&self, n: usize) -> Vec<usize> {
+        self.init_queue
+            .iter()
+            .chain(&self.queue)
+            .filter(|&&p| !self.memo.is_asked(p))
+            .take(n)
+            .copied()
+            .collect()
+    }
+
     fn tell(&mut self, trials: &[Trial]) {
         if trials.is_empty() {
             return;

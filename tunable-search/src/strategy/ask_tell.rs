@@ -56,4 +56,12 @@ pub trait Strategy: Send {
     /// before its first ask by a warm start or a baseline, or asked by another member of an
     /// ensemble), which it may learn from and should not ask for afterwards.
     fn tell(&mut self, trials: &[Trial]);
+    /// Up to `n` positions this strategy expects to ask next, most likely first, without
+    /// asking them (its state is unchanged): a hint for a tuner that compiles ahead
+    /// ([`Driver::ahead`](super::Driver::ahead)); a wrong guess costs a compilation, never a
+    /// different search. Default: none.
+    fn upcoming(&self, n: usize) -> Vec<usize> {
+        let _ = n;
+        Vec::new()
+    }
 }

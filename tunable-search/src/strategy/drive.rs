@@ -14,7 +14,17 @@
 //!
 //! The evaluator decides how a batch is evaluated, which the driver does not care about: one
 //! after the other on this thread, compiled in parallel first and then timed, or sent to remote
-//! workers. What it returns for one configuration is any [`Evaluated`] type: an [`Outcome`], or
+//! workers.
+//!
+//! ## Preparing ahead
+//!
+//! With [`Driver::ahead`], before each evaluation the driver hands the evaluator the positions
+//! it is about to evaluate followed by those the strategy expects to ask next
+//! ([`Strategy::upcoming`]), through [`Evaluator::prepare`]: a tuner compiles them on its pool
+//! meanwhile, while the strategy still asks and learns one result at a time. What is evaluated,
+//! and in which order, is decided by the strategy alone: preparing changes when a compilation
+//! happens, never which configurations are evaluated, so a run with it asks exactly what a run
+//! without it asks. What it returns for one configuration is any [`Evaluated`] type: an [`Outcome`], or
 //! a richer record (the runtime's carries the reason a configuration failed and where the result
 //! came from), which the observers receive as it is.
 
@@ -87,6 +97,14 @@ pub trait Evaluator {
     type Error;
     /// One report per position, in the order of `positions`.
     fn evaluate(&mut self, positions: &[usize]) -> Result<Vec<Self::Report>, Self::Error>;
+
+    /// A hint: `likely` will probably be evaluated soon, most likely first (the positions about
+    /// to be evaluated come first). An evaluator may prepare them (compile them on a pool of
+    /// threads, say) but must not evaluate them or let the hint change any report. Default:
+    /// nothing.
+    fn prepare(&mut self, likely: &[usize]) {
+        let _ = likely;
+    }
 }
 
 impl<R: Evaluated, F: FnMut(&[usize]) -> Vec<R>> Evaluator for F {
@@ -151,6 +169,7 @@ pub struct Driver<'a, R> {
     observers: Vec<&'a mut dyn Observer<R>>,
     first: Vec<usize>,
     sizer: Option<BatchSizer<'a>>,
+    ahead: usize,
 }
 
 impl<'a, R: Evaluated> Driver<'a, R> {
@@ -166,7 +185,18 @@ impl<'a, R: Evaluated> Driver<'a, R> {
             observers: Vec::new(),
             first: Vec::new(),
             sizer: None,
+            ahead: 0,
         }
+    }
+
+    /// Before each evaluation, hands the evaluator ([`Evaluator::prepare`]) the positions about
+    /// to be evaluated and up to `n` more that the strategy expects to ask next
+    /// ([`Strategy::upcoming`], timed as the strategy's); 0 (the default) hands nothing. Which
+    /// positions are evaluated is unchanged by construction: see [the module
+    /// docs](self#preparing-ahead).
+    pub fn ahead(mut self, n: usize) -> Self {
+        self.ahead = n;
+        self
     }
 
     /// Evaluates `positions` first, before the strategy asks for anything (a baseline such as a
@@ -235,6 +265,9 @@ impl<'a, R: Evaluated> Driver<'a, R> {
         };
         let mut first = std::mem::take(&mut self.first);
         first.truncate(self.budget);
+        if self.ahead > 0 && !first.is_empty() {
+            evaluator.prepare(&first);
+        }
         // Evaluated first and told to the strategy before it asks for anything; told again,
         // without a second evaluation, should it ask for one of them all the same.
         let first = self.evaluate(&first, evaluator, &mut progress, &mut rec, start)?;
@@ -279,6 +312,17 @@ impl<'a, R: Evaluated> Driver<'a, R> {
             rec.strategy_seconds += t.elapsed().as_secs_f64();
             for &p in &asked {
                 assert!(seen.insert(p), "strategy asked for position {p} twice");
+            }
+            if self.ahead > 0 && !asked.is_empty() {
+                let t = Instant::now();
+                let mut likely = asked.clone();
+                let left = self.budget - progress.evaluations - asked.len();
+                if left > 0 {
+                    let next = self.strategy.upcoming(self.ahead.min(left));
+                    likely.extend(next.into_iter().filter(|p| !seen.contains(p)));
+                }
+                rec.strategy_seconds += t.elapsed().as_secs_f64();
+                evaluator.prepare(&likely);
             }
             let trials = self.evaluate(&asked, evaluator, &mut progress, &mut rec, start)?;
             self.tell(&trials, &mut rec);
@@ -480,6 +524,58 @@ mod tests {
             ]
         );
         assert_eq!(seen.1, Some(Stopped::Budget));
+    }
+
+    #[test]
+    fn hints_come_before_each_evaluation_and_change_nothing_evaluated() {
+        /// Records the hints and the evaluations in the order they came.
+        struct Hinted(Vec<(bool, Vec<usize>)>);
+        impl Evaluator for Hinted {
+            type Report = Outcome;
+            type Error = Infallible;
+            fn evaluate(&mut self, positions: &[usize]) -> Result<Vec<Outcome>, Infallible> {
+                self.0.push((false, positions.to_vec()));
+                Ok(positions
+                    .iter()
+                    .map(|&p| Outcome::Value((p * 7 % 11) as f64))
+                    .collect())
+            }
+            fn prepare(&mut self, likely: &[usize]) {
+                self.0.push((true, likely.to_vec()));
+            }
+        }
+        let s = space(30);
+        let mut hinted = Hinted(Vec::new());
+        let rec = Driver::new(&mut Exhaustive::new(Arc::clone(&s)), 8)
+            .first(&[4])
+            .ahead(3)
+            .run(&mut hinted)
+            .unwrap();
+        let order: Vec<usize> = rec.trials.iter().map(|t| t.position).collect();
+        assert_eq!(order, [4, 0, 1, 2, 3, 5, 6, 7]);
+        // The first position, then per ask: the position asked first, then the strategy's
+        // next three, less those evaluated already (4), cut to the budget left.
+        assert_eq!(hinted.0[0], (true, vec![4]));
+        assert_eq!(hinted.0[2], (true, vec![0, 1, 2, 3]));
+        assert_eq!(hinted.0[6], (true, vec![2, 3, 5]));
+        assert_eq!(hinted.0[hinted.0.len() - 2], (true, vec![7]));
+        for pair in hinted.0.chunks(2) {
+            assert!(pair[0].0 && !pair[1].0 && pair[0].1[0] == pair[1].1[0], "{pair:?}");
+        }
+        // Without hints, and with a strategy that gives none: the same evaluations.
+        for name in ["exhaustive", "random", "genetic", "auto"] {
+            let run = |ahead: usize| {
+                let mut st = crate::strategy::build(&name.parse().unwrap(), Arc::clone(&s), 5)
+                    .unwrap();
+                let mut hinted = Hinted(Vec::new());
+                let rec = Driver::new(st.as_mut(), 12)
+                    .ahead(ahead)
+                    .run(&mut hinted)
+                    .unwrap();
+                rec.trials.iter().map(|t| t.position).collect::<Vec<_>>()
+            };
+            assert_eq!(run(0), run(16), "{name}");
+        }
     }
 
     #[test]

@@ -32,4 +32,8 @@ impl Strategy for Exhaustive {
     }
 
     fn tell(&mut self, _trials: &[Trial]) {}
+
+    fn upcoming(&self, n: usize) -> Vec<usize> {
+        (self.next..(self.next + n).min(self.len)).collect()
+    }
 }

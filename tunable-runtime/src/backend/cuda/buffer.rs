@@ -8,12 +8,15 @@ use super::{Cuda, code};
 use crate::backend::Element;
 use crate::verify::Output;
 use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// A buffer of elements of `T` on a [`Cuda`] device.
 pub struct Buffer<T: Element + DeviceRepr> {
     pub(super) slice: CudaSlice<T>,
     stream: Arc<CudaStream>,
+    /// Host memory the tuner's reads of this buffer reuse ([`Output::snapshot_into`]): a fresh
+    /// vector per read costs a page fault per page.
+    scratch: Mutex<Vec<T>>,
 }
 
 impl<T: Element + DeviceRepr> std::fmt::Debug for Buffer<T> {
@@ -38,7 +41,11 @@ impl Cuda {
             call: "cuMemcpyHtoD",
             code: code(e),
         })?;
-        Ok(Buffer { slice, stream })
+        Ok(Buffer {
+            slice,
+            stream,
+            scratch: Mutex::new(Vec::new()),
+        })
     }
 }
 
@@ -85,5 +92,22 @@ impl<T: Element + DeviceRepr> Output for Buffer<T> {
         self.read()
             .map(|v| v.into_iter().map(Element::to_f64).collect())
             .map_err(|e| e.to_string())
+    }
+
+    fn snapshot_into(&self, out: &mut Vec<f64>) -> Result<(), String> {
+        let mut scratch = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        scratch.resize(self.len(), T::default());
+        self.stream
+            .memcpy_dtoh(&self.slice, &mut scratch[..])
+            .map_err(|e| {
+                CudaError::Api {
+                    call: "cuMemcpyDtoH",
+                    code: code(e),
+                }
+                .to_string()
+            })?;
+        out.clear();
+        out.extend(scratch.iter().map(|&x| x.to_f64()));
+        Ok(())
     }
 }

@@ -8,7 +8,7 @@
 use super::buffer::Buffer;
 use super::error::CudaError;
 use super::{Inner, Loaded, code};
-use crate::backend::{Dims, Element, Status, wait_until};
+use crate::backend::{Dims, Element};
 use crate::measure::report_device_time;
 use cudarc::driver::sys::{CUevent_flags, CUfunction_attribute};
 use cudarc::driver::{DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg};
@@ -204,26 +204,20 @@ impl<'a> Launch<'a> {
             config: config(),
             code: code(e),
         };
-        let finished = wait_until(
-            k.timeout,
-            // CUDA cannot tell queued from running: the limit counts from the launch.
-            || {
-                end.try_is_complete()
-                    .map(|done| if done { Status::Done } else { Status::Running })
-                    .map_err(failed)
-            },
-            || end.synchronize().map_err(failed),
-        )?;
-        if !finished {
-            // A running kernel cannot be cancelled: wait for it so that the next variant starts
-            // on an idle device.
-            let _ = k.cuda.stream.synchronize();
+        // Blocking in the driver, time limit or not: a running kernel cannot be cancelled, so a
+        // launch past the limit is waited for all the same (the next variant starts on an idle
+        // device), and polling would only add its naps to every launch. The limit is judged on
+        // the events' time, the kernel's own.
+        end.synchronize().map_err(failed)?;
+        let ms = start.elapsed_ms(&end).map_err(failed)?;
+        if let Some(limit) = k.timeout
+            && f64::from(ms) > limit.as_secs_f64() * 1e3
+        {
             return Err(CudaError::Timeout {
                 config: config(),
-                limit: k.timeout.unwrap_or_default(),
+                limit,
             });
         }
-        let ms = start.elapsed_ms(&end).map_err(failed)?;
         report_device_time(f64::from(ms));
         Ok(())
     }

@@ -55,7 +55,9 @@
 //!   (`CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES`, ...). Each is a typed failure of the configuration.
 //! - **Timing:** two events created with `CU_EVENT_DEFAULT` (cudarc's default flags disable
 //!   timing) recorded around the launch; their elapsed time is the launch's device time.
-//! - **Time limit:** [`Cuda::with_timeout`] (default `TUNABLE_TIMEOUT`, else none).
+//! - **Time limit:** [`Cuda::with_timeout`] (default `TUNABLE_TIMEOUT`, else none). A launch
+//!   waits in the driver either way (a running kernel cannot be cancelled); one whose events'
+//!   time exceeds the limit is a [`CudaError::Timeout`].
 //! - **Identity:** `cuda: <name> (sm_XY, driver <version>)`.
 //!
 //! Launching is `unsafe`: the arguments must match the kernel's parameters and the kernel must

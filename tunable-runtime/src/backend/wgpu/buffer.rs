@@ -176,4 +176,11 @@ impl<T: Element + bytemuck::Pod> Output for Buffer<T> {
             .map(|v| v.into_iter().map(Element::to_f64).collect())
             .map_err(|e| e.to_string())
     }
+
+    fn snapshot_into(&self, out: &mut Vec<f64>) -> Result<(), String> {
+        let v = self.read().map_err(|e| e.to_string())?;
+        out.clear();
+        out.extend(v.into_iter().map(Element::to_f64));
+        Ok(())
+    }
 }

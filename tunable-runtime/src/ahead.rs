@@ -335,7 +335,10 @@ mod tests {
         let g = Arc::clone(&gate);
         pool.push_front(vec![Build::new(false, move || {
             s.store(1, Ordering::SeqCst);
-            let _ = g.lock().unwrap().recv_timeout(std::time::Duration::from_secs(20));
+            let _ = g
+                .lock()
+                .unwrap()
+                .recv_timeout(std::time::Duration::from_secs(20));
             o.lock().unwrap().push(0);
         })]);
         while started.load(Ordering::SeqCst) == 0 {
@@ -358,11 +361,17 @@ mod tests {
         let (gate2_tx, gate2_rx) = std::sync::mpsc::channel::<()>();
         let (s, o) = (Arc::new(AtomicUsize::new(0)), Arc::clone(&order));
         let s2 = Arc::clone(&s);
-        pool.hint(&[], vec![(9, Build::new(false, move || {
-            s2.store(1, Ordering::SeqCst);
-            let _ = gate2_rx.recv_timeout(std::time::Duration::from_secs(20));
-            o.lock().unwrap().push(9);
-        }))]);
+        pool.hint(
+            &[],
+            vec![(
+                9,
+                Build::new(false, move || {
+                    s2.store(1, Ordering::SeqCst);
+                    let _ = gate2_rx.recv_timeout(std::time::Duration::from_secs(20));
+                    o.lock().unwrap().push(9);
+                }),
+            )],
+        );
         while s.load(Ordering::SeqCst) == 0 {
             std::thread::yield_now();
         }
@@ -379,7 +388,10 @@ mod tests {
         let s2 = Arc::clone(&s);
         pool.push_front(vec![Build::new(false, move || {
             s2.store(1, Ordering::SeqCst);
-            let _ = g.lock().unwrap().recv_timeout(std::time::Duration::from_millis(500));
+            let _ = g
+                .lock()
+                .unwrap()
+                .recv_timeout(std::time::Duration::from_millis(500));
         })]);
         while s.load(Ordering::SeqCst) == 0 {
             std::thread::yield_now();

@@ -363,7 +363,10 @@ mod tests {
             assert_eq!(fed, plain, "{strategy}");
             assert_eq!(failed_fed, failed_plain, "{strategy}");
             assert_eq!(report.evaluations, 25);
-            assert!(nothing.is_empty(), "{strategy}: one at a time compiled ahead");
+            assert!(
+                nothing.is_empty(),
+                "{strategy}: one at a time compiled ahead"
+            );
             if crate::ahead::threads() < 2 {
                 continue;
             }
@@ -374,7 +377,10 @@ mod tests {
             handed.dedup();
             assert_eq!(handed.len(), collected.len(), "{strategy}: {collected:?}");
             for p in &fed[1..] {
-                assert!(collected.contains(&(*p as i64)), "{strategy}: {p} not prepared");
+                assert!(
+                    collected.contains(&(*p as i64)),
+                    "{strategy}: {p} not prepared"
+                );
             }
             if strategy == "exhaustive" {
                 // Exact guesses: the next configuration was handed over before the one before
@@ -426,7 +432,10 @@ mod tests {
         let spent = report.spent;
         assert!(spent.kernels * 1e3 >= timed, "{spent:?} against {timed} ms");
         assert!(spent.kernels <= spent.measure, "{spent:?}");
-        assert!((spent.kernels * 1e3 - costs).abs() < 1e-6, "{spent:?} {costs}");
+        assert!(
+            (spent.kernels * 1e3 - costs).abs() < 1e-6,
+            "{spent:?} {costs}"
+        );
     }
 
     #[test]

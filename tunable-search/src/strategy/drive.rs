@@ -560,13 +560,16 @@ mod tests {
         assert_eq!(hinted.0[6], (true, vec![2, 3, 5]));
         assert_eq!(hinted.0[hinted.0.len() - 2], (true, vec![7]));
         for pair in hinted.0.chunks(2) {
-            assert!(pair[0].0 && !pair[1].0 && pair[0].1[0] == pair[1].1[0], "{pair:?}");
+            assert!(
+                pair[0].0 && !pair[1].0 && pair[0].1[0] == pair[1].1[0],
+                "{pair:?}"
+            );
         }
         // Without hints, and with a strategy that gives none: the same evaluations.
         for name in ["exhaustive", "random", "genetic", "auto"] {
             let run = |ahead: usize| {
-                let mut st = crate::strategy::build(&name.parse().unwrap(), Arc::clone(&s), 5)
-                    .unwrap();
+                let mut st =
+                    crate::strategy::build(&name.parse().unwrap(), Arc::clone(&s), 5).unwrap();
                 let mut hinted = Hinted(Vec::new());
                 let rec = Driver::new(st.as_mut(), 12)
                     .ahead(ahead)

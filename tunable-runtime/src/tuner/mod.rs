@@ -304,13 +304,17 @@ mod tests {
         );
     }
 
+    /// What a fed tuning evaluated (in order), what its fake kernel saw happen (collected or
+    /// run, and the tile), the failures' reasons and the report.
+    type FedTuning = (Vec<usize>, Vec<(bool, i64)>, Vec<String>, TuneReport);
+
     /// A fake GPU kernel over `tile`: collecting, it hands a build over (and notes the tile);
     /// running, it asks its "backend" and reports `tile` ms of device time; tile 13 fails.
     fn fed_tuning(
         space: &Arc<Space>,
         strategy: &str,
         batch: usize,
-    ) -> (Vec<usize>, Vec<(bool, i64)>, Vec<String>, TuneReport) {
+    ) -> FedTuning {
         use crate::ahead::{self, Build};
         use crate::measure::{Repeats, report_device_time};
         use testing::Tile;

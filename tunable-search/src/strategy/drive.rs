@@ -192,8 +192,8 @@ impl<'a, R: Evaluated> Driver<'a, R> {
     /// Before each evaluation, hands the evaluator ([`Evaluator::prepare`]) the positions about
     /// to be evaluated and up to `n` more that the strategy expects to ask next
     /// ([`Strategy::upcoming`], timed as the strategy's); 0 (the default) hands nothing. Which
-    /// positions are evaluated is unchanged by construction: see [the module
-    /// docs](self#preparing-ahead).
+    /// positions are evaluated is unchanged by construction: the strategy alone decides them,
+    /// one ask at a time as without hints, and a hint never reaches it.
     pub fn ahead(mut self, n: usize) -> Self {
         self.ahead = n;
         self

@@ -127,8 +127,12 @@ pub fn speedup<P, E: std::fmt::Display>(
         run(if i == 0 { default } else { tuned })
     })
     .into_iter();
-    let mut next =
-        |which: &str| -> Result<Timed, String> { timed.next().expect("two timed").map_err(|e| format!("the {which} configuration failed: {e}")) };
+    let mut next = |which: &str| -> Result<Timed, String> {
+        timed
+            .next()
+            .expect("two timed")
+            .map_err(|e| format!("the {which} configuration failed: {e}"))
+    };
     let default = next("default")?;
     let tuned = next("tuned")?;
     Ok(Speedup { default, tuned })
@@ -151,14 +155,22 @@ mod tests {
         .unwrap();
         assert_eq!(runs, 2 + 2 * 3);
         assert_eq!(s.default.runs, [4.0; 3]);
-        assert_eq!(s.tuned, Timed { ms: 1.0, runs: vec![1.0; 3] });
+        assert_eq!(
+            s.tuned,
+            Timed {
+                ms: 1.0,
+                runs: vec![1.0; 3]
+            }
+        );
         assert_eq!(s.ratio(), 4.0);
     }
 
     #[test]
     fn a_failure_names_the_configuration() {
-        let e = speedup(&1, &2, 3, |p: &i32| if *p == 2 { Err("wrong output") } else { Ok(()) })
-            .unwrap_err();
+        let e = speedup(&1, &2, 3, |p: &i32| {
+            if *p == 2 { Err("wrong output") } else { Ok(()) }
+        })
+        .unwrap_err();
         assert_eq!(e, "the tuned configuration failed: wrong output");
         // Zero rounds still time one.
         let t = side_by_side(&[()], 0, |_| Ok::<(), String>(()));

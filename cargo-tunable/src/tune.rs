@@ -52,8 +52,7 @@ pub(crate) struct TuneArgs {
     /// Wall-time limit per tuning: `90s`, `10m`, `1h` or seconds.
     #[arg(long, value_parser = parse_duration)]
     time: Option<f64>,
-    /// The strategy's seed for every tuning (default: each kernel's `seed`, 1): the same seed
-    /// asks for the same configurations in the same order, given the same results.
+    /// The strategy's seed (default: each kernel's `seed`, 1): the same seed asks for the same configurations in the same order, given the same results
     #[arg(long)]
     seed: Option<u64>,
     /// Tune again what is tuned already on this device.

@@ -11,13 +11,16 @@
 //! (`block_size_x`, `block_size_y`) and the grid divides the image by the output tile of a
 //! work-group, (`block_size_x * tile_size_x`, `block_size_y * tile_size_y`). Every variant's
 //! output is checked against the default configuration's while tuning, and the tuned result
-//! against a CPU reference. `--n N` sets the image size (default 1024).
+//! against a CPU reference. `--n N` sets the image size (default 1024). Every time it prints
+//! (default, tuned, the sweep's, `--against`'s) is timed alike, interleaved where two are
+//! compared (`tunable::compare`).
 
 #![allow(unsafe_code)]
 
 use std::time::Instant;
 use tunable::backend::opencl::{Buffer, OpenCl, OpenClError};
 use tunable::backend::{Dims, Source};
+use tunable::compare::{METHOD, ROUNDS, side_by_side, speedup};
 use tunable::{Params, tunable};
 
 /// The filter is 7 x 7.
@@ -75,17 +78,6 @@ pub fn convolution_opencl(
     }
 }
 
-/// Median device time of `runs` runs after one warm-up, in milliseconds.
-fn time_ms(runs: usize, f: &mut dyn FnMut() -> Result<(), OpenClError>) -> Result<f64, String> {
-    let mut once = || f().map_err(|e| e.to_string());
-    once()?;
-    let mut t = (0..runs)
-        .map(|_| tunable::measure::time_once(&mut once))
-        .collect::<Result<Vec<f64>, String>>()?;
-    t.sort_by(f64::total_cmp);
-    Ok(t[t.len() / 2])
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let n = args
@@ -120,10 +112,6 @@ fn main() {
         space.cartesian_size()
     );
     let default = ConvolutionOpenclParams::default();
-    let t_default = time_ms(5, &mut || {
-        convolution_opencl_with(&default, &cl, &mut output, &input, &filter, w, h)
-    })
-    .expect("the default configuration runs");
 
     let start = Instant::now();
     convolution_opencl(&cl, &mut output, &input, &filter, w, h).expect("the tuned call runs");
@@ -142,10 +130,15 @@ fn main() {
         }
     }
     assert!(worst <= 1e-4, "wrong result: relative error {worst}");
-    let t_tuned = time_ms(5, &mut || {
-        convolution_opencl(&cl, &mut output, &input, &filter, w, h)
-    })
-    .expect("tuned runs");
+    // The default and the tuned configuration timed alike, interleaved, through the same
+    // function (`compare::speedup`): same warm-up, same program cache, same rounds, same
+    // statistic.
+    let ran = convolution_opencl_config(&cl, &mut output, &input, &filter, w, h).params;
+    let mut run = |p: &ConvolutionOpenclParams| {
+        convolution_opencl_with(p, &cl, &mut output, &input, &filter, w, h)
+    };
+    let s = speedup(&default, &ran, ROUNDS, &mut run).expect("both configurations run");
+    let t_tuned = s.tuned.ms;
     let key = tunable::key::next_power_of_two((w * h) as u64);
     let stored = tunable::tuned::read(
         &tunable::tuned::tuned_file(
@@ -158,25 +151,17 @@ fn main() {
     .into_iter()
     .find(|e| e.device == cl.device_id() && e.key == key);
     println!("  first call (tunes with --features autotune): {first_call:.1} s");
-    println!("  default {default:?}: {t_default:.3} ms");
-    match &stored {
-        Some(e) => println!(
-            "  tuned {}: {t_tuned:.3} ms, speedup {:.2}x over the default ({} evaluations, {})",
-            e.params
-                .iter()
-                .zip(e.values())
-                .map(|((k, _), v)| format!("{k}={v}"))
-                .collect::<Vec<_>>()
-                .join(", "),
-            t_default / t_tuned,
-            e.evaluations,
-            e.strategy
-        ),
-        None => println!(
-            "  tuned call (nothing stored for this device): {t_tuned:.3} ms, speedup {:.2}x",
-            t_default / t_tuned
-        ),
-    }
+    println!("  default {default:?}: {:.3} ms", s.default.ms);
+    let tuned_from = stored.as_ref().map_or_else(
+        || "nothing stored for this device".to_owned(),
+        |e| format!("{} evaluations, {}", e.evaluations, e.strategy),
+    );
+    println!(
+        "  tuned {}: {t_tuned:.3} ms, speedup {:.2}x over the default ({tuned_from})",
+        ran.describe(),
+        s.ratio()
+    );
+    println!("  ({METHOD}; {ROUNDS} rounds, OpenCL events)");
     println!("  result matches the CPU reference (max relative error {worst:.1e})");
 
     if exhaustive {
@@ -184,10 +169,8 @@ fn main() {
         let (mut best, mut failed) = ((f64::INFINITY, default), 0);
         for pos in 0..space.len() {
             let p = ConvolutionOpenclParams::from_values(&space.values(pos)).expect("fits");
-            match time_ms(5, &mut || {
-                convolution_opencl_with(&p, &cl, &mut output, &input, &filter, w, h)
-            }) {
-                Ok(t) if t < best.0 => best = (t, p),
+            match &side_by_side(&[p], ROUNDS, &mut run)[0] {
+                Ok(t) if t.ms < best.0 => best = (t.ms, p),
                 Ok(_) => {}
                 Err(_) => failed += 1,
             }
@@ -217,29 +200,15 @@ fn main() {
                 .expect("--against: one value per parameter")
         });
     if let Some(reference) = against {
-        let (mut t_ref, mut t_again) = (Vec::new(), Vec::new());
-        for _ in 0..5 {
-            t_ref.push(
-                time_ms(5, &mut || {
-                    convolution_opencl_with(&reference, &cl, &mut output, &input, &filter, w, h)
-                })
-                .expect("the reference configuration runs"),
-            );
-            t_again.push(
-                time_ms(5, &mut || {
-                    convolution_opencl(&cl, &mut output, &input, &filter, w, h)
-                })
-                .expect("tuned runs"),
-            );
-        }
-        let median = |mut v: Vec<f64>| {
-            v.sort_by(f64::total_cmp);
-            v[v.len() / 2]
+        let t = side_by_side(&[reference, ran], ROUNDS, &mut run);
+        let [Ok(t_ref), Ok(t_again)] = [&t[0], &t[1]] else {
+            panic!("the reference or the tuned configuration failed: {t:?}");
         };
-        let (t_ref, t_again) = (median(t_ref), median(t_again));
         println!(
-            "  re-timed, interleaved: reference {reference:?} {t_ref:.3} ms, tuned {t_again:.3} ms; tuned / reference = {:.3}",
-            t_again / t_ref
+            "  re-timed, interleaved: reference {reference:?} {:.3} ms, tuned {:.3} ms; tuned / reference = {:.3}",
+            t_ref.ms,
+            t_again.ms,
+            t_again.ms / t_ref.ms
         );
     }
 }

@@ -20,15 +20,17 @@
 //! The tuned call is the program's first, as in a shipped program: its wall time, the
 //! configuration it ran, where that came from (tuned, baked, portable set, default), whether its
 //! module was embedded or compiled and whether NVRTC got loaded are printed first;
-//! `--first-call` stops after timing it. `--json FILE` writes the same figures as one JSON
-//! object (what `scripts/gpu-check` collects); `--require-gpu` exits with status 2 where there is
-//! no GPU, instead of falling back.
+//! `--first-call` stops after timing it. Then the default configuration and the tuned one are
+//! timed alike, interleaved (`tunable::compare`), for the speedup. `--json FILE` writes the same
+//! figures as one JSON object (what `scripts/gpu-check` collects); `--require-gpu` exits with
+//! status 2 where there is no GPU, instead of falling back.
 
 #![allow(unsafe_code)]
 
 use std::time::Instant;
 use tunable::backend::cuda::{Buffer, Cuda, CudaError, compile};
 use tunable::backend::{Dims, Source};
+use tunable::compare::{METHOD, ROUNDS, side_by_side, speedup};
 use tunable::{Params, tunable};
 
 /// The kernel source (entry point `gemm`).
@@ -146,15 +148,12 @@ fn ptx_report(arch: &str) {
     }
 }
 
-/// Median device time of `runs` runs after one warm-up, in milliseconds.
-fn time_ms(runs: usize, f: &mut dyn FnMut() -> Result<(), CudaError>) -> Result<f64, String> {
-    let mut once = || f().map_err(|e| e.to_string());
-    once()?;
-    let mut t = (0..runs)
-        .map(|_| tunable::measure::time_once(&mut once))
-        .collect::<Result<Vec<f64>, String>>()?;
-    t.sort_by(f64::total_cmp);
-    Ok(t[t.len() / 2])
+/// The time of `call` in milliseconds, as [`speedup`] times each configuration
+/// (`tunable::compare`: one untimed run, then [`ROUNDS`] timed runs, CUDA events, robust
+/// median).
+fn time_ms(call: &mut dyn FnMut() -> Result<(), CudaError>) -> Result<f64, String> {
+    let t = side_by_side(&[()], ROUNDS, |()| call()).remove(0);
+    t.map(|t| t.ms)
 }
 
 /// Whether this process has NVRTC loaded (a shipped binary whose configurations are all
@@ -308,7 +307,7 @@ fn main() {
     report.write(json.as_ref());
     assert!(worst <= 1e-3, "wrong result: relative error {worst}");
     println!("  result matches the CPU reference on 16 rows (max relative error {worst:.1e})");
-    let t_tuned = time_ms(5, &mut || gemm_cuda(&gpu, &a, &b, &mut c, n)).expect("tuned runs");
+    let t_tuned = time_ms(&mut || gemm_cuda(&gpu, &a, &b, &mut c, n)).expect("tuned runs");
     println!("  tuned call: {t_tuned:.3} ms");
     report.number("tuned_ms", t_tuned);
     report.write(json.as_ref());
@@ -329,22 +328,29 @@ fn main() {
         space.cartesian_size()
     );
     let default = GemmCudaParams::default();
-    let t_default = time_ms(5, &mut || gemm_cuda_with(&default, &gpu, &a, &b, &mut c, n))
-        .expect("the default configuration runs");
-    println!("  default {default:?}: {t_default:.3} ms");
+    // The default and the tuned configuration timed alike, interleaved, through the same
+    // function (`compare::speedup`): same warm-up, same module cache, same rounds, same
+    // statistic.
+    let mut run = |p: &GemmCudaParams| gemm_cuda_with(p, &gpu, &a, &b, &mut c, n);
+    let s = speedup(&default, &ran, ROUNDS, &mut run).expect("both configurations run");
+    println!("  default {default:?}: {:.3} ms", s.default.ms);
     println!(
-        "  tuned {ran:?}: {t_tuned:.3} ms, speedup {:.2}x over the default",
-        t_default / t_tuned
+        "  tuned {ran:?}: {:.3} ms, speedup {:.2}x over the default",
+        s.tuned.ms,
+        s.ratio()
     );
-    report.number("default_ms", t_default);
+    println!("  ({METHOD}; {ROUNDS} rounds, CUDA events)");
+    report.number("default_ms", s.default.ms);
+    report.number("tuned_alike_ms", s.tuned.ms);
+    report.number("speedup", s.ratio());
     report.write(json.as_ref());
     if args.iter().any(|a| a == "--exhaustive") {
         let start = Instant::now();
         let (mut best, mut failed) = ((f64::INFINITY, default), 0);
         for pos in 0..space.len() {
             let p = GemmCudaParams::from_values(&space.values(pos)).expect("fits");
-            match time_ms(5, &mut || gemm_cuda_with(&p, &gpu, &a, &b, &mut c, n)) {
-                Ok(t) if t < best.0 => best = (t, p),
+            match side_by_side(&[p], ROUNDS, &mut run).remove(0) {
+                Ok(t) if t.ms < best.0 => best = (t.ms, p),
                 Ok(_) => {}
                 Err(_) => failed += 1,
             }
@@ -355,7 +361,7 @@ fn main() {
             best.0,
             space.len(),
             start.elapsed().as_secs_f64(),
-            t_tuned / best.0
+            s.tuned.ms / best.0
         );
     }
 }

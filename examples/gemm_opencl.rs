@@ -16,8 +16,8 @@
 //! was compiled from the source (no binary, a stale one, or `TUNABLE_EMBEDDED=off`), with a
 //! checksum of the result, which must not depend on the way; `--first-call` stops there.
 //! The program then prints the default configuration's
-//! time, the tuned one's, the speedup, the evaluations the tuning used, and checks the result
-//! against a CPU reference. `--exhaustive` also times every configuration of the space, and
+//! time, the tuned one's (both timed alike and interleaved, `tunable::compare`), the speedup,
+//! the evaluations the tuning used, and checks the result against a CPU reference. `--exhaustive` also times every configuration of the space, and
 //! `--against 16,64,32,8,8,8,0,0` (values in declaration order) compares with one configuration;
 //! either re-times the reference and the tuned configuration interleaved.
 //! `--n N` sets the matrix size (a multiple of 64; default 256). On a machine without a GPU,
@@ -28,6 +28,7 @@
 use std::time::Instant;
 use tunable::backend::opencl::{Buffer, OpenCl, OpenClError};
 use tunable::backend::{Dims, Source};
+use tunable::compare::{METHOD, ROUNDS, side_by_side, speedup};
 use tunable::{Params, tunable};
 
 static GEMM: Source = Source::new("gemm", include_str!("gemm_opencl.cl"));
@@ -78,17 +79,6 @@ pub fn gemm_opencl(
             .arg(c)
             .run()
     }
-}
-
-/// Median device time of `runs` runs after one warm-up, in milliseconds.
-fn time_ms(runs: usize, f: &mut dyn FnMut() -> Result<(), OpenClError>) -> Result<f64, String> {
-    let mut once = || f().map_err(|e| e.to_string());
-    once()?;
-    let mut t = (0..runs)
-        .map(|_| tunable::measure::time_once(&mut once))
-        .collect::<Result<Vec<f64>, String>>()?;
-    t.sort_by(f64::total_cmp);
-    Ok(t[t.len() / 2])
 }
 
 fn main() {
@@ -152,10 +142,6 @@ fn main() {
         space.cartesian_size()
     );
     let default = GemmOpenclParams::default();
-    let t_default = time_ms(5, &mut || {
-        gemm_opencl_with(&default, &cl, &a, &b, &mut c, n)
-    })
-    .expect("the default configuration runs");
     let reference = cpu_gemm(&ha, &hb, n);
     let worst = got
         .iter()
@@ -163,7 +149,12 @@ fn main() {
         .map(|(x, y)| (x - y).abs() / y.abs().max(1.0))
         .fold(0.0f32, f32::max);
     assert!(worst <= 1e-3, "wrong result: relative error {worst}");
-    let t_tuned = time_ms(5, &mut || gemm_opencl(&cl, &a, &b, &mut c, n)).expect("tuned runs");
+    // The default and the tuned configuration timed alike, interleaved, through the same
+    // function (`compare::speedup`): same warm-up, same program cache, same rounds, same
+    // statistic.
+    let mut run = |p: &GemmOpenclParams| gemm_opencl_with(p, &cl, &a, &b, &mut c, n);
+    let s = speedup(&default, &ran, ROUNDS, &mut run).expect("both configurations run");
+    let t_tuned = s.tuned.ms;
     let stored = tunable::tuned::read(
         &tunable::tuned::tuned_file(
             &tunable::tuned::tuned_dir(env!("CARGO_MANIFEST_DIR")),
@@ -174,25 +165,17 @@ fn main() {
     .unwrap_or_default()
     .into_iter()
     .find(|e| e.device == cl.device_id() && e.key == tunable::key::next_power_of_two(n as u64));
-    println!("  default {default:?}: {t_default:.3} ms");
-    match &stored {
-        Some(e) => println!(
-            "  tuned {}: {t_tuned:.3} ms, speedup {:.2}x over the default ({} evaluations, {})",
-            e.params
-                .iter()
-                .zip(e.values())
-                .map(|((k, _), v)| format!("{k}={v}"))
-                .collect::<Vec<_>>()
-                .join(", "),
-            t_default / t_tuned,
-            e.evaluations,
-            e.strategy
-        ),
-        None => println!(
-            "  tuned call (nothing stored for this device): {t_tuned:.3} ms, speedup {:.2}x",
-            t_default / t_tuned
-        ),
-    }
+    println!("  default {default:?}: {:.3} ms", s.default.ms);
+    let tuned_from = stored.as_ref().map_or_else(
+        || "nothing stored for this device".to_owned(),
+        |e| format!("{} evaluations, {}", e.evaluations, e.strategy),
+    );
+    println!(
+        "  tuned {}: {t_tuned:.3} ms, speedup {:.2}x over the default ({tuned_from})",
+        ran.describe(),
+        s.ratio()
+    );
+    println!("  ({METHOD}; {ROUNDS} rounds, OpenCL events)");
     println!("  result matches the CPU reference (max relative error {worst:.1e})");
 
     // The configuration to compare the tuned one with: the best of an exhaustive sweep, or one
@@ -213,8 +196,8 @@ fn main() {
         let (mut best, mut failed) = ((f64::INFINITY, default), Vec::new());
         for pos in 0..space.len() {
             let p = GemmOpenclParams::from_values(&space.values(pos)).expect("fits");
-            match time_ms(5, &mut || gemm_opencl_with(&p, &cl, &a, &b, &mut c, n)) {
-                Ok(t) if t < best.0 => best = (t, p),
+            match side_by_side(&[p], ROUNDS, &mut run).remove(0) {
+                Ok(t) if t.ms < best.0 => best = (t.ms, p),
                 Ok(_) => {}
                 Err(e) => failed.push(e),
             }
@@ -236,24 +219,16 @@ fn main() {
     };
     if let Some(best) = reference {
         // The sweep's minimum is biased low (the best of many noisy timings): time the sweep's
-        // winner and the tuned call again, interleaved, and compare those.
-        let (mut t_best, mut t_tuned) = (Vec::new(), Vec::new());
-        for _ in 0..5 {
-            t_best.push(
-                time_ms(5, &mut || gemm_opencl_with(&best, &cl, &a, &b, &mut c, n))
-                    .expect("the best configuration runs"),
-            );
-            t_tuned
-                .push(time_ms(5, &mut || gemm_opencl(&cl, &a, &b, &mut c, n)).expect("tuned runs"));
-        }
-        let median = |mut v: Vec<f64>| {
-            v.sort_by(f64::total_cmp);
-            v[v.len() / 2]
+        // winner and the tuned configuration again, interleaved, and compare those.
+        let t = side_by_side(&[best, ran], ROUNDS, &mut run);
+        let [Ok(t_best), Ok(t_tuned)] = [&t[0], &t[1]] else {
+            panic!("the reference or the tuned configuration failed: {t:?}");
         };
-        let (t_best, t_tuned) = (median(t_best), median(t_tuned));
         println!(
-            "  re-timed, interleaved: reference {best:?} {t_best:.3} ms, tuned {t_tuned:.3} ms; tuned / best = {:.3}",
-            t_tuned / t_best
+            "  re-timed, interleaved: reference {best:?} {:.3} ms, tuned {:.3} ms; tuned / best = {:.3}",
+            t_best.ms,
+            t_tuned.ms,
+            t_tuned.ms / t_best.ms
         );
     }
 }

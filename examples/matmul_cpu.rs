@@ -10,13 +10,16 @@
 //! With `--features autotune` the first call of `matmul_cpu` for a problem-size bucket tunes it on
 //! its own arguments and stores the winner in `tuned/matmul_cpu.bin` (and the first call of
 //! `matmul_small` tunes that one); a later plain build bakes them in. The program prints the
-//! default configuration's time, the tuned one's and the speedup; a plain build also prints
-//! `specialized: shipped X ms, hand-specialized Y ms, ratio R`: the shipped call of
-//! `matmul_small`, which runs the baked configuration's instance with constants, against the same
-//! configuration written by hand with const generics ([`matmul_hand`]), timed interleaved.
+//! default configuration's time, the tuned one's and the speedup, both timed alike and
+//! interleaved through `matmul_cpu_with` (`tunable::compare`), and the tuned call's own time; a
+//! plain build also prints `specialized: shipped X ms, hand-specialized Y ms, ratio R`: the
+//! shipped call of `matmul_small`, which runs the baked configuration's instance with constants,
+//! against the same configuration written by hand with const generics ([`matmul_hand`]), timed
+//! interleaved.
 
 use std::hint::black_box;
 use std::time::Instant;
+use tunable::compare::{METHOD, ROUNDS, side_by_side};
 use tunable::{Params, tunable};
 
 /// The blocked kernel, shared by the kernels below; the block sizes and the unroll factor are
@@ -193,17 +196,11 @@ fn specialized(a: &[f32], b: &[f32], c: &mut [f32], n: usize) {
     );
 }
 
+/// The time of `f` in milliseconds, as `tunable::compare::speedup` times each configuration
+/// (`tunable::compare`: one untimed run, then [`ROUNDS`] timed runs, robust median).
 fn time_ms(f: &mut dyn FnMut()) -> f64 {
-    f();
-    let mut t: Vec<f64> = (0..5)
-        .map(|_| {
-            let s = Instant::now();
-            f();
-            s.elapsed().as_secs_f64() * 1e3
-        })
-        .collect();
-    t.sort_by(f64::total_cmp);
-    t[2]
+    let t = side_by_side(&[()], ROUNDS, |()| Ok::<(), String>(f())).remove(0);
+    t.expect("a CPU kernel does not fail").ms
 }
 
 fn main() {
@@ -218,13 +215,8 @@ fn main() {
     let b: Vec<f32> = (0..n * n).map(|i| ((i * 5) % 11) as f32 - 5.0).collect();
     let mut c = vec![0.0f32; n * n];
 
-    let default = MatmulCpuParams {
-        bm: 32,
-        bk: 32,
-        bn: 64,
-        unroll: 1,
-    };
-    let t_default = time_ms(&mut || matmul_cpu_with(&default, &a, &b, black_box(&mut c), n));
+    let default = MatmulCpuParams::default();
+    matmul_cpu_with(&default, &a, &b, &mut c, n);
     let reference = c.clone();
 
     // The tuned call: with `--features autotune` the first call tunes; otherwise it runs the
@@ -238,7 +230,20 @@ fn main() {
             .all(|(x, y)| (x - y).abs() <= 1e-3 * y.abs().max(1.0)),
         "wrong result"
     );
-    let t_tuned = time_ms(&mut || matmul_cpu(&a, &b, black_box(&mut c), n));
+    let choice = matmul_cpu_config(&a, &b, &mut c, n);
+    let tuned = choice.params;
+    // The default and the tuned configuration timed alike, interleaved, through the same
+    // function and the same path (`matmul_cpu_with`: parameters as run-time values); the call
+    // itself, which runs a baked configuration as its instance (its values as constants),
+    // beside them.
+    let t = side_by_side(&[Some(default), Some(tuned), None], ROUNDS, |p| {
+        match p {
+            Some(p) => matmul_cpu_with(p, &a, &b, black_box(&mut c), n),
+            None => matmul_cpu(&a, &b, black_box(&mut c), n),
+        }
+        Ok::<(), String>(())
+    });
+    let [t_default, t_tuned, t_call] = [0, 1, 2].map(|i| t[i].as_ref().expect("runs").ms);
     let space = matmul_cpu_space();
     println!(
         "matmul_cpu n = {n}: {} valid configurations of {}",
@@ -248,9 +253,14 @@ fn main() {
     println!("  first call (tunes with --features autotune): {first_call:.2} s");
     println!("  default {default:?}: {t_default:.3} ms");
     println!(
-        "  tuned call: {t_tuned:.3} ms, speedup {:.2}x over the default",
+        "  tuned {tuned:?}: {t_tuned:.3} ms, speedup {:.2}x over the default",
         t_default / t_tuned
     );
+    println!(
+        "  tuned call (matmul_cpu itself, {:?}): {t_call:.3} ms",
+        choice.origin
+    );
+    println!("  ({METHOD}; {ROUNDS} rounds, wall clock)");
 
     // The configuration to compare the tuned one with: the best of an exhaustive sweep, or one
     // named with `--against bm,bk,bn,unroll` (the choice of another tuning, say).
@@ -286,19 +296,12 @@ fn main() {
     };
     if let Some(best) = reference {
         // A sweep's minimum is biased low (the best of many noisy timings): time the reference
-        // and the tuned configuration again, interleaved, and compare those.
-        let (mut t_best, mut t_again) = (Vec::new(), Vec::new());
-        for _ in 0..7 {
-            t_best.push(time_ms(&mut || {
-                matmul_cpu_with(&best, &a, &b, black_box(&mut c), n)
-            }));
-            t_again.push(time_ms(&mut || matmul_cpu(&a, &b, black_box(&mut c), n)));
-        }
-        let median = |mut v: Vec<f64>| {
-            v.sort_by(f64::total_cmp);
-            v[v.len() / 2]
-        };
-        let (t_best, t_again) = (median(t_best), median(t_again));
+        // and the tuned configuration again, alike and interleaved, and compare those.
+        let t = side_by_side(&[best, tuned], ROUNDS, |p| {
+            matmul_cpu_with(p, &a, &b, black_box(&mut c), n);
+            Ok::<(), String>(())
+        });
+        let [t_best, t_again] = [0, 1].map(|i| t[i].as_ref().expect("runs").ms);
         println!(
             "  re-timed, interleaved: reference {best:?} {t_best:.3} ms, tuned {t_again:.3} ms; tuned / reference = {:.3}",
             t_again / t_best

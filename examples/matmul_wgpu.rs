@@ -18,6 +18,7 @@
 use std::time::Instant;
 use tunable::backend::wgpu::{Buffer, Wgpu, WgpuError};
 use tunable::backend::{Dims, Source};
+use tunable::compare::{METHOD, ROUNDS, speedup};
 use tunable::tunable;
 
 static MATMUL: Source = Source::new("matmul", include_str!("matmul_wgpu.wgsl"));
@@ -55,17 +56,6 @@ pub fn matmul_wgpu(
         .arg(c)
         .arg(&(n as u32))
         .run()
-}
-
-/// Median device time of `runs` runs after one warm-up, in milliseconds.
-fn time_ms(runs: usize, f: &mut dyn FnMut() -> Result<(), WgpuError>) -> Result<f64, String> {
-    let mut once = || f().map_err(|e| e.to_string());
-    once()?;
-    let mut t = (0..runs)
-        .map(|_| tunable::measure::time_once(&mut once))
-        .collect::<Result<Vec<f64>, String>>()?;
-    t.sort_by(f64::total_cmp);
-    Ok(t[t.len() / 2])
 }
 
 fn main() {
@@ -134,11 +124,13 @@ fn main() {
     }
     let space = matmul_wgpu_space();
     let default = MatmulWgpuParams::default();
-    let t_default = time_ms(5, &mut || {
-        matmul_wgpu_with(&default, &gpu, &a, &b, &mut c, n)
+    // The default and the tuned configuration timed alike, interleaved, through the same
+    // function (`compare::speedup`): same warm-up, same pipeline cache, same rounds, same
+    // statistic.
+    let s = speedup(&default, &ran, ROUNDS, |p| {
+        matmul_wgpu_with(p, &gpu, &a, &b, &mut c, n)
     })
-    .expect("the default configuration runs");
-    let t_tuned = time_ms(5, &mut || matmul_wgpu(&gpu, &a, &b, &mut c, n)).expect("tuned runs");
+    .expect("both configurations run");
     let gflops = |ms: f64| 2.0 * (n as f64).powi(3) / (ms * 1e-3) / 1e9;
     println!(
         "matmul_wgpu n = {n}: {} valid configurations of {}",
@@ -146,13 +138,23 @@ fn main() {
         space.cartesian_size()
     );
     println!(
-        "  default {default:?}: {t_default:.3} ms ({:.2} GFLOP/s)",
-        gflops(t_default)
+        "  default {default:?}: {:.3} ms ({:.2} GFLOP/s)",
+        s.default.ms,
+        gflops(s.default.ms)
     );
     println!(
-        "  tuned {ran:?}: {t_tuned:.3} ms ({:.2} GFLOP/s), speedup {:.2}x over the default",
-        gflops(t_tuned),
-        t_default / t_tuned
+        "  tuned {ran:?}: {:.3} ms ({:.2} GFLOP/s), speedup {:.2}x over the default",
+        s.tuned.ms,
+        gflops(s.tuned.ms),
+        s.ratio()
+    );
+    println!(
+        "  ({METHOD}; {ROUNDS} rounds, {})",
+        if gpu.timestamps() {
+            "timestamp queries"
+        } else {
+            "no timestamp queries on this device: wall clock"
+        }
     );
     println!("  result matches the CPU reference (max relative error {worst:.1e})");
 }

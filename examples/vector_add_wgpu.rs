@@ -24,6 +24,7 @@
 use std::time::Instant;
 use tunable::backend::wgpu::{Buffer, Wgpu, WgpuError};
 use tunable::backend::{Dims, Source};
+use tunable::compare::{METHOD, ROUNDS, speedup};
 use tunable::tunable;
 
 static VECTOR_ADD: Source = Source::new("vector_add", include_str!("vector_add_wgpu.wgsl"));
@@ -56,17 +57,6 @@ pub fn vector_add_wgpu(
         .arg(b)
         .arg(c)
         .run()
-}
-
-/// Median device time of `runs` runs after one warm-up, in milliseconds.
-fn time_ms(runs: usize, f: &mut dyn FnMut() -> Result<(), WgpuError>) -> Result<f64, String> {
-    let mut once = || f().map_err(|e| e.to_string());
-    once()?;
-    let mut t = (0..runs)
-        .map(|_| tunable::measure::time_once(&mut once))
-        .collect::<Result<Vec<f64>, String>>()?;
-    t.sort_by(f64::total_cmp);
-    Ok(t[t.len() / 2])
 }
 
 fn main() {
@@ -127,22 +117,34 @@ fn main() {
         return;
     }
 
+    // The default and the tuned configuration timed alike, interleaved, through the same
+    // function (`compare::speedup`): same warm-up, same pipeline cache, same rounds, same
+    // statistic.
     let default = VectorAddWgpuParams::default();
-    let t_default = time_ms(9, &mut || {
-        vector_add_wgpu_with(&default, &gpu, &a, &b, &mut c, n)
+    let s = speedup(&default, &ran, ROUNDS, |p| {
+        vector_add_wgpu_with(p, &gpu, &a, &b, &mut c, n)
     })
-    .expect("the default configuration runs");
-    let t_tuned = time_ms(9, &mut || vector_add_wgpu(&gpu, &a, &b, &mut c, n)).expect("tuned runs");
+    .expect("both configurations run");
     let gbs = |ms: f64| 3.0 * 4.0 * n as f64 / (ms * 1e-3) / 1e9;
     println!("vector_add_wgpu n = {n}:");
     println!(
-        "  default {default:?}: {t_default:.3} ms ({:.1} GB/s)",
-        gbs(t_default)
+        "  default {default:?}: {:.3} ms ({:.1} GB/s)",
+        s.default.ms,
+        gbs(s.default.ms)
     );
     println!(
-        "  tuned {ran:?}: {t_tuned:.3} ms ({:.1} GB/s), speedup {:.2}x over the default",
-        gbs(t_tuned),
-        t_default / t_tuned
+        "  tuned {ran:?}: {:.3} ms ({:.1} GB/s), speedup {:.2}x over the default",
+        s.tuned.ms,
+        gbs(s.tuned.ms),
+        s.ratio()
+    );
+    println!(
+        "  ({METHOD}; {ROUNDS} rounds, {})",
+        if gpu.timestamps() {
+            "timestamp queries"
+        } else {
+            "no timestamp queries on this device: wall clock"
+        }
     );
     println!("  result matches the CPU");
 }

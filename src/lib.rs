@@ -54,7 +54,7 @@ pub use tunable_runtime::choice::{Choice, Origin};
 #[cfg(feature = "autotune")]
 pub use tunable_runtime::journal;
 pub use tunable_runtime::params::Params;
-pub use tunable_runtime::{backend, key, measure, settings, tuner, verify};
+pub use tunable_runtime::{backend, compare, key, measure, settings, tuner, verify};
 pub use tunable_search::{Space, SpaceBuilder, SpaceError, Value, expr};
 
 /// The tuned files: what tuning stored, one entry per (kernel, device, key), in

@@ -4,7 +4,7 @@
 //! harness calls it with, on this machine's device, in one command.
 //!
 //! ```text
-//! cargo tunable tune [--manifest-path P] [--example tune] [--kernel K ...] [--budget N | --time 10m] [--retune]
+//! cargo tunable tune [--manifest-path P] [--example tune] [--kernel K ...] [--budget N | --time 10m] [--seed S] [--retune]
 //! ```
 //!
 //! **The harness** is an ordinary Cargo example of the crate, `examples/tune.rs` by default: a
@@ -21,7 +21,9 @@
 //! stores the winner in `tuned/<kernel>.bin`; a later build without the feature bakes it. It
 //! passes the options through the environment of a [tuning
 //! session](tunable_runtime::tuner::session): `--kernel` (`TUNABLE_KERNELS`), `--budget`
-//! (`TUNABLE_BUDGET`), `--time` (`TUNABLE_TIME`, a wall-time limit per tuning), `--retune`
+//! (`TUNABLE_BUDGET`), `--time` (`TUNABLE_TIME`, a wall-time limit per tuning), `--seed`
+//! (`TUNABLE_SEED`, the strategy's seed: the same seed asks for the same configurations in the
+//! same order, given the same results), `--retune`
 //! (`TUNABLE_MODE=retune`, else what is tuned already is kept), and reads back one record per
 //! tuning (`TUNABLE_REPORT`), which it prints as a table: kernel, key, device, default time,
 //! tuned time, speedup, evaluations, wall time. It exits with an error if the harness failed or
@@ -50,6 +52,9 @@ pub(crate) struct TuneArgs {
     /// Wall-time limit per tuning: `90s`, `10m`, `1h` or seconds.
     #[arg(long, value_parser = parse_duration)]
     time: Option<f64>,
+    /// The strategy's seed (default: each kernel's `seed`, 1): the same seed asks for the same configurations in the same order, given the same results
+    #[arg(long)]
+    seed: Option<u64>,
     /// Tune again what is tuned already on this device.
     #[arg(long)]
     retune: bool,
@@ -118,6 +123,9 @@ pub(crate) fn run(args: TuneArgs) -> Result<(), Box<dyn std::error::Error>> {
     }
     if let Some(t) = args.time {
         cmd.env("TUNABLE_TIME", t.to_string());
+    }
+    if let Some(s) = args.seed {
+        cmd.env(tunable_runtime::settings::SEED_VAR, s.to_string());
     }
     if args.retune {
         cmd.env("TUNABLE_MODE", "retune");

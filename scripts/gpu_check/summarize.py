@@ -7,9 +7,11 @@ tool's reply ends with it). Exit status 0 when every step and every test passed,
 What each part reads (all written by `scripts/gpu-check run` into the work folder W):
 - W/steps.tsv: one line per step (name, status, exit code, seconds, note);
 - W/test-*.log: the test executables' output ("test result:" lines, "skipping:" lines);
-- W/tune-N.json, W/serial-N.json: what `gemm_cuda --json` wrote; W/tune-N.log: its output, with
-  the tuning summary line on stderr ("tunable: tuned gemm_cuda (key N) ..."); W/tune-N/: the
-  tuned file and the journal (Kernel Tuner cache, evaluation order);
+- W/tune-N.json, W/serial-N.json, W/batch16-N.json, W/exhaustive-N.json: what `gemm_cuda --json`
+  wrote; W/<run>.log: its output, with the tuning summary line on stderr ("tunable: tuned
+  gemm_cuda (key N) ...") and, with TUNABLE_LOG=1, one line per evaluation; W/<run>/: the tuned
+  file and the journal (Kernel Tuner cache, evaluation order);
+- W/wgpu-vector_add.log, W/wgpu-matmul.log: the wgpu examples' output on the NVIDIA Vulkan driver;
 - W/shipped-{embedded,compiled}-I.json: the shipped binary's first call;
 - W/faults.log and W/faults/: the planted failures' tuning and journal;
 - W/cublas.json, W/kt.json: the two Python drivers.
@@ -23,7 +25,9 @@ import re
 import statistics
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
 from journal import best_after, cache_times  # noqa: E402
 
 SUMMARY = re.compile(
@@ -31,9 +35,22 @@ SUMMARY = re.compile(
     r"(?: -> tuned (?P<tuned>[\d.]+) ms(?: \((?P<speedup>[\d.]+)x\))? \[(?P<config>[^\]]*)\])?"
     r"(?: -> every configuration failed, keeping the default)?"
     r"; (?P<evaluations>\d+) evaluations \((?P<measured>\d+) measured, (?P<failed>\d+) failed, "
-    r"(?P<early>\d+) stopped early\) in (?P<seconds>[\d.]+) s: compile (?P<compile>[\d.]+) s, "
-    r"measure (?P<measure>[\d.]+) s, strategy (?P<strategy>[\d.]+) s, other (?P<other>[\d.]+) s"
+    r"(?P<early>\d+) stopped early\) in (?P<seconds>[\d.]+) s: (?P<spent>[^;]*)"
 )
+# One part of the summary's breakdown of the wall time ("compile 8.4 s, measure 4.1 s, ..."),
+# whatever its name: the tuner may add parts (the kernels' own time, say).
+PART = re.compile(r"([A-Za-z][\w' ]*?) ([\d.]+) s\b")
+# What the breakdown must hold: the summary's columns.
+PARTS = ("compile", "measure", "strategy", "other")
+# The kernels' own time and the measurement's overhead, after the rate (where the tuner gives them).
+KERNELS = re.compile(r"/min; kernels (?P<kernels>[\d.]+) s, overhead (?P<overhead>[\d.]+) s "
+                     r"\((?P<overhead_per_config>[\d.]+) ms per configuration\)")
+# One evaluation as TUNABLE_LOG prints it, with what measuring it cost where the tuner says so.
+EVALUATION = re.compile(
+    r"^tunable: (?P<kernel>\S+) \(key \d+\) \[[^\]]*\] (?P<ms>[\d.]+) ms"
+    r"(?: \(stopped early after (?P<runs>\d+) runs?\))?"
+    r"(?:; measured in (?P<measure_ms>[\d.]+) ms, kernels (?P<kernel_ms>[\d.]+) ms)?$", re.M)
+SPACE = re.compile(r"^\S+ n = \d+: (\d+) valid configurations", re.M)
 
 
 def read_json(path):
@@ -78,16 +95,73 @@ def tests(w):
     return out
 
 
-def tuning(w, name):
-    """One gemm_cuda tuning run (tune-N or serial-N)."""
+def summary_line(text):
+    """The tuner's summary line in `text`, its figures as numbers, or None. `breakdown` holds
+    every part of the wall time's breakdown by name; `compile`, `measure`, `strategy` and
+    `other` are also keys of their own (None where missing), and `kernels` the kernels' own
+    time where the summary gives it (after the rate: "kernels 0.512 s, overhead 3.288 s (32.9 ms
+    per configuration)", or a part of the breakdown whose name has "kernel" in it)."""
+    m = SUMMARY.search(text)
+    if not m:
+        return None
+    tail = text[m.end():].split("\n", 1)[0]
+    d = m.groupdict()
+    spent = d.pop("spent")
+    out = {k: (float(v) if k not in ("kernel", "device", "config", "default") and v else v)
+           for k, v in d.items()}
+    dm = re.match(r"([\d.]+) ms", d["default"] or "")
+    out["default_ms"] = float(dm.group(1)) if dm else None
+    out["breakdown"] = {name.strip(): float(v) for name, v in PART.findall(spent)}
+    for part in PARTS:
+        out[part] = out["breakdown"].get(part)
+    out["kernels"] = next((v for k, v in out["breakdown"].items() if "kernel" in k), None)
+    out["overhead"] = out["overhead_per_config"] = None
+    k = KERNELS.search(tail)
+    if k:
+        out.update({key: float(v) for key, v in k.groupdict().items()})
+    return out
+
+
+def logged_kernel_time(text, kernel, repeats):
+    """The kernels' own run time (s) summed from TUNABLE_LOG's evaluation lines of `kernel`:
+    each line's own figure where the tuner prints one ("measured in 36.2 ms, kernels 7.6 ms"),
+    else estimated: the evaluation's time times its runs, the timed ones (`repeats`, or as many
+    as it got before it was stopped early) plus one untimed (the checked or warm-up run), the
+    time being each configuration's robust median. `exact` says which. None without lines."""
+    found = [e for e in EVALUATION.finditer(text) if e.group("kernel") == kernel]
+    if not found:
+        return None
+    if all(e.group("kernel_ms") for e in found):
+        return {"seconds": sum(float(e.group("kernel_ms")) for e in found) / 1e3,
+                "measure_seconds": sum(float(e.group("measure_ms")) for e in found) / 1e3,
+                "evaluations": len(found), "exact": True}
+    runs = lambda e: int(e.group("runs")) if e.group("runs") else repeats  # noqa: E731
+    return {"seconds": sum(float(e.group("ms")) * (runs(e) + 1) for e in found) / 1e3,
+            "evaluations": len(found), "exact": False}
+
+
+def attribute_repeats(path, default=7):
+    """The `repeats` of a `#[tunable]` attribute in the Rust file at `path`."""
+    m = re.search(r"^\s*repeats\s*=\s*(\d+)", read_text(path), re.M)
+    return int(m.group(1)) if m else default
+
+
+def tuning(w, name, repeats=5):
+    """One gemm_cuda tuning run (tune-N, serial-N, batch16-N or exhaustive-N)."""
     run = {"example": read_json(os.path.join(w, f"{name}.json"))}
-    m = SUMMARY.search(read_text(os.path.join(w, f"{name}.log")))
-    if m:
-        d = m.groupdict()
-        run["summary"] = {k: (float(v) if k not in ("kernel", "device", "config", "default") and v
-                              else v) for k, v in d.items()}
-        dm = re.match(r"([\d.]+) ms", d["default"] or "")
-        run["summary"]["default_ms"] = float(dm.group(1)) if dm else None
+    text = read_text(os.path.join(w, f"{name}.log"))
+    summary = summary_line(text)
+    if summary:
+        run["summary"] = summary
+        logged = logged_kernel_time(text, summary["kernel"], repeats)
+        if summary["kernels"] is not None:
+            run["kernels"] = {"seconds": summary["kernels"], "source": "the tuner's summary"}
+        elif logged:
+            how = "summed from TUNABLE_LOG" if logged["exact"] else "estimated from TUNABLE_LOG"
+            run["kernels"] = {"seconds": logged["seconds"], "source": how,
+                              "evaluations": logged["evaluations"]}
+        sp = SPACE.search(text)
+        run["space"] = int(sp.group(1)) if sp else None
     journals = glob.glob(os.path.join(w, name, "*.cache.json"))
     if journals:
         times, _ = cache_times(max(journals, key=os.path.getsize))
@@ -113,6 +187,28 @@ def shipped(w):
             "config": sorted({r.get("config", "?") for r in runs}),
             "nvrtc_loaded": sorted({r.get("nvrtc_loaded_by_first_call") for r in runs}, key=str),
             "device": sorted({r.get("device", "?") for r in runs}),
+        }
+    return out
+
+
+def wgpu(w):
+    """The wgpu examples on the NVIDIA Vulkan driver: the device wgpu opened, the tuner's
+    summary, and the example's default and tuned times (timed alike, interleaved)."""
+    out = {}
+    for name in ("vector_add", "matmul"):
+        text = read_text(os.path.join(w, f"wgpu-{name}.log"))
+        if not text:
+            continue
+        dev = re.search(r"^device: (.*)$", text, re.M)
+        default = re.search(r"^  default .*?: ([\d.]+) ms", text, re.M)
+        tuned = re.search(r"^  tuned .*?: ([\d.]+) ms.*speedup ([\d.]+)x", text, re.M)
+        out[name] = {
+            "device": dev.group(1) if dev else None,
+            "summary": summary_line(text),
+            "default_ms": float(default.group(1)) if default else None,
+            "tuned_ms": float(tuned.group(1)) if tuned else None,
+            "speedup": float(tuned.group(2)) if tuned else None,
+            "alike": "both timed alike" in text,
         }
     return out
 
@@ -171,9 +267,14 @@ def verdicts(s, sizes):
                                       for t in s["tests"].values()),
           "every CUDA test executable ran tests, none failed, none skipped")
     first = sizes[0]
-    names = [f"tune-{n}" for n in sizes] + [f"serial-{first}"]
+    names = [f"tune-{n}" for n in sizes] + [f"serial-{first}", f"batch16-{first}", f"exhaustive-{first}"]
     check("tuning", all((s["tuning"].get(n) or {}).get("summary") for n in names),
           "each tuning printed its summary (" + ", ".join(names) + ")")
+    g = s.get("wgpu") or {}
+    check("wgpu", len(g) == 2 and all("NVIDIA" in (x["device"] or "") and x["summary"] and x["speedup"]
+                                      and x["alike"] for x in g.values()),
+          "both wgpu examples tuned on the NVIDIA Vulkan driver and timed the default and the tuned "
+          "configuration alike")
     e, c = s["shipped"]["embedded"], s["shipped"]["compiled"]
     check("shipped", e["runs"] and e["provenance"] == ["embedded binary"] and e["nvrtc_loaded"] == [False]
           and c["runs"] and c["provenance"] == ["compiled"],
@@ -200,18 +301,36 @@ def markdown(s, sizes):
               "| executable | passed | failed | ignored | skips | NVRTC |", "| --- | --- | --- | --- | --- | --- |"]
     for name, t in s["tests"].items():
         lines.append(f"| {name} | {t['passed']} | {t['failed']} | {t['ignored']} | {len(t['skips'])} | {'; '.join(t['nvrtc'])} |")
-    lines += ["", "## gemm_cuda tuned from scratch", "",
-              "| run | default ms | tuned ms | speedup | evaluations (measured, failed, early) | wall s | compile s | measure s | strategy s | other s | configuration |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines += ["", "## gemm_cuda tuned from scratch: where the time goes", "",
+              "The kernels' own time is every run of every evaluated configuration (timed runs and the "
+              "untimed checked or warm-up run): from the tuner's summary where it gives it, else from "
+              "TUNABLE_LOG's lines, estimated (marked ~) where they do not give it either. The overhead is "
+              "what measuring a configuration costs beyond its kernels' runs.", "",
+              "| run | default ms | tuned ms | speedup | evaluations (measured, failed, early) | wall s | compile s "
+              "| measure s | strategy s | other s | kernels s | measure ms per configuration | overhead ms per "
+              "configuration | configuration |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for name, r in s["tuning"].items():
         m = r.get("summary")
         if not m:
-            lines.append(f"| {name} | no summary line | | | | | | | | | |")
+            lines.append(f"| {name} | no summary line | | | | | | | | | | | | |")
             continue
+        k = r.get("kernels") or {}
+        kern = "-" if not k else ("~" if k["source"].startswith("estimated") else "") + fmt(k["seconds"], ".2f")
+        per = m["measure"] * 1e3 / m["measured"] if m.get("measure") is not None and m["measured"] else None
+        over = m.get("overhead_per_config")
+        if over is None and k and per is not None:
+            over = per - k["seconds"] * 1e3 / m["measured"]
         lines.append(
             f"| {name} | {fmt(m['default_ms'])} | {fmt(m['tuned'])} | {fmt(m['speedup'], '.2f')} | "
             f"{m['evaluations']:.0f} ({m['measured']:.0f}, {m['failed']:.0f}, {m['early']:.0f}) | "
-            f"{m['seconds']:.1f} | {m['compile']:.1f} | {m['measure']:.1f} | {m['strategy']:.1f} | {m['other']:.1f} | {m['config']} |")
+            f"{fmt(m['seconds'], '.1f')} | {fmt(m['compile'], '.1f')} | {fmt(m['measure'], '.1f')} | "
+            f"{fmt(m['strategy'], '.2f')} | {fmt(m['other'], '.1f')} | {kern} | {fmt(per, '.1f')} | "
+            f"{fmt(over, '.1f')} | {m['config']} |")
+    extra = sorted({p for r in s["tuning"].values() for p in ((r.get("summary") or {}).get("breakdown") or {})
+                    if p not in PARTS})
+    if extra:
+        lines.append(f"\nThe summaries also give: {', '.join(extra)} (summary.json, `breakdown`).")
     lines += ["", "## Tuned against cuBLAS (SGEMM through CuPy, float32, TF32 off)", "",
               "| n | tuned ms (call after tuning) | cuBLAS ms | tuned / cuBLAS | tuned TFLOP/s | cuBLAS TFLOP/s |",
               "| --- | --- | --- | --- | --- | --- |"]
@@ -239,12 +358,35 @@ def markdown(s, sizes):
                  f"{fmt(kt.get('seconds'), '.1f')} |")
     if kt.get("error"):
         lines.append(f"\nKernel Tuner: {kt['error']}")
-    serial = (s["tuning"].get(f"serial-{first}") or {}).get("summary") or {}
-    lines += ["", f"## Compile-ahead pool against one at a time (n = {first})", "",
-              "| | wall s | compile s | measure s | evaluations | tuned ms |", "| --- | --- | --- | --- | --- | --- |"]
-    for label, m in (("pool (all cores)", om), ("one at a time (TUNABLE_BATCH=1)", serial)):
+    lines += ["", f"## Batch policies (n = {first}, `auto`, 100 evaluations)", "",
+              "| policy | wall s | compile s | measure s | evaluations | tuned ms |", "| --- | --- | --- | --- | --- | --- |"]
+    for label, name in (("default (by the compile/measure ratio)", f"tune-{first}"),
+                        ("one at a time (TUNABLE_BATCH=1)", f"serial-{first}"),
+                        ("16 at a time (TUNABLE_BATCH=16)", f"batch16-{first}")):
+        m = (s["tuning"].get(name) or {}).get("summary") or {}
         lines.append(f"| {label} | {fmt(m.get('seconds'), '.1f')} | {fmt(m.get('compile'), '.1f')} | "
                      f"{fmt(m.get('measure'), '.1f')} | {fmt(m.get('evaluations'), '.0f')} | {fmt(m.get('tuned'))} |")
+    ex = s["tuning"].get(f"exhaustive-{first}") or {}
+    em = ex.get("summary") or {}
+    lines += ["", f"## Exhaustive (n = {first}, default batch, TUNABLE_TIMEOUT=1)", ""]
+    if em:
+        space = ex.get("space")
+        whole = space is not None and em["evaluations"] >= space
+        rate = em["evaluations"] / em["seconds"] if em.get("seconds") else None
+        lines.append(f"{em['evaluations']:.0f} of {space if space is not None else '?'} configurations "
+                     f"({'all' if whole else 'stopped by its time limit'}) in {em['seconds']:.1f} s "
+                     f"({fmt(rate, '.1f')} per second"
+                     + ("" if whole or not rate or space is None else f"; all of them at that rate: about {space / rate:.0f} s")
+                     + f"); best {fmt(em.get('tuned'))} ms [{em.get('config')}].")
+    else:
+        lines.append("No summary line: see the step's status above.")
+    lines += ["", "## wgpu on the NVIDIA Vulkan driver", "",
+              "| example | device | tuning wall s | default ms | tuned ms | speedup (timed alike) | configuration |",
+              "| --- | --- | --- | --- | --- | --- | --- |"]
+    for name, x in (s.get("wgpu") or {}).items():
+        m = x.get("summary") or {}
+        lines.append(f"| {name} | {x.get('device')} | {fmt(m.get('seconds'), '.1f')} | {fmt(x.get('default_ms'))} | "
+                     f"{fmt(x.get('tuned_ms'))} | {fmt(x.get('speedup'), '.2f')} | {m.get('config', '-')} |")
     sh = s["shipped"]
     lines += ["", f"## Shipped binary, first call (n = {first})", "",
               "| way | first call ms (median) | runs | origin | module | NVRTC loaded | configuration |",
@@ -282,11 +424,14 @@ def main():
         "kernel_tuner": read_json(os.path.join(w, "kt.json")),
         "shipped": shipped(w),
         "faults": faults(w),
+        "wgpu": wgpu(w),
     }
-    for n in args.sizes:
-        for name in (f"tune-{n}", f"serial-{n}"):
-            if os.path.exists(os.path.join(w, f"{name}.log")):
-                s["tuning"][name] = tuning(w, name)
+    repeats = attribute_repeats(os.path.join(ROOT, "examples", "gemm_cuda.rs"))
+    names = [f"tune-{n}" for n in args.sizes]
+    names += [f"{run}-{n}" for n in args.sizes for run in ("serial", "batch16", "exhaustive")]
+    for name in names:
+        if os.path.exists(os.path.join(w, f"{name}.log")):
+            s["tuning"][name] = tuning(w, name, repeats)
     s["verdicts"] = verdicts(s, args.sizes)
     s["ok"] = all(v["ok"] for v in s["verdicts"].values())
     os.makedirs(args.out, exist_ok=True)

@@ -37,12 +37,26 @@ def load(path):
         return f.read()
 
 
-def summary_line(key, default, tuned, evaluations, seconds, compile_s):
-    # The format of tunable_runtime::tuner::Summary's Display.
-    return (f"tunable: tuned gemm_cuda (key {key}) on {DEVICE}: default {default:.4f} ms -> tuned "
+def summary_line(key, default, tuned, evaluations, seconds, compile_s, kernel="gemm_cuda", device=DEVICE,
+                 kernels=None):
+    # The format of tunable_runtime::tuner::Summary's Display; with `kernels`, as it is once the
+    # tuner sums the kernels' own time (measure 4.0 s).
+    extra = "" if kernels is None else (f"; kernels {kernels:.3f} s, overhead {4.0 - kernels:.3f} s "
+                                        f"({(4.0 - kernels) * 1e3 / (evaluations - 3):.1f} ms per configuration)")
+    return (f"tunable: tuned {kernel} (key {key}) on {device}: default {default:.4f} ms -> tuned "
             f"{tuned:.4f} ms ({default / tuned:.2f}x) [block_size_x=16, block_size_y=16]; {evaluations} "
             f"evaluations ({evaluations - 3} measured, 3 failed, 10 stopped early) in {seconds:.1f} s: "
-            f"compile {compile_s:.1f} s, measure 4.0 s, strategy 0.1 s, other 0.5 s; 500.0/min; best 3 re-timed")
+            f"compile {compile_s:.1f} s, measure 4.0 s, strategy 0.1 s, other 0.5 s; 500.0/min{extra}; best 3 re-timed")
+
+
+def log_lines(key, times, costs=None):
+    """TUNABLE_LOG's evaluation lines: (ms, runs before an early stop or None); with `costs`, each
+    line's (measured in, kernels) ms, as the tuner prints once it measures them."""
+    costs = costs or [None] * len(times)
+    return "".join(f"tunable: gemm_cuda (key {key}) [block_size_x=16, VW={i}] {ms:.4f} ms"
+                   + ("" if runs is None else f" (stopped early after {runs} run{'' if runs == 1 else 's'})")
+                   + ("" if c is None else f"; measured in {c[0]:.1f} ms, kernels {c[1]:.1f} ms") + "\n"
+                   for i, ((ms, runs), c) in enumerate(zip(times, costs)))
 
 
 def unclosed_journal(path, records):
@@ -83,20 +97,28 @@ class JournalTest(unittest.TestCase):
 
 
 class SummaryTest(unittest.TestCase):
-    def fake_run(self, w, faults_ok=True):
+    def fake_run(self, w, faults_ok=True, wgpu_device=None):
         os.makedirs(w)
         write(os.path.join(w, "machine.txt"), "NVIDIA H100 80GB HBM3, 580.159.04\n")
         steps = ["test-tunable_runtime-cuda_backend\tpassed\t0\t1.2\t",
                  "tune-2048\tpassed\t0\t20.0\t", "tune-4096\tpassed\t0\t30.0\t",
-                 "serial-2048\tpassed\t0\t60.0\t"]
+                 "serial-2048\tpassed\t0\t60.0\t", "batch16-2048\tpassed\t0\t7.0\t",
+                 "exhaustive-2048\tpassed\t0\t150.0\t"]
         write(os.path.join(w, "steps.tsv"), "\n".join(steps) + "\n")
         write(os.path.join(w, "test-tunable_runtime-cuda_backend.log"), 
             "NVRTC 13.0 (/opt/site/nvidia/cu13/lib/libnvrtc.so.13)\n"
             "test a ... ok\ntest result: ok. 3 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out\n")
-        for name, n, tuned, secs, comp in (("tune-2048", 2048, 0.5, 20.0, 3.0), ("tune-4096", 4096, 4.0, 30.0, 3.5),
-                                           ("serial-2048", 2048, 0.52, 60.0, 40.0)):
-            write(os.path.join(w, f"{name}.log"), 
-                "device: x\n" + summary_line(n, tuned * 4, tuned, 100, secs, comp) + "\n")
+        for name, n, tuned, secs, comp, evals in (
+                ("tune-2048", 2048, 0.5, 20.0, 3.0, 100), ("tune-4096", 4096, 4.0, 30.0, 3.5, 100),
+                ("serial-2048", 2048, 0.52, 60.0, 40.0, 100), ("batch16-2048", 2048, 0.51, 7.0, 1.0, 100),
+                ("exhaustive-2048", 2048, 0.49, 150.0, 80.0, 600)):
+            # tune-2048 logs every evaluation: 2 ms in full (5 runs + 1), 4 ms stopped after 1 run.
+            logged = {"tune-2048": log_lines(n, [(2.0, None), (4.0, 1)]),
+                      "serial-2048": log_lines(n, [(2.0, None), (4.0, 1)], [(30.0, 12.5), (20.0, 8.5)])}.get(name, "")
+            write(os.path.join(w, f"{name}.log"),
+                "device: x\n" + logged + f"gemm_cuda n = {n}: 1545 valid configurations of 2304\n"
+                + summary_line(n, tuned * 4, tuned, evals, secs, comp,
+                               kernels=0.4 if name == "batch16-2048" else None) + "\n")
             dump({"n": n, "tuned_ms": tuned, "default_ms": tuned * 4}, os.path.join(w, f"{name}.json"))
             os.makedirs(os.path.join(w, name))
             unclosed_journal(os.path.join(w, name, f"gemm_cuda-{n}-0.cache.json"),
@@ -124,6 +146,13 @@ class SummaryTest(unittest.TestCase):
         write(os.path.join(w, "faults.log"), 
             "device: x\nchosen AddOneParams { block: 128, FAULT: 0 }\ncorrect true\n")
         dump({"sizes": {"2048": {"ms": 0.25}, "4096": {"ms": 2.0}}}, os.path.join(w, "cublas.json"))
+        vulkan = "wgpu: NVIDIA H100 80GB HBM3 (Vulkan, NVIDIA 580.159.04)"
+        for name, kernel in (("vector_add", "vector_add_wgpu"), ("matmul", "matmul_wgpu")):
+            write(os.path.join(w, f"wgpu-{name}.log"),
+                  f"device: {wgpu_device or vulkan}\n" + summary_line(2048, 20.0, 11.0, 24, 4.5, 1.1, kernel, vulkan)
+                  + f"\n{kernel} n = 2048:\n  default P {{ tile: 16 }}: 20.500 ms (800.00 GFLOP/s)\n"
+                  "  tuned P { tile: 4 }: 10.250 ms (1600.00 GFLOP/s), speedup 2.00x over the default\n"
+                  "  (both timed alike, interleaved: ...; 7 rounds, timestamp queries)\n")
         dump({"kernel_tuner": "1.5.0", "strategy": "genetic_algorithm", "evaluations": 100, "failed": 2,
                    "best_after": {"25": 0.9, "50": 0.7, "100": 0.6}, "seconds": 120.0},
                   os.path.join(w, "kt.json"))
@@ -151,6 +180,37 @@ class SummaryTest(unittest.TestCase):
             md = load(os.path.join(out, "summary.md"))
             self.assertIn("| 2048 | 0.500 | 0.250 | 2.00 |", md)
             self.assertIn("**Overall: PASS**", md)
+            # The kernels' own time: estimated from the log (2 ms x 6 runs + 4 ms x 2 runs), or
+            # the summary's where it gives it.
+            k = s["tuning"]["tune-2048"]["kernels"]
+            self.assertAlmostEqual(k["seconds"], 0.020)
+            self.assertEqual((k["source"], k["evaluations"]), ("estimated from TUNABLE_LOG", 2))
+            self.assertEqual(s["tuning"]["serial-2048"]["kernels"],
+                             {"seconds": 0.021, "source": "summed from TUNABLE_LOG", "evaluations": 2})
+            self.assertEqual(s["tuning"]["batch16-2048"]["kernels"],
+                             {"seconds": 0.4, "source": "the tuner's summary"})
+            b16 = s["tuning"]["batch16-2048"]["summary"]
+            self.assertEqual((b16["overhead"], b16["overhead_per_config"]), (3.6, 37.1))
+            self.assertNotIn("kernels", s["tuning"]["tune-4096"])
+            self.assertIn("| batch16-2048 | 2.040 | 0.510 | 4.00 | 100 (97, 3, 10) | 7.0 | 1.0 | 4.0 | 0.10 | 0.5 "
+                          "| 0.40 | 41.2 | 37.1 |", md)
+            self.assertIn("| tune-2048 | 2.000 | 0.500 | 4.00 | 100 (97, 3, 10) | 20.0 | 3.0 | 4.0 | 0.10 | 0.5 "
+                          "| ~0.02 | 41.2 | 41.0 |", md)
+            self.assertIn("| 16 at a time (TUNABLE_BATCH=16) | 7.0 | 1.0 | 4.0 | 100 | 0.510 |", md)
+            self.assertIn("600 of 1545 configurations (stopped by its time limit) in 150.0 s (4.0 per second; "
+                          "all of them at that rate: about 386 s)", md)
+            self.assertEqual(s["wgpu"]["matmul"]["speedup"], 2.0)
+            self.assertIn("| matmul | wgpu: NVIDIA H100 80GB HBM3 (Vulkan, NVIDIA 580.159.04) | 4.5 | 20.500 | "
+                          "10.250 | 2.00 |", md)
+
+    def test_wgpu_on_another_adapter_fails_the_check(self):
+        with tempfile.TemporaryDirectory() as d:
+            w, out = os.path.join(d, "w"), os.path.join(d, "out")
+            self.fake_run(w, wgpu_device="wgpu: llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Mesa 22.3.6)")
+            self.assertEqual(self.summarize(w, out).returncode, 1)
+            s = json.loads(load(os.path.join(out, "summary.json")))
+            self.assertFalse(s["verdicts"]["wgpu"]["ok"])
+            self.assertTrue(s["verdicts"]["tuning"]["ok"])
 
     def test_a_fault_recorded_for_another_reason_fails_the_check(self):
         with tempfile.TemporaryDirectory() as d:

@@ -7,11 +7,12 @@ use syn::{Expr, Ident, Lit, LitInt, LitStr, Token, bracketed, parenthesized};
 
 /// Options of the attribute. Any other `name = [...]` or `name = a..=b` is a parameter; any other
 /// name with another value (or none) is an unknown option.
-pub(crate) const OPTIONS: [&str; 14] = [
+pub(crate) const OPTIONS: [&str; 15] = [
     "constraint",
     "key",
     "budget",
     "strategy",
+    "seed",
     "repeats",
     "warmup",
     "default",
@@ -146,7 +147,7 @@ impl Parse for Arg {
                 Ok(Arg::Expr(name, Box::new(input.parse()?)))
             }
             "tolerance" => Ok(Arg::Number(name, input.parse()?)),
-            "budget" | "repeats" | "warmup" => Ok(Arg::Int(name, input.parse()?)),
+            "budget" | "repeats" | "warmup" | "seed" => Ok(Arg::Int(name, input.parse()?)),
             "strategy" | "name" => Ok(Arg::Str(name, input.parse()?)),
             "default" => {
                 let content;

@@ -52,6 +52,8 @@ pub(crate) struct Model {
     pub verify: Option<Verify>,
     pub budget: usize,
     pub strategy: String,
+    /// The strategy's seed (`seed`, default `defaults::SEED`).
+    pub seed: u64,
     pub repeats: u32,
     pub warmup: u32,
     /// Index into each parameter's values.
@@ -98,6 +100,7 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
     let (mut default, mut name, mut consts) =
         (None, syn::ext::IdentExt::unraw(fn_name).to_string(), false);
     let mut name_span = None;
+    let mut seed = defaults::SEED;
     for arg in args {
         let id = arg.ident().to_string();
         // Constraints repeat; an unknown option is reported as such each time.
@@ -144,6 +147,10 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
                     ),
                 }
             }
+            Arg::Int(i, lit) if i == "seed" => match lit.base10_parse::<u64>() {
+                Ok(v) => seed = v,
+                _ => errs.push(lit.span(), "`seed` takes a whole number"),
+            },
             Arg::Int(i, lit) => match lit.base10_parse::<u32>() {
                 Ok(v) if v > 0 || i != "budget" => match i.to_string().as_str() {
                     "budget" => budget = v as usize,
@@ -275,6 +282,7 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
         verify,
         budget,
         strategy: strategy_text,
+        seed,
         repeats,
         warmup,
         default,

@@ -77,6 +77,7 @@ use syn::{ImplItem, ItemFn, ItemImpl, Token, parse_macro_input};
 /// | `key` | an integer expression over the arguments | `0`: one key |
 /// | `budget` | a positive integer | `100` |
 /// | `strategy` | a strategy spec string | `"auto"` |
+/// | `seed` | a whole number | `1` |
 /// | `repeats` | an integer | `7` |
 /// | `warmup` | an integer | `1` |
 /// | `default` | `(param = value, ...)`, every parameter | the first valid configuration |
@@ -108,6 +109,14 @@ use syn::{ImplItem, ItemFn, ItemImpl, Token, parse_macro_input};
 /// checked at compile time by builds with the `autotune` feature (the only ones that use it, and
 /// the only ones that compile the search engine). `"auto"` is the strategy chosen on the shared benchmark
 /// (`tunable_search::strategy::AUTO`). `TUNABLE_BUDGET` and `TUNABLE_STRATEGY` override both at run time.
+///
+/// ## `seed`
+/// The strategy's seed. A strategy is deterministic for its seed: two tunings of the kernel with
+/// the same seed ask for the same configurations in the same order, as long as they measure the
+/// same results (timing noise can change a result, and a strategy that learns from them then
+/// goes its own way from there; `"random"` and `"exhaustive"` never do). `TUNABLE_SEED` (and
+/// `cargo tunable tune --seed`) overrides it at run time; another seed is another sample of the
+/// same search.
 ///
 /// ## `repeats`, `warmup`
 /// How each configuration is timed: `warmup` untimed runs, then `repeats` timed runs (at least
@@ -407,6 +416,7 @@ mod tests {
         for (option, default) in [
             ("budget", format!("`{}`", defaults::BUDGET)),
             ("strategy", format!("`\"{}\"`", defaults::STRATEGY)),
+            ("seed", format!("`{}`", defaults::SEED)),
             ("repeats", format!("`{}`", defaults::REPEATS)),
             ("warmup", format!("`{}`", defaults::WARMUP)),
             ("tolerance", format!("`{:e}`", defaults::TOLERANCE)),

@@ -18,6 +18,7 @@
 //! | [`choice`] | which configuration a call runs and where it comes from (`<kernel>_config`) |
 //! | [`ahead`] | compiling a batch's kernels ahead, on a pool of threads, before or while they are timed |
 //! | [`measure`] | timing one configuration: the [`Measurement`](measure::Measurement) trait, warm-up, repeats, robust median, device time |
+//! | [`compare`] | timing a kernel's default and tuned configurations alike, interleaved, for the speedups programs print |
 //! | [`verify`] | checking a variant's output against a reference or an answer |
 //! | [`journal`] | the journal of measurements, a Kernel Tuner cache file per kernel, key, space, body and device |
 //! | [`store`] | the tuned file: the winner per (kernel, device, key), atomic and locked |
@@ -32,6 +33,7 @@
 pub mod ahead;
 pub mod backend;
 pub mod choice;
+pub mod compare;
 pub mod device;
 #[cfg(feature = "autotune")]
 pub mod journal;

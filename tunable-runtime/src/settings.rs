@@ -8,6 +8,10 @@
 //! - `TUNABLE_DIR`: the folder of tuned files (default `tuned/` in the crate).
 //! - `TUNABLE_LOG=1`: print every evaluation while tuning.
 //! - `TUNABLE_BUDGET`, `TUNABLE_STRATEGY`: override the attribute's `budget` and `strategy`.
+//! - `TUNABLE_SEED`: the strategy's seed, a whole number; overrides the attribute's `seed`
+//!   (default 1, [`tunable_search::defaults::SEED`]). Two tunings of a kernel with the same seed
+//!   ask for the same configurations in the same order, apart from what timing noise changes in
+//!   the results the strategy learns from ([`seed`]).
 //! - `TUNABLE_BATCH`: configurations the strategy is asked for at a time (default: sized by the
 //!   compile/measure ratio the tuner observes, up to one per core on a GPU, 1 for a kernel with
 //!   nothing to compile and on a CPU device; the
@@ -98,7 +102,46 @@ pub fn mode() -> Result<Mode, RuntimeError> {
 /// assert_eq!(e.to_string(), "TUNABLE_DOC_BUDGET=\"ten\" is not valid; expected a whole number");
 /// ```
 pub fn env_usize(name: &'static str) -> Result<Option<usize>, RuntimeError> {
-    let Some(raw) = std::env::var_os(name) else {
+    whole_number(name, std::env::var_os(name).as_deref())
+}
+
+/// The variable [`seed`] reads.
+pub const SEED_VAR: &str = "TUNABLE_SEED";
+
+/// The strategy's seed from `TUNABLE_SEED`: `None` if unset (the attribute's `seed` applies,
+/// default [`tunable_search::defaults::SEED`]), an error naming the variable if set to anything
+/// but a whole number.
+///
+/// A strategy is deterministic for its seed: two tunings of a kernel with the same seed ask for
+/// the same configurations in the same order, as long as they measure the same results. Timing
+/// noise can still change a result, and a strategy that learns from results (`auto`, `bayes`,
+/// the population strategies) then asks for something else from there on; `random` and
+/// `exhaustive` never do. The strategy must also be asked for the same number of
+/// configurations at a time: a fixed `TUNABLE_BATCH` does that, while a batch sized by the
+/// observed compile/measure ratio is timing too. A stored journal answers what it holds in
+/// either run, so it changes nothing in the choices.
+///
+/// ```
+/// use tunable_runtime::settings::{SEED_VAR, seed};
+///
+/// // SAFETY of the example: no other thread reads the environment.
+/// unsafe { std::env::set_var(SEED_VAR, " 42 ") };
+/// assert_eq!(seed().unwrap(), Some(42));
+/// unsafe { std::env::set_var(SEED_VAR, "-1") };
+/// let e = seed().unwrap_err();
+/// assert_eq!(e.to_string(), "TUNABLE_SEED=\"-1\" is not valid; expected a whole number");
+/// ```
+pub fn seed() -> Result<Option<u64>, RuntimeError> {
+    whole_number(SEED_VAR, std::env::var_os(SEED_VAR).as_deref())
+}
+
+/// `raw`, the value of the variable `name`, as a whole number (surrounding spaces allowed):
+/// `None` if unset, an error naming the variable otherwise.
+fn whole_number<T: std::str::FromStr>(
+    name: &'static str,
+    raw: Option<&std::ffi::OsStr>,
+) -> Result<Option<T>, RuntimeError> {
+    let Some(raw) = raw else {
         return Ok(None);
     };
     let bad = || RuntimeError::BadNumber {

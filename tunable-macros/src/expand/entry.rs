@@ -151,8 +151,13 @@ pub(super) fn shipped_static(k: &Kernel, tuned: &Tuned) -> TokenStream {
 pub(super) fn kernel_spec(k: &Kernel) -> TokenStream {
     let model = k.model;
     let kernel_name = &model.name;
-    let (budget, strategy, repeats, warmup) =
-        (model.budget, &model.strategy, model.repeats, model.warmup);
+    let (budget, strategy, seed, repeats, warmup) = (
+        model.budget,
+        &model.strategy,
+        model.seed,
+        model.repeats,
+        model.warmup,
+    );
     let verify_mode = verify::glue(model).mode;
     let body = body_fingerprint(k);
     let device_given = model.device.is_some();
@@ -162,6 +167,7 @@ pub(super) fn kernel_spec(k: &Kernel) -> TokenStream {
             manifest_dir: env!("CARGO_MANIFEST_DIR"),
             budget: #budget,
             strategy: #strategy,
+            seed: #seed,
             repeats: #repeats,
             warmup: #warmup,
             verify: #verify_mode,

@@ -6,7 +6,7 @@
 //! prints a [`Summary`].
 //!
 //! Settings from the environment ([`crate::settings`]): `TUNABLE_MODE`, `TUNABLE_BUDGET`,
-//! `TUNABLE_STRATEGY`, `TUNABLE_BATCH`, `TUNABLE_LOG`, `TUNABLE_DIR`; and those of a tuning
+//! `TUNABLE_STRATEGY`, `TUNABLE_SEED`, `TUNABLE_BATCH`, `TUNABLE_LOG`, `TUNABLE_DIR`; and those of a tuning
 //! session ([`super::session`]): `TUNABLE_KERNELS`, `TUNABLE_TIME`, `TUNABLE_REPORT`. With
 //! `TUNABLE_EVALUATE` set (a distributed worker's evaluation, see [`evaluate`]) nothing tunes:
 //! the requested call measures the requested configuration and the process ends.
@@ -41,7 +41,7 @@ pub use super::spec::KernelSpec;
 ///
 /// # Panics
 /// If `TUNABLE_MODE` holds an unknown value (the message names the valid ones), or
-/// `TUNABLE_BUDGET` or `TUNABLE_BATCH` is not a whole number when the call tunes (the message
+/// `TUNABLE_BUDGET`, `TUNABLE_SEED` or `TUNABLE_BATCH` is not a whole number when the call tunes (the message
 /// names it). Nothing else panics: a variant's failure is data, and an I/O problem is reported
 /// on stderr while the default configuration runs.
 pub fn autotune<P: Params>(
@@ -507,6 +507,61 @@ mod tests {
         assert!(first.contains(&at(5)));
         assert_eq!(warm.unwrap().1, "1 other device (key 64)");
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// Reproducible tuning: the kernel's seed reaches the strategy through its options, so two
+    /// tunings with the same seed ask for the same configurations in the same order when they
+    /// measure the same results (a replayed landscape, no timing noise), and another seed asks
+    /// for others. The default seed is the one every tuning used before there was a setting.
+    #[test]
+    fn the_same_seed_asks_for_the_same_configurations_in_the_same_order() {
+        use crate::tuner::{Objective, Progress, tune};
+        use tunable_search::sim::Replay;
+        use tunable_search::strategy::Trial;
+        let build = || {
+            tunable_search::SpaceBuilder::new()
+                .param("a", 0..12)
+                .param("b", 0..12)
+                .param("c", [1, 2, 4, 8])
+                .constraint("a * c <= 60")
+                .build()
+                .unwrap()
+        };
+        let space = Arc::new(build());
+        // A rugged landscape, the same on every replay.
+        let values = (0..space.len())
+            .map(|p| Some(1.0 + (p.wrapping_mul(2_654_435_761) % 997) as f64 / 100.0))
+            .collect();
+        let replay = Replay::from_values(build(), values);
+        let (fake, _, _) = fake_kernel("hook_seed", 1);
+        assert_eq!(fake.seed, TuneOptions::default().seed);
+        assert_eq!(fake.seed, tunable_search::defaults::SEED);
+        let asked = |strategy: &'static str, seed: u64| {
+            let kernel = KernelSpec {
+                strategy,
+                seed,
+                budget: 40,
+                ..fake_kernel("hook_seed", 1).0
+            };
+            // (`TUNABLE_SEED`, were it set, would override the kernel's seed in both runs.)
+            let opts = TuneOptions {
+                batch: 1,
+                ..kernel.options().unwrap()
+            };
+            let mut order = Vec::new();
+            let mut seen = |_: &Progress, t: &Trial, _: &Evaluation| order.push(t.position);
+            let mut replayed = Objective(|p: usize| {
+                replay.values()[p].ok_or_else(|| "not in the landscape".to_owned())
+            });
+            tune(&space, &opts, &mut replayed, &mut [&mut seen]).unwrap();
+            order
+        };
+        for strategy in ["auto", "random", "genetic"] {
+            let first = asked(strategy, 7);
+            assert_eq!(first.len(), 40, "{strategy}");
+            assert_eq!(asked(strategy, 7), first, "{strategy}: the same seed");
+            assert_ne!(asked(strategy, 8), first, "{strategy}: another seed");
+        }
     }
 
     #[test]

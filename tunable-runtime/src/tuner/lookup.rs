@@ -422,6 +422,7 @@ mod tests {
             manifest_dir: "/nonexistent/tunable-lookup-test",
             budget: 4,
             strategy: "random",
+            seed: 1,
             repeats: 1,
             warmup: 0,
             verify: crate::tuner::Verify::Off,

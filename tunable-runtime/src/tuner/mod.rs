@@ -93,7 +93,10 @@ pub struct TuneOptions {
     /// The strategy spec, e.g. `genetic` or `random` (default `auto`, the strategy
     /// `tunable_search::strategy::AUTO` names).
     pub strategy: String,
-    /// Seed of the strategy (default 1).
+    /// Seed of the strategy (default [`SEED`](tunable_search::defaults::SEED), 1): a strategy
+    /// is deterministic for its seed, so two runs with the same seed and the same results ask
+    /// for the same configurations in the same order. The first-run hook takes it from the
+    /// attribute's `seed` or `TUNABLE_SEED` ([`crate::settings::seed`]).
     pub seed: u64,
     /// Positions evaluated before the strategy asks for anything, within the budget (default
     /// none): the first-run hook puts the kernel's default configuration here, as the
@@ -109,7 +112,7 @@ impl Default for TuneOptions {
             batch: 1,
             max_seconds: None,
             strategy: tunable_search::defaults::STRATEGY.to_owned(),
-            seed: 1,
+            seed: tunable_search::defaults::SEED,
             first: Vec::new(),
         }
     }

@@ -7,7 +7,7 @@
 use super::{TuneOptions, Verify, session};
 use crate::RuntimeError;
 use crate::measure::Repeats;
-use crate::settings::env_usize;
+use crate::settings::{self, env_usize};
 
 /// Static facts about a kernel, from its `#[tunable]` attribute.
 #[derive(Debug)]
@@ -20,6 +20,10 @@ pub struct KernelSpec {
     pub budget: usize,
     /// Strategy spec.
     pub strategy: &'static str,
+    /// Seed of the strategy (the attribute's `seed`, default
+    /// [`SEED`](tunable_search::defaults::SEED)): the same seed asks for the same
+    /// configurations in the same order, given the same results ([`settings::seed`]).
+    pub seed: u64,
     /// Timed runs per configuration.
     pub repeats: u32,
     /// Untimed runs first.
@@ -38,16 +42,16 @@ pub struct KernelSpec {
 
 impl KernelSpec {
     /// The tuning options of this kernel: its attribute's, overridden by `TUNABLE_BUDGET`,
-    /// `TUNABLE_STRATEGY` and `TUNABLE_BATCH` (unset: one at a time, compiling ahead what the
-    /// strategy expects next, see [`TuneOptions::batch`]); `TUNABLE_TIME` bounds its wall time.
-    /// An error names a
-    /// number setting that does not parse.
+    /// `TUNABLE_STRATEGY`, `TUNABLE_SEED` and `TUNABLE_BATCH` (unset: one at a time, compiling
+    /// ahead what the strategy expects next, see [`TuneOptions::batch`]); `TUNABLE_TIME` bounds
+    /// its wall time. An error names a number setting that does not parse.
     pub fn options(&self) -> Result<TuneOptions, RuntimeError> {
         Ok(TuneOptions {
             budget: env_usize("TUNABLE_BUDGET")?.unwrap_or(self.budget),
             batch: env_usize("TUNABLE_BATCH")?.map_or(0, |b| b.max(1)),
             strategy: std::env::var("TUNABLE_STRATEGY")
                 .unwrap_or_else(|_| self.strategy.to_owned()),
+            seed: settings::seed()?.unwrap_or(self.seed),
             max_seconds: session::max_seconds(),
             ..TuneOptions::default()
         })

@@ -42,6 +42,7 @@ pub(crate) fn fake_kernel(
         manifest_dir: manifest,
         budget: 20,
         strategy: "exhaustive",
+        seed: 1,
         repeats,
         warmup: 1,
         verify: crate::tuner::Verify::Reference { tolerance: 1e-6 },

@@ -11,6 +11,7 @@ use tunable::tunable;
     key = tunable::key::next_power_of_two(n as u64),
     budget = 10,
     strategy = "random",
+    seed = 7,
     repeats = 2,
     warmup = 0,
     default = (block = 32, tile = 2, scale = 1.0, mode = "safe", fused = false),

@@ -124,8 +124,9 @@ pub mod __private {
 
 /// The README's and the user guide's code: every ```rust block of these files is a doctest, so
 /// `cargo test` compiles it (and runs it unless it says `no_run`). Blocks that are not Rust say
-/// so (```text, ```sh, ```toml). `tests/docs.rs` checks that every chapter of
-/// `docs/src/SUMMARY.md` is listed here.
+/// so (```text, ```sh, ```toml). `tests/docs.rs` checks that every guide chapter of
+/// `docs/SUMMARY.md` is listed here (the results and the lab notes, also in the book, hold no
+/// Rust).
 #[cfg(doctest)]
 mod guide {
     macro_rules! doctests {
@@ -139,7 +140,7 @@ mod guide {
 
     doctests! {
         Readme = "../README.md",
-        Introduction = "../docs/src/introduction.md",
+        Introduction = "../docs/introduction.md",
         GettingStarted = "../docs/src/getting-started.md",
         HowItWorks = "../docs/src/how-it-works.md",
         AheadOfTime = "../docs/src/ahead-of-time.md",

@@ -10,6 +10,7 @@
 mod attr;
 mod check;
 mod expand;
+mod source;
 mod wgsl;
 
 use proc_macro::TokenStream;

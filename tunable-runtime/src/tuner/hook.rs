@@ -57,6 +57,11 @@ pub struct KernelSpec {
     /// before tuning, when no reference run does, to see the GPU programs it builds (see
     /// `build_fingerprint`).
     pub device_given: bool,
+    /// The hashes of the kernel source files the attribute's `source` option names
+    /// (`tunable_search::format::tuned::source_hash`), recorded in every entry tuned: a later
+    /// build whose files hash otherwise does not bake the entry, and tuning does not take it
+    /// for known.
+    pub sources: &'static [u64],
 }
 
 impl KernelSpec {
@@ -409,6 +414,9 @@ impl Winner<'_> {
                 .iter()
                 .map(|&(p, t)| Ranked::at(space, p, t))
                 .collect(),
+            sources: kernel.sources.to_vec(),
+            // Filled by the store with the files it writes for the winner.
+            binaries: Vec::new(),
         };
         store_with_artifacts(
             &tuned_file(&tuned_dir(kernel.manifest_dir), kernel.name)?,

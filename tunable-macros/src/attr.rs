@@ -316,7 +316,10 @@ mod tests {
             "OOO"
         );
         assert_eq!(kinds("consts, cosnts, tile"), "FUU");
-        assert_eq!(kinds("source = \"k.cl\", source = (\"a.cu\", \"b.cuh\")"), "OO");
+        assert_eq!(
+            kinds("source = \"k.cl\", source = (\"a.cu\", \"b.cuh\")"),
+            "OO"
+        );
         assert_eq!(kinds("scale = 0.5..1.5, tile = [1]"), "UP");
     }
 

@@ -88,6 +88,7 @@ use syn::{ImplItem, ItemFn, ItemImpl, Token, parse_macro_input};
 /// | `verify` | an expression over the arguments, the output | off |
 /// | `answer` | an expression over the arguments | the default configuration's output |
 /// | `tolerance` | a non-negative number | `1e-4` |
+/// | `source` | a path, or `(path, ...)`, relative to this file | none |
 ///
 /// ## `constraint`
 /// A condition every configuration must satisfy, over the parameters' names, in the constraint
@@ -204,6 +205,25 @@ use syn::{ImplItem, ItemFn, ItemImpl, Token, parse_macro_input};
 /// assert_eq!(out, [1.0, 2.0]);
 /// ```
 ///
+/// ## `source`
+/// The files a GPU kernel's source text comes from (`source = "vector_add.wgsl"`, or
+/// `source = ("gemm.cu", "common.cuh")`), each relative to the file that holds the attribute, as
+/// `include_str!` takes them. A tuning records the hash of each file's text in every entry it
+/// stores; a later build whose files hash otherwise does not bake those entries (nor embed their
+/// device binaries): it warns, naming the kernel, the entries and `cargo tunable tune --kernel
+/// <name>`, and the calls run the default configuration until the kernel is tuned again. Without
+/// the option a build cannot see that the source changed (the body only names it); a baked
+/// configuration that then fails still falls back to the default at run time (see [What is
+/// generated](#what-is-generated)). The files are included in the build, so an edit rebuilds
+/// the crate.
+///
+/// ```text
+/// static VECTOR_ADD: Source = Source::new("vector_add", include_str!("vector_add.wgsl"));
+///
+/// #[tunable(block_size_x = [64, 128, 256], device = gpu.device_id(), source = "vector_add.wgsl")]
+/// pub fn vector_add(gpu: &Wgpu, /* ... */) -> Result<(), WgpuError> { /* ... */ }
+/// ```
+///
 /// # What is generated
 ///
 /// For `fn matmul(args...)`, beside the function:
@@ -221,7 +241,11 @@ use syn::{ImplItem, ItemFn, ItemImpl, Token, parse_macro_input};
 ///   the call would tune first), without running anything.
 ///
 /// A kernel returning `Result` reports a variant's `Err(e)` as a failed configuration whose
-/// reason is `e`'s `Display` (else its `Debug`); a variant that panics fails the same way.
+/// reason is `e`'s `Display` (else its `Debug`); a variant that panics fails the same way. In a
+/// build without the `autotune` feature, a baked or portable configuration whose call returns
+/// `Err` (its program no longer builds, it breaks a limit of this device) does not fail the
+/// call: the entry point says so in one line on stderr and runs the default configuration
+/// instead (after `restore`), as it does from then on for that key.
 ///
 /// # Baked configurations
 ///
@@ -316,7 +340,10 @@ fn expand_fn(
     place: &expand::Place,
 ) -> syn::Result<(proc_macro2::TokenStream, proc_macro2::TokenStream)> {
     let names: Vec<syn::Ident> = expand::arg_names(f)?.into_iter().map(|(n, _)| n).collect();
-    let model = check::model(args, &f.sig.ident, &names)?;
+    let mut model = check::model(args, &f.sig.ident, &names)?;
+    if model.sources.is_empty() {
+        model.sources = source::detected(f);
+    }
     wgsl::check(f, &model.params)?;
     expand::expand(&model, f, place)
 }

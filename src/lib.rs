@@ -24,8 +24,14 @@
 //! ```
 //!
 //! The user guide is the book under `docs/` in the repository (getting started, how tuning
-//! works, GPU kernels, distributed tuning, troubleshooting); this documentation is the
-//! reference.
+//! works, GPU kernels, distributed tuning, troubleshooting; `mdbook serve docs` renders it);
+//! this documentation is the reference.
+//!
+//! **Features and this documentation.** Some modules exist only with a feature, and
+//! documentation built without it does not show them: `backend::cuda` (feature `cuda`),
+//! `backend::opencl` (`opencl`), `backend::wgpu` (`wgpu`), and `journal` with the tuner's
+//! internals (`autotune`). The documentation on docs.rs is built with all four; locally,
+//! `cargo doc -p tunable --features autotune,cuda,opencl,wgpu`.
 //!
 //! ## What is here
 //!

@@ -54,7 +54,11 @@ impl<const N: usize> Params for Case<N> {
 /// Runs `p` once on `gpu` (so that the driver has compiled it).
 fn run<P: Params>(gpu: &Wgpu, p: &P, block: usize, per: usize) -> Result<(), WgpuError> {
     let n = 4096;
-    let (a, b, c) = (gpu.alloc::<f32>(n)?, gpu.alloc::<f32>(n)?, gpu.alloc::<f32>(n)?);
+    let (a, b, c) = (
+        gpu.alloc::<f32>(n)?,
+        gpu.alloc::<f32>(n)?,
+        gpu.alloc::<f32>(n)?,
+    );
     gpu.kernel(&VECTOR_ADD, p)?
         .launch(Dims::divide(n, block, block * per))
         .arg(&a)
@@ -126,7 +130,10 @@ fn a_blob_wgpu_refuses_is_reported_as_not_used_and_the_pipeline_still_runs() {
         .unwrap();
 
     let used = |used: bool, what: &str| {
-        println!("{what}: embedded pipeline cache {}", if used { "used" } else { "not used" });
+        println!(
+            "{what}: embedded pipeline cache {}",
+            if used { "used" } else { "not used" }
+        );
         used
     };
     let k = gpu.kernel(&VECTOR_ADD, &Case::<1>(128, 1)).unwrap();

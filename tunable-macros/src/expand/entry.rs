@@ -79,7 +79,8 @@ fn shipped_call(k: &Kernel, tuned: &Tuned, call_args: &[TokenStream]) -> TokenSt
             {
                 #[allow(unused_imports)]
                 use ::tunable::__private::{ViaDebug as _, ViaDisplay as _};
-                let why = (&::tunable::__private::Reason(&e)).reason();
+                // `e` ends here: an error that borrows the arguments frees them for the rerun.
+                let why = { let e = e; (&::tunable::__private::Reason(&e)).reason() };
                 ::tunable::__private::fall_back(&SHIPPED, key, &__tunable_variant, &why);
                 #restore
                 #call_with(&SHIPPED.default, #(#call_args),*)

@@ -1,7 +1,9 @@
 //! What the wgpu backend reports of an embedded pipeline cache blob (issue 39): a blob wgpu
-//! accepts and the driver keeps is used; one wgpu refuses (its checksum broken, random bytes, an
-//! empty blob) is reported as not used, and the pipeline is still created and runs. Before,
-//! `cache_used()` said "used" for any blob handed over, whatever wgpu then did with it. Runs on
+//! accepts and the driver keeps is used; one wgpu refuses (random bytes, an empty blob) or the
+//! driver keeps nothing of (changed data, or a driver whose caches hold no pipelines, as
+//! lavapipe's) is reported as not used, with the reason (`cache_refused()`), and the pipeline is
+//! still created and runs. Before, `cache_used()` said "used" for any blob handed over, whatever
+//! wgpu and the driver then did with it. Runs on
 //! lavapipe in CI; skips, printing why, without a wgpu adapter (unless `TUNABLE_REQUIRE` names
 //! `vulkan`) or on an adapter without pipeline caches.
 #![cfg(feature = "wgpu")]
@@ -129,25 +131,44 @@ fn a_blob_wgpu_refuses_is_reported_as_not_used_and_the_pipeline_still_runs() {
         .set(vec![artifact(&gpu, &Case::<3>(64, 2), &[])])
         .unwrap();
 
-    let used = |used: bool, what: &str| {
+    let report = |k: &tunable_runtime::backend::wgpu::CompiledKernel, what: &str| {
         println!(
             "{what}: embedded pipeline cache {}",
-            if used { "used" } else { "not used" }
+            k.cache_refused().unwrap_or("used")
         );
-        used
+        (k.cache_used(), k.cache_refused().map(str::to_owned))
     };
-    let k = gpu.kernel(&VECTOR_ADD, &Case::<1>(128, 1)).unwrap();
-    assert!(!used(k.cache_used(), "checksum broken"));
+    // wgpu checks its header (length, checksum, adapter): random bytes and an empty blob are
+    // refused with its reason.
     let k = gpu.kernel(&VECTOR_ADD, &Case::<2>(256, 1)).unwrap();
-    assert!(!used(k.cache_used(), "random bytes"));
+    let (used, why) = report(&k, "random bytes");
+    assert!(
+        !used && why.is_some_and(|w| w.starts_with("wgpu refused the embedded pipeline cache"))
+    );
     let k = gpu.kernel(&VECTOR_ADD, &Case::<3>(64, 2)).unwrap();
-    assert!(!used(k.cache_used(), "empty"));
+    let (used, why) = report(&k, "empty");
+    assert!(
+        !used && why.is_some_and(|w| w.starts_with("wgpu refused the embedded pipeline cache"))
+    );
+    // A byte of the driver's data changed: refused by wgpu, or kept nothing of by the driver
+    // (which checks its own header), never reported as used.
+    let k = gpu.kernel(&VECTOR_ADD, &Case::<1>(128, 1)).unwrap();
+    let (used, why) = report(&k, "driver data changed");
+    let refused =
+        |w: &str| w.starts_with("wgpu refused") || w.starts_with("the driver kept nothing");
+    assert!(!used && why.is_some_and(|w| refused(&w)));
     // The refused ones still run, from the source.
     run(&gpu, &Case::<1>(128, 1), 128, 1).unwrap();
     run(&gpu, &Case::<2>(256, 1), 256, 1).unwrap();
     run(&gpu, &Case::<3>(64, 2), 64, 2).unwrap();
-    // The blob the driver wrote for this very configuration is taken.
+    // The blob the driver wrote for this very configuration passes wgpu's checks: used where the
+    // driver keeps pipelines in its caches, and said to hold nothing where it keeps none
+    // (lavapipe writes caches of 96 bytes, a header and no pipeline).
     let k = gpu.kernel(&VECTOR_ADD, &Case::<0>(64, 1)).unwrap();
-    assert!(used(k.cache_used(), "as the driver wrote it"));
+    let (used, why) = report(&k, "as the driver wrote it");
+    assert!(
+        used && why.is_none()
+            || !used && why.is_some_and(|w| w.starts_with("the driver kept nothing"))
+    );
     run(&gpu, &Case::<0>(64, 1), 64, 1).unwrap();
 }

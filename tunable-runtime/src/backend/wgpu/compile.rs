@@ -55,6 +55,8 @@ pub(crate) struct Compiled {
     cache: Option<wgpu::PipelineCache>,
     /// Whether `cache` was created from an embedded blob.
     cache_used: bool,
+    /// Why the embedded blobs for this configuration were not used, if there were any.
+    cache_refused: Option<String>,
     /// Whether it was launched already (drivers may compile it at its first dispatch).
     pub(super) launched: AtomicBool,
 }
@@ -108,6 +110,14 @@ impl CompiledKernel {
     /// backend says once on stderr what happened to it.
     pub fn cache_used(&self) -> bool {
         self.compiled.cache_used
+    }
+
+    /// Why the pipeline cache blob embedded for this configuration was not used, where one was
+    /// embedded: wgpu's refusal (`wgpu refused the embedded pipeline cache (...)`), the driver
+    /// keeping nothing of it, or the artifact being stale or damaged. `None` when a blob was
+    /// used or none was embedded. The backend prints the same reason once on stderr.
+    pub fn cache_refused(&self) -> Option<&str> {
+        self.compiled.cache_refused.as_deref()
     }
 
     /// The pipeline's cache data (`PipelineCache::get_data`), where the device has
@@ -525,7 +535,7 @@ fn build(
 ) -> Result<Compiled, WgpuError> {
     let (workgroup, storage) = resolve(module, source.kernel, consts, config)?;
     check_limits(gpu, workgroup, storage, config)?;
-    let (mut cache, mut cache_used) = (None, false);
+    let (mut cache, mut cache_used, mut cache_refused) = (None, false, None);
     if gpu.pipeline_cache {
         let wanted = embedded::wanted(source, defs, &gpu.id, &[Kind::WgpuPipelineCache]);
         let mut found = embedded::find(embedded, &wanted);
@@ -536,6 +546,9 @@ fn build(
             }
         }
         embedded::say_compiling(source.kernel, config, &found.refused);
+        if !cache_used && !found.refused.is_empty() {
+            cache_refused = Some(found.refused.join("; "));
+        }
         if cache.is_none() {
             // SAFETY: no data is given, so there is nothing for the driver to trust.
             let (c, error) = scoped(&gpu.device, || unsafe {
@@ -576,6 +589,7 @@ fn build(
         storage,
         cache,
         cache_used,
+        cache_refused,
         launched: AtomicBool::new(false),
     })
 }

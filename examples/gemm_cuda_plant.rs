@@ -85,6 +85,8 @@ fn main() {
     for device in devices {
         for &key in &keys {
             let entry = TunedEntry {
+                sources: Vec::new(),
+                binaries: Vec::new(),
                 kernel: "gemm_cuda".into(),
                 device: device.clone(),
                 key,

@@ -24,8 +24,14 @@
 //! ```
 //!
 //! The user guide is the book under `docs/` in the repository (getting started, how tuning
-//! works, GPU kernels, distributed tuning, troubleshooting); this documentation is the
-//! reference.
+//! works, GPU kernels, distributed tuning, troubleshooting; `mdbook serve docs` renders it);
+//! this documentation is the reference.
+//!
+//! **Features and this documentation.** Some modules exist only with a feature, and
+//! documentation built without it does not show them: `backend::cuda` (feature `cuda`),
+//! `backend::opencl` (`opencl`), `backend::wgpu` (`wgpu`), and `journal` with the tuner's
+//! internals (`autotune`). The documentation on docs.rs is built with all four; locally,
+//! `cargo doc -p tunable --features autotune,cuda,opencl,wgpu`.
 //!
 //! ## What is here
 //!
@@ -124,8 +130,9 @@ pub mod __private {
 
 /// The README's and the user guide's code: every ```rust block of these files is a doctest, so
 /// `cargo test` compiles it (and runs it unless it says `no_run`). Blocks that are not Rust say
-/// so (```text, ```sh, ```toml). `tests/docs.rs` checks that every chapter of
-/// `docs/src/SUMMARY.md` is listed here.
+/// so (```text, ```sh, ```toml). `tests/docs.rs` checks that every guide chapter of
+/// `docs/SUMMARY.md` is listed here (the results and the lab notes, also in the book, hold no
+/// Rust).
 #[cfg(doctest)]
 mod guide {
     macro_rules! doctests {
@@ -139,7 +146,7 @@ mod guide {
 
     doctests! {
         Readme = "../README.md",
-        Introduction = "../docs/src/introduction.md",
+        Introduction = "../docs/introduction.md",
         GettingStarted = "../docs/src/getting-started.md",
         HowItWorks = "../docs/src/how-it-works.md",
         AheadOfTime = "../docs/src/ahead-of-time.md",

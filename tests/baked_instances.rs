@@ -117,6 +117,8 @@ fn tune(c: &TempCrate, kernel: &str, names: &[&str], entries: &[(&str, u64, &[i6
     let entries: Vec<TunedEntry> = entries
         .iter()
         .map(|&(device, key, values)| TunedEntry {
+            sources: Vec::new(),
+            binaries: Vec::new(),
             kernel: kernel.into(),
             device: device.into(),
             key,

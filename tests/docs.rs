@@ -2,8 +2,11 @@
 //!
 //! - every relative link in the README, CONTRIBUTING.md, CHANGELOG.md and `docs/**/*.md` leads to
 //!   a file or folder that exists, and every `#anchor` to a heading of the file it names;
-//! - `docs/src/SUMMARY.md` lists every chapter under `docs/src/`, and every chapter it lists is a
-//!   doctest of the facade (`src/lib.rs`, module `guide`), so its Rust blocks compile;
+//! - `docs/SUMMARY.md` (the book's source is all of `docs/`) lists every chapter under
+//!   `docs/src/`, the introduction, the results and the lab notes, and every guide chapter it
+//!   lists is a doctest of the facade (`src/lib.rs`, module `guide`), so its Rust blocks compile
+//!   (the results and the notes hold no Rust block); CI renders the book and checks its links in
+//!   the HTML too (`.ci/book_links.py`);
 //! - the README and the guide have no unlabelled code fence (rustdoc would take it for Rust) and
 //!   no `ignore`d Rust block;
 //! - the README stays short and opens with this repository's two commands;
@@ -151,10 +154,19 @@ fn every_relative_link_and_anchor_resolves() {
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
 }
 
-/// The chapters `docs/src/SUMMARY.md` links, relative to `docs/src`.
+/// The chapters `docs/SUMMARY.md` links, relative to `docs`.
 fn summary_chapters() -> Vec<String> {
-    let summary = fs::read_to_string(root().join("docs/src/SUMMARY.md")).unwrap();
+    let summary = fs::read_to_string(root().join("docs/SUMMARY.md")).unwrap();
     links(&summary)
+}
+
+/// The chapters of the guide (the introduction and `src/`), which are doctests; the others are
+/// the results and the lab notes.
+fn guide_chapters() -> Vec<String> {
+    summary_chapters()
+        .into_iter()
+        .filter(|c| c == "introduction.md" || c.starts_with("src/"))
+        .collect()
 }
 
 #[test]
@@ -164,13 +176,22 @@ fn the_summary_lists_every_chapter_and_every_chapter_is_a_doctest() {
     let lib = fs::read_to_string(root().join("src/lib.rs")).unwrap();
     for chapter in &chapters {
         assert!(
-            root().join("docs/src").join(chapter).is_file(),
+            root().join("docs").join(chapter).is_file(),
             "SUMMARY.md lists {chapter}, which does not exist"
         );
+    }
+    for chapter in guide_chapters() {
         assert!(
-            lib.contains(&format!("\"../docs/src/{chapter}\"")),
+            lib.contains(&format!("\"../docs/{chapter}\"")),
             "{chapter} is not among the doctests of src/lib.rs (module `guide`): its Rust blocks \
              would not be compiled"
+        );
+    }
+    for chapter in chapters.iter().filter(|c| !guide_chapters().contains(c)) {
+        let text = fs::read_to_string(root().join("docs").join(chapter)).unwrap();
+        assert!(
+            !text.lines().any(|l| l.trim_start().starts_with("```rust")),
+            "docs/{chapter} holds a Rust block, which no doctest compiles: make it a guide chapter"
         );
     }
     assert!(
@@ -178,14 +199,18 @@ fn the_summary_lists_every_chapter_and_every_chapter_is_a_doctest() {
         "the README is not a doctest"
     );
     for file in markdown_files() {
-        let Ok(rel) = file.strip_prefix("docs/src") else {
+        let Ok(rel) = file.strip_prefix("docs") else {
             continue;
         };
         let rel = rel.to_str().unwrap().replace('\\', "/");
-        if rel != "SUMMARY.md" {
+        let in_book = rel.starts_with("src/")
+            || rel.starts_with("notes/")
+            || rel == "introduction.md"
+            || rel == "results.md";
+        if in_book {
             assert!(
                 listed.contains(rel.as_str()),
-                "docs/src/{rel} is not listed in SUMMARY.md"
+                "docs/{rel} is not listed in docs/SUMMARY.md"
             );
         }
     }
@@ -194,7 +219,7 @@ fn the_summary_lists_every_chapter_and_every_chapter_is_a_doctest() {
 #[test]
 fn code_blocks_say_their_language_and_none_is_ignored() {
     let mut files = vec!["README.md".to_owned()];
-    files.extend(summary_chapters().iter().map(|c| format!("docs/src/{c}")));
+    files.extend(guide_chapters().iter().map(|c| format!("docs/{c}")));
     let mut bad = Vec::new();
     for file in files {
         let text = fs::read_to_string(root().join(&file)).unwrap();

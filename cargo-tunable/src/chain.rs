@@ -96,6 +96,8 @@ mod tests {
 
     fn entry(device: &str, key: u64, hash: u64, ranked: &[(i64, f64)]) -> TunedEntry {
         TunedEntry {
+            sources: Vec::new(),
+            binaries: Vec::new(),
             kernel: "k".into(),
             device: device.into(),
             key,

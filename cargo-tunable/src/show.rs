@@ -15,7 +15,8 @@
 //!
 //! **Device binaries.** Below the chains, the [artifacts](crate::artifacts) of GPU kernels'
 //! winners in `<kernel>.artifacts/` (kind, size, device or architecture); with `--json`, each
-//! entry lists its own under `artifacts`.
+//! entry lists its own under `artifacts`. A damaged artifact file is listed as such in the table;
+//! with `--json`, under `damaged_artifacts` of each entry of its kernel, and on stderr.
 //!
 //! **Untrusted text.** Names and devices come from the files: a kernel name that breaks the rule
 //! of [`tunable_search::name`] is shown escaped and marked `(invalid name)` (its `.space` record
@@ -56,6 +57,9 @@ struct Row {
     stale: Option<bool>,
     /// The device binaries stored for the entry's winner.
     artifacts: Vec<Brief>,
+    /// The damaged files in the kernel's artifact folder (which cannot say whose they are), as
+    /// the table lists them.
+    damaged_artifacts: Vec<Damaged>,
     /// The portable set of the entry's kernel and key (what a build runs, timed once, on a
     /// device with no entry), best compromise first; the [chain](crate::chain) of the key is the
     /// tuned devices' entries, then this. Empty for an entry a build drops (an older space).
@@ -69,6 +73,14 @@ struct Brief {
     bytes: usize,
     target: String,
     file: String,
+}
+
+/// A damaged artifact file, in `--json`.
+#[derive(Serialize)]
+struct Damaged {
+    file: String,
+    /// What is wrong with it.
+    reason: String,
 }
 
 /// The space fingerprint the last build recorded for `kernel` in `dir`, if any (none for a name
@@ -111,6 +123,16 @@ pub(crate) fn run(args: ShowArgs) -> Result<(), Box<dyn std::error::Error>> {
             let stale = recorded_space(&args.dir, &e.kernel).map(|s| s != e.space_hash);
             Row {
                 stale,
+                damaged_artifacts: listed
+                    .iter()
+                    .filter(|l| l.kernel == e.kernel)
+                    .filter_map(|l| {
+                        Some(Damaged {
+                            file: l.file.clone(),
+                            reason: l.damaged.clone()?,
+                        })
+                    })
+                    .collect(),
                 portable: portable(&e.kernel, e.key, &e.device),
                 artifacts: crate::artifacts::of_entry(&listed, &e)
                     .into_iter()
@@ -139,6 +161,13 @@ pub(crate) fn run(args: ShowArgs) -> Result<(), Box<dyn std::error::Error>> {
         })
         .collect();
     if args.json {
+        // As for a damaged tuned file: a damaged artifact is said on stderr too (the rows of its
+        // kernel list it, but a kernel may have no readable entry).
+        for l in &listed {
+            if let Some(why) = &l.damaged {
+                eprintln!("warning: {}: damaged: {why}", shown(&l.file));
+            }
+        }
         println!("{}", serde_json::to_string_pretty(&rows)?);
         return Ok(());
     }

@@ -117,6 +117,8 @@ fn kept(
         return Ok(None);
     };
     Ok(Some(TunedEntry {
+        sources: Vec::new(),
+        binaries: Vec::new(),
         kernel: "bench".into(),
         device: stem,
         key: 0,

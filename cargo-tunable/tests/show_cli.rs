@@ -8,6 +8,8 @@ use tunable_runtime::store::{StoredValue, TunedEntry, store, tuned_file};
 fn show_prints_stored_entries_and_skips_damaged_files() {
     let dir = std::env::temp_dir().join(format!("tunable-show-{}", std::process::id()));
     let entry = TunedEntry {
+        sources: Vec::new(),
+        binaries: Vec::new(),
         kernel: "saxpy".into(),
         device: "cpu: test x2".into(),
         key: 1024,
@@ -26,12 +28,21 @@ fn show_prints_stored_entries_and_skips_damaged_files() {
     // The last build's record of the annotation: `saxpy` still fits, `axpy` changed since.
     std::fs::write(dir.join("saxpy.space"), "0000000000000001\n").unwrap();
     let old = TunedEntry {
+        sources: Vec::new(),
+        binaries: Vec::new(),
         kernel: "axpy".into(),
         ..entry
     };
     store(&tuned_file(&dir, "axpy").unwrap(), old).unwrap();
     std::fs::write(dir.join("axpy.space"), "00000000000000ff\n").unwrap();
     std::fs::write(dir.join("broken.bin"), b"nope").unwrap();
+    // A damaged device binary of `saxpy` (issue 39): listed in the table and in the JSON alike.
+    std::fs::create_dir_all(dir.join("saxpy.artifacts")).unwrap();
+    std::fs::write(
+        dir.join("saxpy.artifacts/00000000000000aa.clbin"),
+        b"TUNABIN\0 torn",
+    )
+    .unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_cargo-tunable"))
         .args(["tunable", "show"])
         .arg(&dir)
@@ -50,6 +61,10 @@ fn show_prints_stored_entries_and_skips_damaged_files() {
         "{text}"
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("broken.bin"));
+    assert!(
+        text.contains("| saxpy | | | | | | saxpy.artifacts/00000000000000aa.clbin | damaged: "),
+        "{text}"
+    );
     let out = Command::new(env!("CARGO_BIN_EXE_cargo-tunable"))
         .args(["tunable", "show", "--json"])
         .arg(&dir)
@@ -59,6 +74,24 @@ fn show_prints_stored_entries_and_skips_damaged_files() {
     assert_eq!(v[1]["kernel"], "saxpy");
     assert_eq!(v[1]["params"][0], serde_json::json!(["block", "64"]));
     assert_eq!(v[1]["tuned"], "2026-11-23 19:40");
+    let damaged = &v[1]["damaged_artifacts"];
+    assert_eq!(
+        damaged[0]["file"], "saxpy.artifacts/00000000000000aa.clbin",
+        "{v}"
+    );
+    assert!(
+        damaged[0]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("truncated") || r.contains("header")),
+        "{v}"
+    );
+    assert_eq!(v[0]["damaged_artifacts"], serde_json::json!([]), "{v}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("saxpy.artifacts/00000000000000aa.clbin: damaged: "),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // The chain's portable set for the key: with one tuned device, its winner first.
     assert_eq!(v[1]["portable"][0], "block=64, mode=fast", "{v}");
     assert_eq!(
@@ -89,6 +122,8 @@ fn show_survives_forged_files_and_escapes_names() {
     file.extend_from_slice(&payload);
     std::fs::write(dir.join("forged.bin"), file).unwrap();
     let hand = TunedEntry {
+        sources: Vec::new(),
+        binaries: Vec::new(),
         kernel: "../x\u{1b}[2J".into(),
         device: "gpu\u{202e}evil".into(),
         key: 1,

@@ -235,6 +235,8 @@ pub fn tuned_entry(
         .map(|(r, time_ms)| Ok(Ranked::at(space, position_of(study, space, r)?, time_ms)))
         .collect::<Result<Vec<_>, DistError>>()?;
     Ok(Some(TunedEntry {
+        sources: Vec::new(),
+        binaries: Vec::new(),
         kernel: study.spec.kernel.clone(),
         device: study.spec.device.clone(),
         key: study.spec.key,

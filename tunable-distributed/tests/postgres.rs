@@ -483,6 +483,8 @@ fn export_writes_what_local_tuning_writes_with_the_same_results() {
     let report = tunable_runtime::tuner::tune(&space, &opts, &mut measure, &mut []).unwrap();
     let (pos, time_ms) = report.best.unwrap();
     let local = tunable_runtime::store::TunedEntry {
+        sources: Vec::new(),
+        binaries: Vec::new(),
         kernel: "toy".into(),
         device: "Toy GPU".into(),
         key: 7,

@@ -7,7 +7,7 @@ use syn::{Expr, Ident, Lit, LitInt, LitStr, Token, bracketed, parenthesized};
 
 /// Options of the attribute. Any other `name = [...]` or `name = a..=b` is a parameter; any other
 /// name with another value (or none) is an unknown option.
-pub(crate) const OPTIONS: [&str; 15] = [
+pub(crate) const OPTIONS: [&str; 16] = [
     "constraint",
     "key",
     "budget",
@@ -23,6 +23,7 @@ pub(crate) const OPTIONS: [&str; 15] = [
     "verify",
     "answer",
     "tolerance",
+    "source",
 ];
 
 /// One parameter value literal.
@@ -106,6 +107,8 @@ pub(crate) enum Arg {
     Number(Ident, Lit),
     Str(Ident, LitStr),
     Default(Ident, Vec<(Ident, ParamLit)>),
+    /// `source = "file"` or `source = ("a", "b")`: the kernel's source files.
+    Sources(Ident, Vec<LitStr>),
     Flag(Ident),
     /// A name that is no option, with a value that is no parameter's (not a list, not a range)
     /// or without a value; the value is skipped so that the other arguments are still checked.
@@ -122,6 +125,7 @@ impl Arg {
             | Arg::Number(i, _)
             | Arg::Str(i, _)
             | Arg::Default(i, _)
+            | Arg::Sources(i, _)
             | Arg::Flag(i)
             | Arg::Unknown(i) => i,
         }
@@ -162,6 +166,15 @@ impl Parse for Arg {
                     }
                 }
                 Ok(Arg::Default(name, items))
+            }
+            "source" => {
+                if !input.peek(syn::token::Paren) {
+                    return Ok(Arg::Sources(name, vec![input.parse()?]));
+                }
+                let content;
+                parenthesized!(content in input);
+                let files = content.parse_terminated(<LitStr as Parse>::parse, Token![,])?;
+                Ok(Arg::Sources(name, files.into_iter().collect()))
             }
             "consts" => Err(syn::Error::new(
                 name.span(),
@@ -304,6 +317,10 @@ mod tests {
             "OOO"
         );
         assert_eq!(kinds("consts, cosnts, tile"), "FUU");
+        assert_eq!(
+            kinds("source = \"k.cl\", source = (\"a.cu\", \"b.cuh\")"),
+            "OO"
+        );
         assert_eq!(kinds("scale = 0.5..1.5, tile = [1]"), "UP");
     }
 

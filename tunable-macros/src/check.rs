@@ -5,6 +5,7 @@
 //! configuration is a compile error.
 
 use crate::attr::{Arg, OPTIONS, ParamDef, ParamLit};
+use crate::source::{self, SourceFile};
 use proc_macro2::Span;
 use std::sync::Arc;
 use syn::{Expr, Ident, LitStr};
@@ -61,6 +62,8 @@ pub(crate) struct Model {
     pub name: String,
     pub consts: bool,
     pub space: Arc<Space>,
+    /// The kernel's source files (`source = ...`), read and hashed.
+    pub sources: Vec<SourceFile>,
 }
 
 /// Accumulates errors.
@@ -101,6 +104,7 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
         (None, syn::ext::IdentExt::unraw(fn_name).to_string(), false);
     let mut name_span = None;
     let mut seed = defaults::SEED;
+    let mut sources = Vec::new();
     for arg in args {
         let id = arg.ident().to_string();
         // Constraints repeat; an unknown option is reported as such each time.
@@ -165,6 +169,14 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
                 name_span = Some(s.span());
             }
             Arg::Default(i, items) => default = Some((i, items)),
+            Arg::Sources(_, files) => {
+                for f in &files {
+                    match source::read(f) {
+                        Ok(file) => sources.push(file),
+                        Err(e) => errs.push(f.span(), e),
+                    }
+                }
+            }
             Arg::Flag(_) => consts = true,
             Arg::Unknown(name) => errs.push(name.span(), unknown_option(&name)),
         }
@@ -289,6 +301,7 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
         name,
         consts,
         space,
+        sources,
     })
 }
 

@@ -10,6 +10,7 @@
 mod attr;
 mod check;
 mod expand;
+mod source;
 mod wgsl;
 
 use proc_macro::TokenStream;
@@ -88,6 +89,7 @@ use syn::{ImplItem, ItemFn, ItemImpl, Token, parse_macro_input};
 /// | `verify` | an expression over the arguments, the output | off |
 /// | `answer` | an expression over the arguments | the default configuration's output |
 /// | `tolerance` | a non-negative number | `1e-4` |
+/// | `source` | a path, or `(path, ...)`, relative to this file | the files the body includes |
 ///
 /// ## `constraint`
 /// A condition every configuration must satisfy, over the parameters' names, in the constraint
@@ -109,6 +111,14 @@ use syn::{ImplItem, ItemFn, ItemImpl, Token, parse_macro_input};
 /// checked at compile time by builds with the `autotune` feature (the only ones that use it, and
 /// the only ones that compile the search engine). `"auto"` is the strategy chosen on the shared benchmark
 /// (`tunable_search::strategy::AUTO`). `TUNABLE_BUDGET` and `TUNABLE_STRATEGY` override both at run time.
+#[cfg_attr(
+    feature = "search",
+    doc = "The syntax of a spec, and every strategy's options: [`StrategySpec`](tunable_search::strategy::StrategySpec)."
+)]
+#[cfg_attr(
+    not(feature = "search"),
+    doc = "The syntax of a spec, and every strategy's options: `tunable_search::strategy::StrategySpec` (documented in builds with the `autotune` feature, as on docs.rs)."
+)]
 ///
 /// ## `seed`
 /// The strategy's seed. A strategy is deterministic for its seed: two tunings of the kernel with
@@ -212,6 +222,32 @@ use syn::{ImplItem, ItemFn, ItemImpl, Token, parse_macro_input};
 /// assert_eq!(out, [1.0, 2.0]);
 /// ```
 ///
+/// ## `source`
+/// The files a kernel's source text comes from, each relative to the file that holds the
+/// attribute, as `include_str!` takes them: `source = "vector_add.wgsl"`, or
+/// `source = ("gemm.cu", "common.cuh")`. Without the option the attribute finds them itself:
+/// the files the body includes with `include_str!` of a literal path, directly or through a
+/// `static` or `const` of the same file that the body names (`&VECTOR_ADD` below). Name them
+/// when the source comes from elsewhere (another module, a generated file).
+///
+/// A tuning records the hash of each file's text in every entry it stores; a later build whose
+/// files hash otherwise does not bake those entries (nor embed their device binaries): it
+/// warns, naming the kernel, the entries and `cargo tunable tune --kernel <name>`, and the calls
+/// run the default configuration until the kernel is tuned again. A source neither found nor
+/// named is not checked at build time; a baked configuration that then fails still falls back
+/// to the default at run time (see [What is generated](#what-is-generated)). The files are
+/// included in the build, so an edit rebuilds the crate.
+///
+/// ```text
+/// static VECTOR_ADD: Source = Source::new("vector_add", include_str!("vector_add.wgsl"));
+///
+/// // Found: the body names VECTOR_ADD. `source = "vector_add.wgsl"` would say the same.
+/// #[tunable(block_size_x = [64, 128, 256], device = gpu.device_id())]
+/// pub fn vector_add(gpu: &Wgpu, /* ... */) -> Result<(), WgpuError> {
+///     gpu.kernel(&VECTOR_ADD, params)? /* ... */
+/// }
+/// ```
+///
 /// # What is generated
 ///
 /// For `fn matmul(args...)`, beside the function:
@@ -229,7 +265,11 @@ use syn::{ImplItem, ItemFn, ItemImpl, Token, parse_macro_input};
 ///   the call would tune first), without running anything.
 ///
 /// A kernel returning `Result` reports a variant's `Err(e)` as a failed configuration whose
-/// reason is `e`'s `Display` (else its `Debug`); a variant that panics fails the same way.
+/// reason is `e`'s `Display` (else its `Debug`); a variant that panics fails the same way. In a
+/// build without the `autotune` feature, a baked or portable configuration whose call returns
+/// `Err` (its program no longer builds, it breaks a limit of this device) does not fail the
+/// call: the entry point says so in one line on stderr and runs the default configuration
+/// instead (after `restore`), as it does from then on for that key.
 ///
 /// # Baked configurations
 ///
@@ -324,7 +364,10 @@ fn expand_fn(
     place: &expand::Place,
 ) -> syn::Result<(proc_macro2::TokenStream, proc_macro2::TokenStream)> {
     let names: Vec<syn::Ident> = expand::arg_names(f)?.into_iter().map(|(n, _)| n).collect();
-    let model = check::model(args, &f.sig.ident, &names)?;
+    let mut model = check::model(args, &f.sig.ident, &names)?;
+    if model.sources.is_empty() {
+        model.sources = source::detected(f);
+    }
     wgsl::check(f, &model.params)?;
     expand::expand(&model, f, place)
 }

@@ -16,7 +16,6 @@
 use crate::check::Param;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use syn::visit::Visit;
 
 /// Checks the parameters against the WGSL sources the body uses, where they can be read.
 pub(crate) fn check(f: &syn::ItemFn, params: &[Param]) -> syn::Result<()> {
@@ -71,78 +70,12 @@ pub(crate) fn check_in(
 }
 
 /// The `.wgsl` files the body includes, itself or through a `static` or `const` of the file
-/// that it names.
+/// that it names ([`crate::source::included`]).
 fn sources(text: &str, f: &syn::ItemFn) -> BTreeSet<PathBuf> {
-    let mut names = Names::default();
-    names.visit_block(&f.block);
-    let mut found = Includes::default();
-    found.visit_block(&f.block);
-    if let Ok(file) = syn::parse_file(text) {
-        let mut items = Items {
-            names: &names.0,
-            found: &mut found,
-        };
-        items.visit_file(&file);
-    }
-    found.0
-}
-
-/// Single-identifier paths the body uses.
-#[derive(Default)]
-struct Names(BTreeSet<String>);
-
-impl<'ast> Visit<'ast> for Names {
-    fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
-        if let Some(id) = p.path.get_ident() {
-            self.0.insert(id.to_string());
-        }
-        syn::visit::visit_expr_path(self, p);
-    }
-
-    fn visit_macro(&mut self, m: &'ast syn::Macro) {
-        // Arguments of macros (`format!`, ...) are tokens: look for names there too.
-        for t in m.tokens.clone() {
-            if let proc_macro2::TokenTree::Ident(id) = t {
-                self.0.insert(id.to_string());
-            }
-        }
-    }
-}
-
-/// `include_str!("....wgsl")` paths.
-#[derive(Default)]
-struct Includes(BTreeSet<PathBuf>);
-
-impl<'ast> Visit<'ast> for Includes {
-    fn visit_macro(&mut self, m: &'ast syn::Macro) {
-        if m.path.is_ident("include_str")
-            && let Ok(lit) = m.parse_body::<syn::LitStr>()
-            && lit.value().ends_with(".wgsl")
-        {
-            self.0.insert(PathBuf::from(lit.value()));
-        }
-    }
-}
-
-/// The statics and consts of the file named in `names`, whose initializers are searched for
-/// includes.
-struct Items<'a> {
-    names: &'a BTreeSet<String>,
-    found: &'a mut Includes,
-}
-
-impl<'ast> Visit<'ast> for Items<'_> {
-    fn visit_item_static(&mut self, s: &'ast syn::ItemStatic) {
-        if self.names.contains(&s.ident.to_string()) {
-            self.found.visit_expr(&s.expr);
-        }
-    }
-
-    fn visit_item_const(&mut self, c: &'ast syn::ItemConst) {
-        if self.names.contains(&c.ident.to_string()) {
-            self.found.visit_expr(&c.expr);
-        }
-    }
+    crate::source::included(text, f)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "wgsl"))
+        .collect()
 }
 
 /// The names of the `override` declarations of a WGSL text, in order.

@@ -54,7 +54,8 @@ pub struct Choice<P> {
 
 /// The choice of a shipped build (no `autotune` feature), as the entry point makes it
 /// ([`Shipped::run`]): on a device with no baked entry, the portable set's choice
-/// ([`Origin::Portable`]); else the baked entry for `key`, else the default.
+/// ([`Origin::Portable`]); else the baked entry for `key`, else the default; the default once
+/// the tuned configuration failed for `key` in this process ([`crate::tuner::fallback`]).
 pub fn shipped<P: Params, D: AsRef<str>>(
     kernel: &Shipped<P>,
     key: u64,
@@ -63,6 +64,9 @@ pub fn shipped<P: Params, D: AsRef<str>>(
     let device = device();
     let device = device.as_ref();
     let (params, origin) = match kernel.peek(device, key) {
+        _ if crate::tuner::fallback::failed(kernel.kernel, key) => {
+            (kernel.default, Origin::Default)
+        }
         Some((params, timed)) => (params, Origin::Portable { timed }),
         None => fallback(kernel.table, key, device, kernel.default),
     };

@@ -48,6 +48,8 @@ pub mod tuner;
 /// a shipped binary runs on a device nobody tuned on.
 #[cfg(not(feature = "autotune"))]
 pub mod tuner {
+    #[path = "fallback.rs"]
+    pub mod fallback;
     #[path = "lookup.rs"]
     pub mod lookup;
     #[path = "unseen.rs"]

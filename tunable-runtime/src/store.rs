@@ -51,7 +51,8 @@ pub fn store(path: &Path, entry: TunedEntry) -> Result<(), RuntimeError> {
 
 /// Stores `entry` like [`store`], with `binaries`, the device binaries built for its winner
 /// (each with its recipe), as artifacts in the kernel's folder beside the tuned file, written
-/// before the entry. An artifact of the same configuration, device, kind and entry point built
+/// before the entry, which records their identities ([`TunedEntry::binaries`]; so do the
+/// entries of other keys that share the files). An artifact of the same configuration, device, kind and entry point built
 /// from another recipe (an edited source, say) is replaced.
 pub fn store_with_artifacts(
     path: &Path,
@@ -85,6 +86,7 @@ pub fn store_with_artifacts(
         params: entry.params.clone(),
     };
     let mut written = Vec::new();
+    let mut identities = Vec::new();
     for (recipe, bytes) in binaries {
         let name = recipe.file_name();
         let file = artifact::encode(&Artifact {
@@ -93,7 +95,19 @@ pub fn store_with_artifacts(
             bytes: bytes.into(),
         });
         write_atomically(&artifacts.join(&name), &file)?;
+        identities.push(artifact::identity(&file));
         written.push(name);
+    }
+    let mut entry = entry;
+    if !identities.is_empty() {
+        entry.binaries.clone_from(&identities);
+        // The entries of other keys with the same winner on the same device share its files,
+        // rewritten now: they record the new identities too.
+        for e in entries.iter_mut().filter(|e| {
+            e.kernel == owner.kernel && e.device == owner.device && e.params == owner.params
+        }) {
+            e.binaries.clone_from(&identities);
+        }
     }
     entries.retain(|e| !e.same_slot(&entry));
     entries.push(entry);
@@ -171,6 +185,8 @@ mod tests {
 
     pub(crate) fn entry(kernel: &str, key: u64, t: f64) -> TunedEntry {
         TunedEntry {
+            sources: Vec::new(),
+            binaries: Vec::new(),
             kernel: kernel.into(),
             device: "cpu: test x2".into(),
             key,
@@ -298,6 +314,8 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         let path = tuned_file(&dir, "k").unwrap();
         let with_tile = |key, tile| TunedEntry {
+            sources: Vec::new(),
+            binaries: Vec::new(),
             params: vec![("tile".into(), StoredValue::Int(tile))],
             ..entry("k", key, 1.0)
         };

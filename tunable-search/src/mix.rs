@@ -16,7 +16,9 @@ pub(crate) fn mix64(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// 64 mixed bits as a uniform number in `[0, 1)` (their top 53).
+/// 64 mixed bits as a uniform number in `[0, 1)` (their top 53). Only the search engine's
+/// users draw numbers (BO's trial scope, the stress landscapes).
+#[cfg(feature = "search")]
 pub(crate) fn unit_of(h: u64) -> f64 {
     (h >> 11) as f64 / (1u64 << 53) as f64
 }

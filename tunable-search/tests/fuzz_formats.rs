@@ -184,6 +184,8 @@ fn entry() -> impl Strategy<Value = TunedEntry> {
         ),
     )
         .prop_map(|(kernel, device, key, params, top)| TunedEntry {
+            sources: Vec::new(),
+            binaries: Vec::new(),
             kernel,
             device,
             key,

@@ -28,6 +28,18 @@
 //! `Cargo.toml.orig` cargo puts in every package) never changes and is not written to; nor is a
 //! folder that cannot be written (then the crate is rebuilt only when its sources change).
 //!
+//! ## Entries tuned with another kernel source
+//!
+//! A kernel that names its source files (`source = "kernel.wgsl"`, [`crate::source`]) has
+//! their hashes recorded in every entry tuned since. An entry whose recorded hashes do not
+//! include the files' as they are now was tuned on another text: its configuration may no
+//! longer compile or fit the device's limits. It is not baked (nor its artifacts embedded, nor
+//! its configurations put in a portable set), the build warns once, naming the kernel, the
+//! entries and the command that tunes them again, and the calls run the default configuration
+//! until then. The source files are included with `include_str!`, so an edit rebuilds the crate.
+//! Entries written before the hashes (or of a kernel that names no files) cannot tell and are
+//! baked as before.
+//!
 //! Beside it, the macro records the annotation's space fingerprint in `<kernel>.space` (only
 //! when it changes), which `cargo tunable show` compares with each entry's to mark the entries
 //! this annotation no longer bakes.
@@ -53,6 +65,8 @@ pub(super) struct BakedEntry {
     /// The best configurations kept for the slot (value indices) with their times, fastest
     /// first: those that still fit the annotation.
     pub(super) ranked: Vec<(Vec<usize>, f64)>,
+    /// The identities of the device binary files stored with it (empty: not recorded).
+    pub(super) binaries: Vec<[u8; 32]>,
 }
 
 /// What the tuned file gave for one kernel.
@@ -69,7 +83,9 @@ pub(super) struct Tuned {
     /// The file, if it exists (or a placeholder could be written): included so that a change to
     /// it rebuilds the crate.
     tracked: Option<String>,
-    /// A warning for an unreadable file.
+    /// The kernel's source files (absolute paths), included so that an edit rebuilds the crate.
+    sources: Vec<String>,
+    /// A warning for an unreadable file, or for entries tuned with another kernel source.
     warning: Option<String>,
     /// The compile error for a file refused by the size limits.
     pub(super) error: Option<String>,
@@ -79,6 +95,7 @@ impl Tuned {
     /// Reads the kernel's tuned file (nothing outside a cargo build).
     pub(super) fn read(model: &Model) -> Tuned {
         let mut tuned = Tuned::of(vec![]);
+        tuned.sources = model.sources.iter().map(|s| s.path.clone()).collect();
         let Ok(manifest) = std::env::var("CARGO_MANIFEST_DIR") else {
             return tuned;
         };
@@ -110,8 +127,13 @@ impl Tuned {
                 return tuned;
             }
         };
+        let current: Vec<u64> = model.sources.iter().map(|s| s.hash).collect();
+        let mut stale = Vec::new();
         for e in entries.into_iter().filter(|e| e.kernel == model.name) {
             match indices_of(model, &e) {
+                Some(_) if !e.is_current(&current) => {
+                    stale.push(format!("device {:?}, key {}", e.device, e.key));
+                }
                 Some(indices) => tuned.entries.push(BakedEntry {
                     ranked: e
                         .ranked()
@@ -121,12 +143,16 @@ impl Tuned {
                     device: e.device,
                     key: e.key,
                     indices,
+                    binaries: e.binaries,
                 }),
                 None => tuned.dropped.push(format!(
                     "tunable: dropped the tuned configuration of {} for device {:?}, key {}: it no longer fits the annotation (parameters, values or constraints changed)",
                     e.kernel, e.device, e.key
                 )),
             }
+        }
+        if !stale.is_empty() {
+            tuned.warning = Some(stale_warning(model, &stale));
         }
         tuned.add_instances();
         tuned
@@ -140,6 +166,7 @@ impl Tuned {
             instances: vec![],
             dropped: vec![],
             tracked: None,
+            sources: vec![],
             warning: None,
             error: None,
         };
@@ -182,32 +209,29 @@ impl Tuned {
         quote!(#(#entries),*)
     }
 
-    /// `include_bytes!` of the file, so that cargo rebuilds when it changes, and
-    /// `option_env!("TUNABLE_DIR")`, so that it rebuilds when the folder setting changes (see the
-    /// [module docs](self)).
+    /// `include_bytes!` of the file and `include_str!` of the kernel's source files, so that
+    /// cargo rebuilds when one changes, and `option_env!` of `TUNABLE_DIR` and
+    /// `TUNABLE_EMBED_LIMIT`, so that it rebuilds when the folder or the embedding limit changes
+    /// (see the [module docs](self)).
     pub(super) fn track(&self) -> TokenStream {
         let file = self.tracked.as_ref().map(|p| {
             quote!(
                 const _: &[u8] = include_bytes!(#p);
             )
         });
+        let sources = &self.sources;
         quote! {
             #file
+            #(const _: &str = include_str!(#sources);)*
             const _: ::core::option::Option<&str> = option_env!("TUNABLE_DIR");
+            const _: ::core::option::Option<&str> = option_env!("TUNABLE_EMBED_LIMIT");
         }
     }
 
-    /// The warning for an unreadable file, as a use of a deprecated item.
+    /// The warning for an unreadable file or for entries of another kernel source, as a use of
+    /// a deprecated item.
     pub(super) fn warn(&self) -> Option<TokenStream> {
-        self.warning.as_ref().map(|w| {
-            quote! {
-                #[deprecated(note = #w)]
-                #[allow(non_camel_case_types)]
-                struct __tunable_warning;
-                #[allow(dead_code)]
-                fn __tunable_warn() { let _ = __tunable_warning; }
-            }
-        })
+        self.warning.as_deref().map(super::tokens::warning)
     }
 }
 
@@ -226,6 +250,20 @@ pub(super) fn sets(entries: &[BakedEntry]) -> Vec<(u64, Vec<Vec<usize>>)> {
         .map(|(key, devices)| (key, tunable_search::portable::shipped(&devices)))
         .filter(|(_, set)| !set.is_empty())
         .collect()
+}
+
+/// The build warning for the entries of `model` tuned with another text of its source files
+/// (`stale` names them): what is not baked, and how to tune them again.
+fn stale_warning(model: &Model, stale: &[String]) -> String {
+    let files: Vec<&str> = model.sources.iter().map(|s| s.written.as_str()).collect();
+    format!(
+        "tunable: the source of kernel `{name}` ({files}) changed since it was tuned for {which}: \
+         those configurations are not baked and the default configuration runs; tune them again \
+         with `cargo tunable tune --kernel {name}` (or a build with `--features autotune`)",
+        name = model.name,
+        files = files.join(", "),
+        which = stale.join("; "),
+    )
 }
 
 /// Writes an empty tuned file at `path` for a kernel that has none, so that the build can track

@@ -8,7 +8,8 @@
 //! `<name>_with`). With the feature, `__private::autotune` tunes a missing (device, key) on this
 //! call's arguments through the tuning closure generated here, which runs a variant (after
 //! `restore`) and reads the output and answer [`verify`](super::verify) checks; every
-//! configuration runs through `<name>_with`.
+//! configuration runs through `<name>_with`. A shipped call whose baked or portable
+//! configuration returns `Err` runs the default instead ([`shipped_call`]).
 
 use super::baked::Tuned;
 use super::{Kernel, instances, params, verify};
@@ -29,7 +30,7 @@ pub(super) fn item(k: &Kernel, tuned: &Tuned) -> TokenStream {
     let shipped = shipped(k, tuned);
     let key = key(k);
     let call_args: Vec<TokenStream> = k.args.iter().map(|(a, _)| quote!(#a)).collect();
-    let run_shipped = instances::dispatch(k, tuned, &quote!(__tunable_variant), &call_args);
+    let run_shipped = shipped_call(k, tuned, &call_args);
     let tune = tune(k, &tuned.dropped);
     let restore_after = model
         .restore
@@ -50,12 +51,49 @@ pub(super) fn item(k: &Kernel, tuned: &Tuned) -> TokenStream {
                 #restore_after
                 #call_with(&params, #(#call_args),*)
             } else {
-                let __tunable_variant = #shipped;
+                let __tunable_variant =
+                    ::tunable::__private::unless_failed(&SHIPPED, key, #shipped);
                 #restore_after
                 #run_shipped
             })
         }
     }
+}
+
+/// The shipped branch's run of `__tunable_variant` (its instance). For a function returning
+/// `Result`, an `Err` of a configuration other than the default falls back: one line on stderr,
+/// the arguments restored (`restore`), and the default run instead, as it will be for this key
+/// from now on (`tunable_runtime::tuner::fallback`).
+fn shipped_call(k: &Kernel, tuned: &Tuned, call_args: &[TokenStream]) -> TokenStream {
+    if !returns_result(k) {
+        return instances::dispatch(k, tuned, &quote!(__tunable_variant), call_args);
+    }
+    let args = reborrowed(k);
+    let first = instances::dispatch(k, tuned, &quote!(__tunable_variant), &args);
+    let call_with = &k.call_with;
+    let restore = k.model.restore.as_ref().map(|r| quote!(#r;));
+    quote! {
+        match #first {
+            ::std::result::Result::Err(e)
+                if ::tunable::__private::falls_back(&SHIPPED, &__tunable_variant) =>
+            {
+                #[allow(unused_imports)]
+                use ::tunable::__private::{ViaDebug as _, ViaDisplay as _};
+                // `e` ends here: an error that borrows the arguments frees them for the rerun.
+                let why = { let e = e; (&::tunable::__private::Reason(&e)).reason() };
+                ::tunable::__private::fall_back(&SHIPPED, key, &__tunable_variant, &why);
+                #restore
+                #call_with(&SHIPPED.default, #(#call_args),*)
+            }
+            __tunable_result => __tunable_result,
+        }
+    }
+}
+
+/// Whether the function returns a `Result` (by the last segment of its return type's path):
+/// its `Err` is a failed configuration.
+fn returns_result(k: &Kernel) -> bool {
+    matches!(&k.f.sig.output, ReturnType::Type(_, t) if matches!(&**t, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Result")))
 }
 
 /// The key expression, `0u64` without a `key` option.
@@ -161,6 +199,7 @@ pub(super) fn kernel_spec(k: &Kernel) -> TokenStream {
     let verify_mode = verify::glue(model).mode;
     let body = body_fingerprint(k);
     let device_given = model.device.is_some();
+    let sources = model.sources.iter().map(|s| s.hash);
     quote! {
         static KERNEL: ::tunable::__private::KernelSpec = ::tunable::__private::KernelSpec {
             name: #kernel_name,
@@ -173,6 +212,7 @@ pub(super) fn kernel_spec(k: &Kernel) -> TokenStream {
             verify: #verify_mode,
             body: #body,
             device_given: #device_given,
+            sources: &[#(#sources),*],
         };
     }
 }
@@ -219,8 +259,7 @@ fn reborrowed(k: &Kernel) -> Vec<TokenStream> {
 /// `Result`, an `Err(e)` is a failed configuration whose reason is `e`'s `Display` (else its
 /// `Debug`).
 fn run_variant(k: &Kernel, run: TokenStream) -> TokenStream {
-    let returns_result = matches!(&k.f.sig.output, ReturnType::Type(_, t) if matches!(&**t, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Result")));
-    if returns_result {
+    if returns_result(k) {
         quote!(match #run {
             ::std::result::Result::Ok(_) => ::std::result::Result::Ok(::std::option::Option::None),
             ::std::result::Result::Err(e) => {

@@ -197,6 +197,7 @@ mod tests {
                     key,
                     indices: idx.to_vec(),
                     ranked: vec![(idx.to_vec(), 1.0)],
+                    binaries: vec![],
                 })
                 .collect(),
         );

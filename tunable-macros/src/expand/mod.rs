@@ -167,7 +167,9 @@ fn with_tuned(
 ) -> syn::Result<(TokenStream, TokenStream)> {
     let k = Kernel::new(model, f, place)?;
     let embedded = artifacts::embedded(model, tuned);
-    let outer = params::items(&k, artifacts::method(&embedded));
+    let warnings = embedded.warnings.iter().map(|w| tokens::warning(w));
+    let outer = params::items(&k, artifacts::method(&embedded.files));
+    let outer = quote!(#outer #(#warnings)*);
     let (space, with) = (space::item(&k), with::item(&k));
     let instances = instances::items(&k, tuned);
     let (entry, config) = (entry::item(&k, tuned), config::item(&k, tuned));

@@ -60,3 +60,16 @@ pub(super) fn pascal(s: &str) -> String {
         .map(|p| p[..1].to_uppercase() + &p[1..])
         .collect()
 }
+
+/// A build warning with `text`, as the use of a deprecated item in an anonymous constant (so
+/// that several warnings of one kernel do not clash), spanned on the attribute.
+pub(super) fn warning(text: &str) -> TokenStream {
+    quote! {
+        const _: () = {
+            #[deprecated(note = #text)]
+            #[allow(non_camel_case_types)]
+            struct __tunable_warning;
+            let _ = __tunable_warning;
+        };
+    }
+}

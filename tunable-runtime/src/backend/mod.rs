@@ -9,7 +9,8 @@
 //!   device handle, for the life of the process), failed compilations included, so a variant is
 //!   compiled once however often it is run.
 //! - **Load what tuning built.** When a winner is stored, the binaries the backend built for it
-//!   are stored beside the tuned file ([`record`]), a plain build embeds those of its baked
+//!   are stored beside the tuned file (the `record` module, in builds with `autotune`), a plain
+//!   build embeds those of its baked
 //!   entries, and the backend loads one instead of compiling when it was built from the same
 //!   source, options and definitions for the same device ([`embedded`]); a stale or rejected
 //!   binary means compiling, never running it. A shipped CUDA binary whose baked configurations

@@ -17,7 +17,8 @@ use std::time::{Duration, Instant};
 /// Where a launch is, as its event tells.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Status {
-    /// Queued or being prepared, not running yet.
+    /// Queued or being prepared, not running yet (only OpenCL's events tell).
+    #[cfg_attr(not(feature = "opencl"), allow(dead_code))]
     Waiting,
     /// Running (or, where the API cannot tell, not finished).
     Running,

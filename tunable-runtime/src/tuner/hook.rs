@@ -362,6 +362,9 @@ impl Winner<'_> {
                 .iter()
                 .map(|&(p, t)| Ranked::at(space, p, t))
                 .collect(),
+            sources: kernel.sources.to_vec(),
+            // Filled by the store with the files it writes for the winner.
+            binaries: Vec::new(),
         };
         store_with_artifacts(
             &tuned_file(&tuned_dir(kernel.manifest_dir), kernel.name)?,

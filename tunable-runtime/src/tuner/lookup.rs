@@ -260,7 +260,9 @@ fn known<P: Params>(
 }
 
 #[cfg(feature = "autotune")]
-/// The configuration the tuned file holds for the slot in this space, if any.
+/// The configuration the tuned file holds for the slot in this space, if any and if it was
+/// tuned with the kernel's source files as they are now (`KernelSpec::sources`): an entry of an
+/// edited source is tuned again.
 fn stored<P: Params>(kernel: &KernelSpec, space: &Space, device: &str, key: u64) -> Option<P> {
     let read = tuned_file(&tuned_dir(kernel.manifest_dir), kernel.name)
         .map_err(crate::RuntimeError::from)
@@ -273,6 +275,7 @@ fn stored<P: Params>(kernel: &KernelSpec, space: &Space, device: &str, key: u64)
                     && e.device == device
                     && e.key == key
                     && e.space_hash == space.fingerprint()
+                    && e.is_current(kernel.sources)
             })
             .and_then(|e| P::from_values(&e.values())),
         Err(e) => {
@@ -428,6 +431,7 @@ mod tests {
             verify: crate::tuner::Verify::Off,
             body: 0,
             device_given: false,
+            sources: &[],
         }
     }
 

@@ -32,6 +32,7 @@
 //! - [`hook`]: the first-run hook, [`hook::autotune`], and the kernel's static description;
 //! - [`lookup`]: where a call's configuration comes from ([`Lookup`]), and the baked table;
 //! - [`unseen`]: what a shipped binary runs on a device nobody tuned on (the portable set);
+//! - [`fallback`]: a shipped call whose tuned configuration fails runs the default instead;
 //! - [`warm`]: what a tuning on a new device evaluates first (other devices' findings);
 //! - [`session`]: the settings and report of a `cargo tunable tune` session;
 //! - [`evaluate`]: evaluate mode, one configuration measured for a distributed worker;
@@ -42,6 +43,7 @@
 
 mod confirm;
 pub mod evaluate;
+pub mod fallback;
 pub mod hook;
 mod journaled;
 pub mod lookup;

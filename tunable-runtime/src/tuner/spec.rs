@@ -38,6 +38,11 @@ pub struct KernelSpec {
     /// before tuning, when no reference run does, to see the GPU programs it builds (see
     /// `build_fingerprint`).
     pub device_given: bool,
+    /// The hashes of the kernel source files the attribute's `source` option names
+    /// (`tunable_search::format::tuned::source_hash`), recorded in every entry tuned: a later
+    /// build whose files hash otherwise does not bake the entry, and tuning does not take it
+    /// for known.
+    pub sources: &'static [u64],
 }
 
 impl KernelSpec {

@@ -48,6 +48,7 @@ pub(crate) fn fake_kernel(
         verify: crate::tuner::Verify::Reference { tolerance: 1e-6 },
         body: 0,
         device_given: false,
+        sources: &[],
     };
     let space = tunable_search::SpaceBuilder::new()
         .param("tile", [1, 2, 3, 4, 5, 6])

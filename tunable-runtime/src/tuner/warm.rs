@@ -166,6 +166,8 @@ mod tests {
 
     fn entry(space: &Space, device: &str, key: u64, ranked: &[(i64, f64)]) -> TunedEntry {
         TunedEntry {
+            sources: Vec::new(),
+            binaries: Vec::new(),
             kernel: "k".into(),
             device: device.into(),
             key,

@@ -173,7 +173,7 @@ pub enum Fit {
 impl Recipe {
     /// The hash of a source text that recipes carry (FNV-1a 64).
     pub fn source_hash(code: &str) -> u64 {
-        fnv1a(&[code.as_bytes()])
+        super::tuned::source_hash(code)
     }
 
     /// The fingerprint of everything in the recipe but the kind's PTX/CUBIN distinction: equal
@@ -335,6 +335,25 @@ pub fn read(path: &Path) -> Result<Artifact<'static>, String> {
         Ok(Err(e)) => Err(e.to_string()),
         Err(e) => Err(e.to_string()),
     }
+}
+
+/// The identity of an artifact file, as its tuned entry records it
+/// ([`TunedEntry::binaries`](super::tuned::TunedEntry::binaries)): the SHA-256 digest of the
+/// whole file. Unlike the frame's checksum, which catches accidents, it cannot be matched by a
+/// file made on purpose, so a build that embeds only the files its entries name cannot be handed
+/// another binary by replacing the file alone.
+///
+/// ```
+/// use tunable_search::format::artifact::identity;
+///
+/// assert_eq!(identity(b"abc")[..4], [0xba, 0x78, 0x16, 0xbf]);
+/// assert_ne!(identity(b"abc"), identity(b"abd"));
+/// ```
+pub fn identity(file: &[u8]) -> [u8; 32] {
+    use sha2::Digest;
+    let mut out = [0; 32];
+    out.copy_from_slice(&sha2::Sha256::digest(file));
+    out
 }
 
 /// The artifact files of `dir` (a kernel's [`artifact_dir`]) in file-name order, each decoded

@@ -10,7 +10,8 @@
 //! `b"TUNABLE\0"`, version, length, checksum), so a truncated, corrupted or future-version file
 //! is recognized as such and never decoded into garbage. Older versions still decode: a version
 //! 1 file (before [`TunedEntry::top`]) reads as entries whose list of best configurations holds
-//! the winner alone. Besides [`Value`] (plain data) it depends on serde, bincode and std only, so
+//! the winner alone; a version 2 file (before [`TunedEntry::sources`]) as entries that recorded
+//! no kernel source and no binary's identity. Besides [`Value`] (plain data) it depends on serde, bincode and std only, so
 //! that a shipped build can read tuned files without the search engine.
 //!
 //! Reading is bounded (see `frame.rs`, "Size limits"): a file over [`MAX_SIZE`] is refused
@@ -35,6 +36,8 @@
 //!     strategy: "auto".into(),
 //!     timestamp: 1_700_000_000,
 //!     top: vec![Ranked { values: vec![StoredValue::Int(32)], time_ms: 1.5 }],
+//!     sources: vec![],
+//!     binaries: vec![],
 //! };
 //! let bytes = encode(std::slice::from_ref(&entry));
 //! assert_eq!(decode(&bytes).unwrap(), [entry]);
@@ -51,8 +54,8 @@ pub use super::frame::DecodeError;
 use std::path::{Path, PathBuf};
 
 /// The format version written; files with a larger one are refused. Version 2 added
-/// [`TunedEntry::top`]; version 1 files still decode.
-pub const FORMAT_VERSION: u32 = 2;
+/// [`TunedEntry::top`], version 3 [`TunedEntry::sources`] and [`TunedEntry::binaries`]; files of versions 1 and 2 still decode.
+pub const FORMAT_VERSION: u32 = 3;
 const MAGIC: &[u8; 8] = b"TUNABLE\0";
 
 /// The largest payload a tuned file may have: 64 MiB (some hundred thousand entries). A larger
@@ -119,6 +122,22 @@ pub struct TunedEntry {
     /// [`KEPT`](crate::portable::KEPT), values in the order of [`params`](Self::params). Empty
     /// when only the winner is known; see [`ranked`](Self::ranked).
     pub top: Vec<Ranked>,
+    /// The hashes ([`source_hash`]) of the kernel source files the `source` option of
+    /// `#[tunable]` named when it was tuned, in declared order; empty when it named none. A
+    /// build whose files hash otherwise does not bake the entry ([`is_current`](Self::is_current)).
+    pub sources: Vec<u64>,
+    /// The identities ([`artifact::identity`](super::artifact::identity), SHA-256) of the
+    /// device binary files stored with the winner beside the tuned file, so that a build embeds
+    /// only those: a file replaced without its entry is refused. Empty for a kernel without
+    /// device binaries (and for entries of files before version 3, whose binaries are taken as
+    /// they are).
+    pub binaries: Vec<[u8; 32]>,
+}
+
+/// The hash of a kernel source text that tuned entries record: FNV-1a 64 of its bytes, the hash
+/// device binaries' recipes carry too (`artifact::Recipe::source_hash`).
+pub fn source_hash(text: &str) -> u64 {
+    crate::fingerprint::fnv1a(&[text.as_bytes()])
 }
 
 /// One of the best configurations of a tuning, with its time.
@@ -162,6 +181,8 @@ impl From<EntryV1> for TunedEntry {
     fn from(e: EntryV1) -> Self {
         TunedEntry {
             top: Vec::new(),
+            sources: Vec::new(),
+            binaries: Vec::new(),
             kernel: e.kernel,
             device: e.device,
             key: e.key,
@@ -175,10 +196,63 @@ impl From<EntryV1> for TunedEntry {
     }
 }
 
+/// An entry as format version 2 wrote it (no kernel source hashes).
+#[derive(Deserialize)]
+struct EntryV2 {
+    kernel: String,
+    device: String,
+    key: u64,
+    space_hash: u64,
+    params: Vec<(String, StoredValue)>,
+    time_ms: f64,
+    evaluations: u32,
+    strategy: String,
+    timestamp: u64,
+    top: Vec<Ranked>,
+}
+
+impl From<EntryV2> for TunedEntry {
+    fn from(e: EntryV2) -> Self {
+        TunedEntry {
+            sources: Vec::new(),
+            binaries: Vec::new(),
+            kernel: e.kernel,
+            device: e.device,
+            key: e.key,
+            space_hash: e.space_hash,
+            params: e.params,
+            time_ms: e.time_ms,
+            evaluations: e.evaluations,
+            strategy: e.strategy,
+            timestamp: e.timestamp,
+            top: e.top,
+        }
+    }
+}
+
 impl TunedEntry {
     /// Whether `other` is stored in the same slot (kernel, device and key).
     pub fn same_slot(&self, other: &TunedEntry) -> bool {
         self.kernel == other.kernel && self.device == other.device && self.key == other.key
+    }
+
+    /// Whether the entry was tuned with the kernel source files that hash to `current` now
+    /// (the `source` option's files, [`source_hash`]): every one of them is among the entry's
+    /// [`sources`](Self::sources). An entry that recorded none, or a kernel that names none,
+    /// cannot tell, and counts as current.
+    ///
+    /// ```
+    /// # use tunable_search::format::tuned::{TunedEntry, source_hash};
+    /// # let mut entry = TunedEntry { kernel: "k".into(), device: "d".into(), key: 0, space_hash: 0,
+    /// #     params: vec![], time_ms: 1.0, evaluations: 1, strategy: "auto".into(), timestamp: 0,
+    /// #     top: vec![], sources: vec![], binaries: vec![] };
+    /// entry.sources = vec![source_hash("__kernel void k() {}")];
+    /// assert!(entry.is_current(&[source_hash("__kernel void k() {}")]));
+    /// assert!(!entry.is_current(&[source_hash("__kernel void k() { edited(); }")]));
+    /// assert!(entry.is_current(&[]));
+    /// ```
+    pub fn is_current(&self, current: &[u64]) -> bool {
+        self.sources.is_empty() || current.iter().all(|h| self.sources.contains(h))
     }
 
     /// The configuration's values, in stored order.
@@ -263,6 +337,9 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<TunedEntry>, DecodeError> {
     let (version, payload) = unframe(MAGIC, FORMAT_VERSION, MAX_SIZE, bytes)?;
     let (entries, used) = if version == 1 {
         let (old, used): (Vec<EntryV1>, usize) = decode_bounded(payload)?;
+        (old.into_iter().map(TunedEntry::from).collect(), used)
+    } else if version == 2 {
+        let (old, used): (Vec<EntryV2>, usize) = decode_bounded(payload)?;
         (old.into_iter().map(TunedEntry::from).collect(), used)
     } else {
         decode_bounded(payload)?
@@ -354,7 +431,52 @@ mod tests {
                     time_ms: 2.5,
                 },
             ],
+            sources: vec![source_hash("__kernel void a() {}")],
+            binaries: vec![[7; 32]],
         }
+    }
+
+    /// A version 2 file (before the source hashes), written here as its encoder did: it
+    /// decodes, each entry recording no source, so that every build still bakes it.
+    #[test]
+    fn version_2_files_still_load() {
+        #[derive(Serialize)]
+        struct V2<'a>(
+            &'a str,
+            &'a str,
+            u64,
+            u64,
+            &'a [(String, StoredValue)],
+            f64,
+            u32,
+            &'a str,
+            u64,
+            &'a [Ranked],
+        );
+        let e = entry("a", 1);
+        let old = vec![V2(
+            &e.kernel,
+            &e.device,
+            e.key,
+            e.space_hash,
+            &e.params,
+            e.time_ms,
+            e.evaluations,
+            &e.strategy,
+            e.timestamp,
+            &e.top,
+        )];
+        let payload = bincode::serde::encode_to_vec(&old, bincode::config::standard()).unwrap();
+        let decoded = decode(&frame(MAGIC, 2, &payload)).unwrap();
+        assert_eq!(
+            decoded,
+            [TunedEntry {
+                sources: vec![],
+                binaries: vec![],
+                ..e
+            }]
+        );
+        assert!(decoded[0].is_current(&[source_hash("anything")]));
     }
 
     /// `tests/fixtures/tuned-v1.bin` was written by the encoder of format version 1 (before

@@ -55,6 +55,8 @@ pub(crate) struct Compiled {
     cache: Option<wgpu::PipelineCache>,
     /// Whether `cache` was created from an embedded blob.
     cache_used: bool,
+    /// Why the embedded blobs for this configuration were not used, if there were any.
+    cache_refused: Option<String>,
     /// Whether it was launched already (drivers may compile it at its first dispatch).
     pub(super) launched: AtomicBool,
 }
@@ -102,9 +104,20 @@ impl CompiledKernel {
     }
 
     /// Whether the pipeline was created with a pipeline cache blob embedded in the build (the
-    /// one stored with this configuration when it was tuned on this device and driver).
+    /// one stored with this configuration when it was tuned on this device and driver) that
+    /// wgpu accepted and the driver kept. A blob refused by wgpu (another adapter, driver or
+    /// wgpu version, a wrong length or checksum) or ignored by the driver is not used, and the
+    /// backend says once on stderr what happened to it.
     pub fn cache_used(&self) -> bool {
         self.compiled.cache_used
+    }
+
+    /// Why the pipeline cache blob embedded for this configuration was not used, where one was
+    /// embedded: wgpu's refusal (`wgpu refused the embedded pipeline cache (...)`), the driver
+    /// keeping nothing of it, or the artifact being stale or damaged. `None` when a blob was
+    /// used or none was embedded. The backend prints the same reason once on stderr.
+    pub fn cache_refused(&self) -> Option<&str> {
+        self.compiled.cache_refused.as_deref()
     }
 
     /// The pipeline's cache data (`PipelineCache::get_data`), where the device has
@@ -112,6 +125,48 @@ impl CompiledKernel {
     pub fn cache_data(&self) -> Option<Vec<u8>> {
         self.compiled.cache.as_ref().and_then(|c| c.get_data())
     }
+}
+
+/// A pipeline cache created from an embedded blob, if wgpu accepted the blob and the driver
+/// kept something of it; else what happened to it, for the line the backend prints.
+///
+/// wgpu checks the blob's own header (its adapter, driver, wgpu version, length and checksum)
+/// when it is created without `fallback`: a refusal is its validation error. The driver then
+/// takes the data or silently ignores it (Vulkan drivers ignore data of another driver or
+/// version); the cache's data read back at once tells which: a cache the driver kept nothing of
+/// is no larger than a cache created empty.
+fn given_back(gpu: &Inner, label: &str, blob: &[u8]) -> Result<wgpu::PipelineCache, String> {
+    // SAFETY: `blob` was returned by `PipelineCache::get_data` on a device with this identity
+    // (adapter, backend, driver and its version: the artifact's recipe says so), and it is
+    // checked by its checksum in the artifact file; wgpu checks its own header again.
+    let (c, error) = scoped(&gpu.device, || unsafe {
+        gpu.device
+            .create_pipeline_cache(&wgpu::PipelineCacheDescriptor {
+                label: Some(label),
+                data: Some(blob),
+                fallback: false,
+            })
+    });
+    if let Some(e) = error {
+        return Err(format!("wgpu refused the embedded pipeline cache ({e})"));
+    }
+    // SAFETY: no data is given.
+    let (empty, _) = scoped(&gpu.device, || unsafe {
+        gpu.device
+            .create_pipeline_cache(&wgpu::PipelineCacheDescriptor {
+                label: Some(label),
+                data: None,
+                fallback: true,
+            })
+    });
+    let size = |c: &wgpu::PipelineCache| c.get_data().map_or(0, |d| d.len());
+    if size(&c) <= size(&empty) {
+        return Err(format!(
+            "the driver kept nothing of the embedded pipeline cache ({} bytes)",
+            blob.len()
+        ));
+    }
+    Ok(c)
 }
 
 /// The names of the `override` constants that `code` declares, in order, or naga's parse error.
@@ -480,27 +535,31 @@ fn build(
 ) -> Result<Compiled, WgpuError> {
     let (workgroup, storage) = resolve(module, source.kernel, consts, config)?;
     check_limits(gpu, workgroup, storage, config)?;
-    let (mut cache, mut cache_used) = (None, false);
+    let (mut cache, mut cache_used, mut cache_refused) = (None, false, None);
     if gpu.pipeline_cache {
         let wanted = embedded::wanted(source, defs, &gpu.id, &[Kind::WgpuPipelineCache]);
-        let found = embedded::find(embedded, &wanted);
+        let mut found = embedded::find(embedded, &wanted);
+        if let Some(&(_, blob)) = found.usable.first() {
+            match given_back(gpu, source.kernel, blob) {
+                Ok(c) => (cache, cache_used) = (Some(c), true),
+                Err(why) => found.refused.push(why),
+            }
+        }
         embedded::say_compiling(source.kernel, config, &found.refused);
-        let blob = found.usable.first().map(|&(_, bytes)| bytes);
-        // SAFETY: `data` was returned by `PipelineCache::get_data` on a device with this
-        // identity (adapter, backend, driver and its version: the artifact's recipe says so);
-        // wgpu also checks the blob's header against the adapter and ignores a mismatch
-        // (`fallback: true`).
-        let (c, error) = scoped(&gpu.device, || unsafe {
-            gpu.device
-                .create_pipeline_cache(&wgpu::PipelineCacheDescriptor {
-                    label: Some(source.kernel),
-                    data: blob,
-                    fallback: true,
-                })
-        });
-        if error.is_none() {
-            cache_used = blob.is_some();
-            cache = Some(c);
+        if !cache_used && !found.refused.is_empty() {
+            cache_refused = Some(found.refused.join("; "));
+        }
+        if cache.is_none() {
+            // SAFETY: no data is given, so there is nothing for the driver to trust.
+            let (c, error) = scoped(&gpu.device, || unsafe {
+                gpu.device
+                    .create_pipeline_cache(&wgpu::PipelineCacheDescriptor {
+                        label: Some(source.kernel),
+                        data: None,
+                        fallback: true,
+                    })
+            });
+            cache = error.is_none().then_some(c);
         }
     }
     let refs: Vec<(&str, f64)> = consts.iter().map(|(k, v)| (k.as_str(), *v)).collect();
@@ -530,6 +589,7 @@ fn build(
         storage,
         cache,
         cache_used,
+        cache_refused,
         launched: AtomicBool::new(false),
     })
 }

@@ -81,9 +81,11 @@ pub(crate) struct BenchArgs {
     #[arg(long, value_parser = parse_synthetic)]
     synthetic: Vec<Synthetic>,
     /// Generated stress landscapes (see `tunable_search::sim::stress`), comma-separated:
-    /// `default` (every kind at three sizes, 21 landscapes), `small` (every kind at its smallest),
-    /// a kind (`flat_periodic`, `heavy_tail`, `plateau`, `needle`, `near_optimal`, `noisy`,
-    /// `failing`: its three default settings) or `kind:n=SIZE:d=DIMS[:seed=S][:noise=E][:fail=F]`.
+    /// `default` (every kind at three sizes, 30 landscapes), `small` (every kind at its smallest),
+    /// `large` (seven kinds at about 10^6), `all` (`default` and `large`), a kind
+    /// (`flat_periodic`, `heavy_tail`, `plateau`, `needle`, `near_optimal`, `noisy`, `failing`,
+    /// `required`, `cliffs`, `pinpoint`: its three default settings) or
+    /// `kind:n=SIZE:d=DIMS[:seed=S][:noise=E][:fail=F]`.
     #[arg(long, value_parser = parse_stress)]
     stress: Vec<Vec<StressSpec>>,
     /// Grid points per axis of the synthetic functions.

@@ -646,7 +646,7 @@ mod tests {
     /// deliberately changing a generator, and then re-run the published stress bench.
     #[test]
     fn generators_are_unchanged() {
-        let expected: [(&str, u64); 25] = [
+        let expected: [(&str, u64); 31] = [
             ("flat_periodic:n=200:d=2", 0x29c4_2b7c_e10c_9289),
             ("flat_periodic:n=5000:d=5", 0x7341_cca5_d989_bba1),
             ("heavy_tail:n=500:d=3", 0x8b99_5842_b3d8_0fa0),
@@ -672,6 +672,12 @@ mod tests {
             ("near_optimal:n=90:d=2", 0xf093_702d_f7e5_82b5),
             ("failing:n=5000:d=3:seed=5:fail=0.2", 0xc734_ca0e_b0d0_0b47),
             ("noisy:n=3000:d=4:seed=2:noise=0.03", 0x3f02_aa4d_9310_5e73),
+            ("required:n=210:d=5", 0x12ed_b39a_71a2_a3a3),
+            ("required:n=2000:d=6", 0xc987_1b9c_7067_2521),
+            ("cliffs:n=100:d=3", 0xd19e_2837_10e0_cc23),
+            ("cliffs:n=900:d=5", 0xd3ff_261a_af69_50cd),
+            ("pinpoint:n=243:d=5", 0xd59a_3fcd_c6e1_8d99),
+            ("pinpoint:n=1000:d=6", 0x61b9_9fa6_81ab_fd88),
         ];
         let mut changed = vec![];
         for (text, hash) in expected {

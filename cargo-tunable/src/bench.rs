@@ -22,7 +22,8 @@
 //!
 //! `--stress` adds generated landscapes of the kinds a new user brings
 //! ([`tunable_search::sim::stress`]: flat and periodic, heavy-tailed, plateaus, needles,
-//! near-optimal, noisy, failing), each kind a family of its own (its stems are
+//! near-optimal, noisy, failing, and the small spaces of a required level, cliffs and
+//! pinpoints), each kind a family of its own (its stems are
 //! `kind_N<size>_D<dims>`). On a noisy landscape the strategy is told noisy measurements
 //! (repeat `i`'s noise fixed by its seed) while its run records, and the score uses, the true
 //! times. The bench prints a summary per group (caches, stress landscapes): per strategy, the

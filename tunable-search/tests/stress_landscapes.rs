@@ -358,7 +358,8 @@ fn a_required_level_holds_every_configuration_near_the_optimum() {
     keys.dedup();
     assert!(keys.len() >= 4, "{keys:?}");
     assert!(
-        keys.iter().any(|(name, level)| name.ends_with("unroll") && *level == 0),
+        keys.iter()
+            .any(|(name, level)| name.ends_with("unroll") && *level == 0),
         "{keys:?}"
     );
     assert!(keys.iter().any(|(_, level)| *level > 0), "{keys:?}");
@@ -396,7 +397,10 @@ fn cliffs_are_small_and_heavy_tailed() {
         let up = |w: &[f64]| w[0] <= w[1];
         !(mean[best..].windows(2).all(up) && mean[..=best].windows(2).all(|w| w[0] >= w[1]))
     });
-    assert!(rough, "every parameter's cost is monotone around its best value");
+    assert!(
+        rough,
+        "every parameter's cost is monotone around its best value"
+    );
 }
 
 #[test]

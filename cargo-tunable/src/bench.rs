@@ -26,7 +26,8 @@
 //!
 //! `--stress` adds generated landscapes of the kinds a new user brings
 //! ([`tunable_search::sim::stress`]: flat and periodic, heavy-tailed, plateaus, needles,
-//! near-optimal, noisy, failing), each kind a family of its own (its stems are
+//! near-optimal, noisy, failing, and the small spaces of a required level, cliffs and
+//! pinpoints), each kind a family of its own (its stems are
 //! `kind_N<size>_D<dims>`). On a noisy landscape the strategy is told noisy measurements
 //! (repeat `i`'s noise fixed by its seed) while its run records, and the score uses, the true
 //! times. The bench prints a summary per group (caches, stress landscapes): per strategy, the
@@ -85,9 +86,11 @@ pub(crate) struct BenchArgs {
     #[arg(long, value_parser = parse_synthetic)]
     synthetic: Vec<Synthetic>,
     /// Generated stress landscapes (see `tunable_search::sim::stress`), comma-separated:
-    /// `default` (every kind at three sizes, 21 landscapes), `small` (every kind at its smallest),
-    /// a kind (`flat_periodic`, `heavy_tail`, `plateau`, `needle`, `near_optimal`, `noisy`,
-    /// `failing`: its three default settings) or `kind:n=SIZE:d=DIMS[:seed=S][:noise=E][:fail=F]`.
+    /// `default` (every kind at three sizes, 30 landscapes), `small` (every kind at its smallest),
+    /// `large` (seven kinds at about 10^6), `all` (`default` and `large`), a kind
+    /// (`flat_periodic`, `heavy_tail`, `plateau`, `needle`, `near_optimal`, `noisy`, `failing`,
+    /// `required`, `cliffs`, `pinpoint`: its three default settings) or
+    /// `kind:n=SIZE:d=DIMS[:seed=S][:noise=E][:fail=F]`.
     #[arg(long, value_parser = parse_stress)]
     stress: Vec<Vec<StressSpec>>,
     /// Grid points per axis of the synthetic functions.

@@ -75,7 +75,7 @@ fn the_generated_optimum_is_the_brute_force_optimum() {
 #[test]
 fn the_default_suite_spans_sizes_and_dimensions() {
     let specs = suite("default").unwrap();
-    assert_eq!(specs.len(), 21);
+    assert_eq!(specs.len(), 30);
     let mut sizes = Vec::new();
     for spec in &specs {
         let land = Landscape::build(spec).unwrap();
@@ -89,6 +89,15 @@ fn the_default_suite_spans_sizes_and_dimensions() {
         sizes.push(n);
     }
     assert!(sizes.iter().any(|&n| n <= 300) && sizes.iter().any(|&n| n >= 100_000));
+    // The kinds of small spaces stay at 10^2 to 10^4 configurations.
+    for (spec, &n) in specs.iter().zip(&sizes) {
+        if matches!(
+            spec.kind,
+            StressKind::Required | StressKind::Cliffs | StressKind::Pinpoint
+        ) {
+            assert!((100..=10_000).contains(&n), "{spec}: {n}");
+        }
+    }
     let dims: Vec<usize> = specs.iter().map(|s| s.dims).collect();
     assert!(dims.contains(&2) && dims.contains(&15));
     for spec in suite("large").unwrap() {
@@ -301,5 +310,116 @@ fn failures_are_many_and_clustered() {
         // Failures do not end at the measurement: they are failures in every run.
         let p = values.iter().position(Option::is_none).unwrap();
         assert_eq!(land.measure(p, 1), None);
+    }
+}
+
+/// The positions within `ratio` of the optimum.
+fn near(land: &Landscape, ratio: f64) -> Vec<usize> {
+    let opt = land.optimum();
+    let values = land.replay().values();
+    (0..values.len())
+        .filter(|&p| values[p].is_some_and(|v| v <= ratio * opt))
+        .collect()
+}
+
+#[test]
+fn a_required_level_holds_every_configuration_near_the_optimum() {
+    let mut keys = Vec::new();
+    let texts: Vec<String> = ["required", "required:n=2000:d=6", "required:n=10000:d=8"]
+        .into_iter()
+        .map(str::to_owned)
+        .chain((1..=10).map(|s| format!("required:n=600:d=5:seed={s}")))
+        .collect();
+    for text in &texts {
+        let land = build(text);
+        let space = land.replay().space();
+        let good = near(&land, 1.1);
+        let share = good.len() as f64 / space.len() as f64;
+        assert!((0.03..=0.25).contains(&share), "{text}: {share}");
+        // One parameter's value is the same in every configuration within 10%, and that level
+        // holds at most half of the space.
+        let first = space.indices(good[0]);
+        let key = (0..space.dims())
+            .filter(|&k| good.iter().all(|&p| space.indices(p)[k] == first[k]))
+            .find(|&k| {
+                let at = (0..space.len())
+                    .filter(|&p| space.indices(p)[k] == first[k])
+                    .count();
+                at * 2 <= space.len()
+            });
+        let Some(key) = key else {
+            panic!("{text}: no level holds every near-optimal configuration");
+        };
+        keys.push((space.params()[key].name().to_owned(), first[key]));
+    }
+    // In variety: which parameter and which level change with the seed, and the lowest value
+    // of an unroll factor (0: no unrolling) is among them.
+    keys.sort();
+    keys.dedup();
+    assert!(keys.len() >= 4, "{keys:?}");
+    assert!(
+        keys.iter()
+            .any(|(name, level)| name.ends_with("unroll") && *level == 0),
+        "{keys:?}"
+    );
+    assert!(keys.iter().any(|(_, level)| *level > 0), "{keys:?}");
+}
+
+#[test]
+fn cliffs_are_small_and_heavy_tailed() {
+    for text in [
+        "cliffs",
+        "cliffs:n=900:d=5",
+        "cliffs:n=6000:d=6",
+        "cliffs:n=2000:d=4:seed=3",
+    ] {
+        let s = Stats::of(&build(text));
+        assert!(s.size <= 10_000, "{text}: {s:?}");
+        assert!((20.0..=40.0).contains(&s.median_ratio), "{text}: {s:?}");
+        assert!((6.0..=12.0).contains(&s.p10_ratio), "{text}: {s:?}");
+        assert!(s.random_95 <= 60, "{text}: {s:?}");
+    }
+    // Value by value, not a distance: some parameter's cost is not monotone on either side of
+    // its best value (mean time per value, over the space).
+    let land = build("cliffs:n=6000:d=6");
+    let space = land.replay().space();
+    let values = land.replay().values();
+    let rough = (0..space.dims()).any(|k| {
+        let n = space.params()[k].values().len();
+        let mut mean = vec![(0.0, 0.0); n];
+        for p in 0..space.len() {
+            let m = &mut mean[usize::from(space.indices(p)[k])];
+            m.0 += values[p].unwrap();
+            m.1 += 1.0;
+        }
+        let mean: Vec<f64> = mean.iter().map(|(s, c)| s / c).collect();
+        let best = (0..n).min_by(|&a, &b| mean[a].total_cmp(&mean[b])).unwrap();
+        let up = |w: &[f64]| w[0] <= w[1];
+        !(mean[best..].windows(2).all(up) && mean[..=best].windows(2).all(|w| w[0] >= w[1]))
+    });
+    assert!(
+        rough,
+        "every parameter's cost is monotone around its best value"
+    );
+}
+
+#[test]
+fn a_pinpoint_is_one_or_two_configurations_in_a_small_noisy_space() {
+    for text in [
+        "pinpoint",
+        "pinpoint:n=1000:d=6",
+        "pinpoint:n=4000:d=8",
+        "pinpoint:n=500:d=4:seed=2",
+    ] {
+        let land = build(text);
+        let space = land.replay().space();
+        assert!(
+            space.params().iter().all(|p| p.values().len() <= 4),
+            "{text}"
+        );
+        let good = near(&land, 1.1).len();
+        assert!((1..=3).contains(&good), "{text}: {good} within 10%");
+        assert!((0.01..=0.03).contains(&land.noise()), "{text}");
+        assert!(space.len() <= 4_000, "{text}");
     }
 }

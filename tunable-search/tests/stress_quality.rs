@@ -1,6 +1,7 @@
 //! `auto`, the default strategy, against random search on generated stress landscapes
 //! (`sim::stress`) of the two kinds issue 27 found it losing on: flat with alignment effects, and
-//! heavy-tailed with a tiny good region.
+//! heavy-tailed with a tiny good region; and on one of issue 37's small spaces, where one level
+//! of a few-valued parameter is required.
 //!
 //! With fixed seeds, the runs of `auto` must beat the exact expected best-so-far of random
 //! search, which the scorer computes from every configuration's true time: at 25 evaluations
@@ -71,4 +72,12 @@ fn auto_beats_random_search_on_a_flat_periodic_landscape() {
 #[test]
 fn auto_beats_random_search_on_a_heavy_tailed_landscape() {
     auto_beats_random_search("heavy_tail:n=20000:d=7");
+}
+
+/// Issue 37's kind: every configuration near the optimum has one level of a few-valued
+/// parameter (which one, and which level, are seeded), and the trend at the other levels
+/// points away from it.
+#[test]
+fn auto_beats_random_search_where_one_level_is_required() {
+    auto_beats_random_search("required:n=210:d=5");
 }

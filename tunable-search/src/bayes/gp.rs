@@ -56,6 +56,10 @@ pub struct Gp {
     params: GpParams,
     points: Arc<Points>,
     cand: Arc<[u32]>,
+    /// The candidates' coordinates, contiguous in candidate order, when the candidates are a
+    /// subset of the rows (a pool): the per-observation update reads them in order instead of
+    /// gathering rows scattered over a matrix of the whole space (the same numbers either way).
+    cand_points: Option<Points>,
     /// Row -> index in `cand`, `u32::MAX` for rows that are not candidates.
     slot: Arc<[u32]>,
     rows: Vec<usize>,
@@ -76,6 +80,13 @@ impl Gp {
     /// A GP with no observations over `points`, predicting in bulk for the rows `candidates`
     /// (every row if `None`).
     pub fn new(params: GpParams, points: Arc<Points>, candidates: Option<Arc<[u32]>>) -> Self {
+        let cand_points = candidates.as_ref().map(|rows| {
+            let data = rows
+                .iter()
+                .flat_map(|&r| points.row(r as usize).iter().copied())
+                .collect();
+            Points::new(data, points.dims()).expect("rows of finite points")
+        });
         let cand: Arc<[u32]> = candidates.unwrap_or_else(|| (0..points.len() as u32).collect());
         let mut slot = vec![u32::MAX; points.len()];
         for (i, &r) in cand.iter().enumerate() {
@@ -86,6 +97,7 @@ impl Gp {
             points,
             acc: vec![[0.0; 3]; cand.len()],
             cand,
+            cand_points,
             slot: slot.into(),
             rows: Vec::new(),
             y: Vec::new(),
@@ -161,14 +173,23 @@ impl Gp {
         self.cols.resize(old + nc, 0.0);
         let (prev, col) = self.cols.split_at_mut(old);
         let prev: &[f64] = prev;
-        let (points, cand) = (&*self.points, &*self.cand);
+        let (points, cand, local) = (&*self.points, &*self.cand, self.cand_points.as_ref());
         col.par_chunks_mut(CHUNK)
             .zip(self.acc.par_chunks_mut(CHUNK))
             .enumerate()
             .for_each(|(ci, (col, acc))| {
                 let off = ci * CHUNK;
-                for (i, v) in col.iter_mut().enumerate() {
-                    *v = kernel.eval(x, points.row(cand[off + i] as usize));
+                match local {
+                    Some(local) => {
+                        for (i, v) in col.iter_mut().enumerate() {
+                            *v = kernel.eval(x, local.row(off + i));
+                        }
+                    }
+                    None => {
+                        for (i, v) in col.iter_mut().enumerate() {
+                            *v = kernel.eval(x, points.row(cand[off + i] as usize));
+                        }
+                    }
                 }
                 for (j, &lj) in ks.iter().enumerate() {
                     let src = &prev[j * nc + off..j * nc + off + col.len()];

@@ -56,9 +56,14 @@
 //!   acquisition's choice. The GP is smooth at the scale of the whole space and cannot resolve
 //!   the last fraction of a percent between neighbouring configurations; local search can, and
 //!   the model still picks which neighbour to try.
-//! - **Large spaces.** Spaces with more than `pool` (65,536) valid configurations keep the
+//! - **Large spaces.** Spaces with more than `pool` (12,288) valid configurations keep the
 //!   predictions of a random pool of that many up to date and also score, every round, the
-//!   Hamming neighbours of the `local` (3) best configurations found.
+//!   Hamming neighbours of the `local` (3) best configurations found. The pool bounds the
+//!   strategy's own time: every result updates every candidate's prediction, so the time per
+//!   ask grows with the candidates and the results, not with the space (a pool of 65,536 cost
+//!   34 ms per ask over 220 evaluations of a 10^6 landscape, issue 36; the figures of 12,288
+//!   are in `docs/results.md`). The pool's coordinates are copied contiguously, so the updates
+//!   do not gather rows scattered over a matrix of the whole space.
 //! - **Trust region** (optional, `trust=H`): TuRBO's box around the best configuration
 //!   ([`TrustRegion`]) limits the candidates of the rounds that do not polish.
 //! - **Alignment coordinates** (optional, `align=W`): integer parameters whose values are not

@@ -150,8 +150,10 @@ declare_options! {
         ]);
         /// The most candidates whose predictions are kept up to date, at least 100; larger
         /// spaces score a random pool of this size plus the neighbours of the best
-        /// configurations found.
-        pool: usize = 65_536, "pool" => at_least(100);
+        /// configurations found. The strategy's time per ask grows with it (each result
+        /// updates every candidate's prediction, `O(results)` each): 12,288 keeps it to a few
+        /// milliseconds at any space size.
+        pool: usize = 12_288, "pool" => at_least(100);
         /// In pool mode, how many of the best configurations found add their neighbours to the
         /// candidates.
         local: usize = 3, "local" => at_least(0);

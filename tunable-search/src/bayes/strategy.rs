@@ -30,6 +30,9 @@ pub struct Bayes {
     options: BayesOptions,
     rng: ChaCha8Rng,
     memo: Memo,
+    /// Every position asked or told, in order: what a round marks among its candidates
+    /// instead of looking each candidate up in the memo of the whole space.
+    asked_rows: Vec<usize>,
     model: Box<dyn Surrogate>,
     feasibility: Option<Feasibility>,
     points: Arc<Points>,
@@ -165,6 +168,7 @@ impl Bayes {
             (options.guard > 0.0 || alt.is_some()).then(|| Guard::new(options.guard_window));
         Bayes {
             memo: Memo::new(space.len()),
+            asked_rows: Vec::new(),
             space,
             next_fit: options.init.max(3),
             early_params: early.then_some(params),
@@ -422,7 +426,23 @@ impl Bayes {
             })
             .collect();
         let total = nc + extra_scored.len();
+        // The candidates asked so far (candidates are ascending rows), so that the loops below
+        // read one flag per candidate in order rather than the memo of the whole space.
+        debug_assert!(cand.windows(2).all(|w| w[0] < w[1]), "ascending candidates");
+        let mut cand_asked = vec![false; nc];
+        for &r in &self.asked_rows {
+            if let Ok(i) = cand.binary_search(&(r as u32)) {
+                cand_asked[i] = true;
+            }
+        }
         let (preds, probs, weights, memo) = (&self.preds, &self.probs, &self.weights, &self.memo);
+        let asked = |i: usize, r: usize| {
+            if i < nc {
+                cand_asked[i]
+            } else {
+                memo.is_asked(r)
+            }
+        };
         // Row, prediction, probability of validity, surrogate weight.
         let at = |i: usize| -> (usize, Prediction, f64, f64) {
             if i < nc {
@@ -440,7 +460,7 @@ impl Bayes {
                 let mut acc = (0.0, 0usize);
                 for i in ci * CHUNK..total.min((ci + 1) * CHUNK) {
                     let (r, pred, _, _) = at(i);
-                    if !memo.is_asked(r) {
+                    if !asked(i, r) {
                         acc.0 += pred.std();
                         acc.1 += 1;
                     }
@@ -516,7 +536,7 @@ impl Bayes {
                         let excluded = only.as_ref().is_some_and(|o| o.binary_search(&r).is_err())
                             || region.is_some_and(|(c, t)| !t.contains(c, points.row(r)))
                             || (scoped && !in_scope(r));
-                        if p < min_p || excluded || memo.is_asked(r) {
+                        if p < min_p || excluded || asked(i, r) {
                             continue;
                         }
                         let (mu, sd) = ((pred.mean - m) / s, pred.std() / s);
@@ -659,6 +679,7 @@ impl Strategy for Bayes {
                 break;
             };
             if self.memo.mark_asked(p) {
+                self.asked_rows.push(p);
                 self.pending.push(p);
                 out.push(p);
             }
@@ -688,6 +709,9 @@ impl Strategy for Bayes {
         }
         self.fantasized = 0;
         for t in trials {
+            if !self.memo.is_asked(t.position) {
+                self.asked_rows.push(t.position);
+            }
             self.memo.record(t);
             if let Some(i) = self.pending.iter().position(|&p| p == t.position) {
                 self.pending.remove(i);

@@ -15,6 +15,9 @@
 //! | `near_optimal` | many near-optimal configurations: the top 8% within ~1% of the optimum; random search needs about ten evaluations |
 //! | `noisy` | a typical kernel landscape measured with 1-5% noise: each evaluation returns the true time times `1 + sigma z` |
 //! | `failing` | 30-60% of configurations fail at run time (a hidden resource limit, clustered, not uniform); the fastest lie near the limit |
+//! | `required` | one level of a few-valued parameter (an unroll factor's 0, a switch, a choice; seeded) holds every configuration near the optimum but a minority of the space, and the trend at the other levels points away from it |
+//! | `cliffs` | small and heavy-tailed (median ~30x the optimum), each parameter's values costed by an unordered table, plus an occupancy cliff between two parameters |
+//! | `pinpoint` | few-valued parameters (2-4 values), 1-3% noise, one or two configurations within 10% of the optimum, away from the weak trend the rest follows |
 //!
 //! How a landscape is made (the same for every kind, see `shape`): the kind gives its parameters
 //! roles (block sizes, power-of-two tiles, small integers, switches, choices),
@@ -27,10 +30,10 @@
 //!
 //! A [`StressSpec`] names one landscape: `kind[:n=SIZE][:d=DIMS][:seed=S][:noise=SIGMA][:fail=F]`
 //! (`n` is the Cartesian size aimed at; constraints remove some). [`suite`] names sets:
-//! `default` (every kind at three sizes and dimensions, 21 landscapes, 200 to 200,000
+//! `default` (every kind at three sizes and dimensions, 30 landscapes, 100 to 200,000
 //! configurations, 2 to 15 parameters), `small` (every kind at its smallest setting), `large`
-//! (every kind at about 10^6 configurations: a run of a model-based strategy costs seconds
-//! there) and `all` (`default` and `large`). A kind's name alone is its three default settings.
+//! (the first seven kinds at about 10^6 configurations; the three kinds of small spaces have no
+//! large setting) and `all` (`default` and `large`, 37 landscapes). A kind's name alone is its three default settings.
 //!
 //! ```
 //! use tunable_search::sim::stress::{Landscape, StressSpec};
@@ -45,13 +48,16 @@
 //! # Ok::<(), tunable_search::sim::SimError>(())
 //! ```
 
+mod cliffs;
 mod failing;
 mod flat_periodic;
 mod heavy_tail;
 mod near_optimal;
 mod needle;
 mod noisy;
+mod pinpoint;
 mod plateau;
+mod required;
 pub(crate) mod shape;
 mod stats;
 mod wells;
@@ -80,11 +86,17 @@ pub enum StressKind {
     Noisy,
     /// 30-60% of configurations fail at run time, clustered by a hidden resource limit.
     Failing,
+    /// One level of a few-valued parameter is required near the optimum (issue 37).
+    Required,
+    /// Small and heavy-tailed, decided value by value, with an occupancy cliff (issue 37).
+    Cliffs,
+    /// A needle in a small noisy space of few-valued parameters (issue 37).
+    Pinpoint,
 }
 
 impl StressKind {
     /// Every kind, in the order of the module docs.
-    pub const ALL: [StressKind; 7] = [
+    pub const ALL: [StressKind; 10] = [
         StressKind::FlatPeriodic,
         StressKind::HeavyTail,
         StressKind::Plateau,
@@ -92,6 +104,9 @@ impl StressKind {
         StressKind::NearOptimal,
         StressKind::Noisy,
         StressKind::Failing,
+        StressKind::Required,
+        StressKind::Cliffs,
+        StressKind::Pinpoint,
     ];
 
     /// The kind's name (also its family in the bench's leave-one-family-out).
@@ -104,6 +119,9 @@ impl StressKind {
             StressKind::NearOptimal => "near_optimal",
             StressKind::Noisy => "noisy",
             StressKind::Failing => "failing",
+            StressKind::Required => "required",
+            StressKind::Cliffs => "cliffs",
+            StressKind::Pinpoint => "pinpoint",
         }
     }
 
@@ -122,19 +140,24 @@ impl StressKind {
             StressKind::NearOptimal => [(200, 3), (200, 5), (2_000, 6)],
             StressKind::Noisy => [(300, 3), (10_000, 6), (100_000, 12)],
             StressKind::Failing => [(500, 4), (20_000, 7), (200_000, 13)],
+            StressKind::Required => [(210, 5), (2_000, 6), (10_000, 8)],
+            StressKind::Cliffs => [(100, 3), (900, 5), (6_000, 6)],
+            StressKind::Pinpoint => [(243, 5), (1_000, 6), (4_000, 8)],
         }
     }
 
-    /// The kind's setting in the `large` suite: about a million configurations.
-    pub fn large_setting(self) -> (usize, usize) {
+    /// The kind's setting in the `large` suite: about a million configurations; `None` for the
+    /// kinds of small spaces (`required`, `cliffs`, `pinpoint`: 10^2 to 10^4 configurations).
+    pub fn large_setting(self) -> Option<(usize, usize)> {
         match self {
-            StressKind::FlatPeriodic => (1_000_000, 12),
-            StressKind::HeavyTail => (1_000_000, 15),
-            StressKind::Plateau => (1_000_000, 14),
-            StressKind::Needle => (1_000_000, 10),
-            StressKind::NearOptimal => (1_000_000, 9),
-            StressKind::Noisy => (1_000_000, 12),
-            StressKind::Failing => (1_000_000, 13),
+            StressKind::FlatPeriodic => Some((1_000_000, 12)),
+            StressKind::HeavyTail => Some((1_000_000, 15)),
+            StressKind::Plateau => Some((1_000_000, 14)),
+            StressKind::Needle => Some((1_000_000, 10)),
+            StressKind::NearOptimal => Some((1_000_000, 9)),
+            StressKind::Noisy => Some((1_000_000, 12)),
+            StressKind::Failing => Some((1_000_000, 13)),
+            StressKind::Required | StressKind::Cliffs | StressKind::Pinpoint => None,
         }
     }
 
@@ -147,6 +170,9 @@ impl StressKind {
             StressKind::NearOptimal => near_optimal::roles(dims),
             StressKind::Noisy => noisy::roles(dims),
             StressKind::Failing => failing::roles(dims),
+            StressKind::Required => required::roles(dims),
+            StressKind::Cliffs => cliffs::roles(dims),
+            StressKind::Pinpoint => pinpoint::roles(dims),
         }
     }
 
@@ -159,6 +185,9 @@ impl StressKind {
             StressKind::NearOptimal => near_optimal::model(plan, mix),
             StressKind::Noisy => noisy::model(plan, mix),
             StressKind::Failing => failing::model(plan, mix),
+            StressKind::Required => required::model(plan, mix),
+            StressKind::Cliffs => cliffs::model(plan, mix),
+            StressKind::Pinpoint => pinpoint::model(plan, mix),
         }
     }
 }
@@ -199,7 +228,12 @@ impl Resource {
     /// A seeded resource over `plan`'s numeric parameters (at least one if there is any).
     pub(crate) fn seeded(plan: &Plan, mix: &mut Mix) -> Resource {
         let numeric: Vec<usize> = (0..plan.roles.len())
-            .filter(|&i| matches!(plan.roles[i], Role::Block | Role::Pow2 | Role::Int))
+            .filter(|&i| {
+                matches!(
+                    plan.roles[i],
+                    Role::Block | Role::Pow2 | Role::Int | Role::Few | Role::Unroll
+                )
+            })
             .collect();
         let mut weights: Vec<(usize, f64)> = Vec::new();
         for &i in &numeric {
@@ -389,16 +423,16 @@ impl FromStr for StressSpec {
 }
 
 /// The landscapes a comma-separated list names: `default` (every kind at its three settings,
-/// 200 to 200,000 configurations), `small` (every kind at its smallest), `large` (every kind at
-/// about 10^6 configurations), `all` (`default` and `large`), a kind's name (its three default
+/// 100 to 200,000 configurations), `small` (every kind at its smallest), `large` (every kind
+/// that has a large setting at about 10^6 configurations), `all` (`default` and `large`), a kind's name (its three default
 /// settings) or a full [`StressSpec`].
 ///
 /// ```
 /// use tunable_search::sim::stress::suite;
-/// assert_eq!(suite("default").unwrap().len(), 21);
-/// assert_eq!(suite("small,needle:n=50:d=2").unwrap().len(), 8);
+/// assert_eq!(suite("default").unwrap().len(), 30);
+/// assert_eq!(suite("small,needle:n=50:d=2").unwrap().len(), 11);
 /// assert_eq!(suite("heavy_tail").unwrap().len(), 3);
-/// assert_eq!(suite("all").unwrap().len(), 28);
+/// assert_eq!(suite("all").unwrap().len(), 37);
 /// assert!(suite("heavy").is_err());
 /// ```
 pub fn suite(list: &str) -> Result<Vec<StressSpec>, SimError> {
@@ -414,8 +448,9 @@ pub fn suite(list: &str) -> Result<Vec<StressSpec>, SimError> {
             }
             "large" => {
                 for kind in StressKind::ALL {
-                    let (n, d) = kind.large_setting();
-                    out.push(StressSpec::new(kind, n, d));
+                    if let Some((n, d)) = kind.large_setting() {
+                        out.push(StressSpec::new(kind, n, d));
+                    }
                 }
             }
             "all" => out.extend(suite("default,large")?),
@@ -611,7 +646,7 @@ mod tests {
     /// deliberately changing a generator, and then re-run the published stress bench.
     #[test]
     fn generators_are_unchanged() {
-        let expected: [(&str, u64); 25] = [
+        let expected: [(&str, u64); 31] = [
             ("flat_periodic:n=200:d=2", 0x29c4_2b7c_e10c_9289),
             ("flat_periodic:n=5000:d=5", 0x7341_cca5_d989_bba1),
             ("heavy_tail:n=500:d=3", 0x8b99_5842_b3d8_0fa0),
@@ -637,6 +672,12 @@ mod tests {
             ("near_optimal:n=90:d=2", 0xf093_702d_f7e5_82b5),
             ("failing:n=5000:d=3:seed=5:fail=0.2", 0xc734_ca0e_b0d0_0b47),
             ("noisy:n=3000:d=4:seed=2:noise=0.03", 0x3f02_aa4d_9310_5e73),
+            ("required:n=210:d=5", 0x12ed_b39a_71a2_a3a3),
+            ("required:n=2000:d=6", 0xc987_1b9c_7067_2521),
+            ("cliffs:n=100:d=3", 0xd19e_2837_10e0_cc23),
+            ("cliffs:n=900:d=5", 0xd3ff_261a_af69_50cd),
+            ("pinpoint:n=243:d=5", 0xd59a_3fcd_c6e1_8d99),
+            ("pinpoint:n=1000:d=6", 0x61b9_9fa6_81ab_fd88),
         ];
         let mut changed = vec![];
         for (text, hash) in expected {

@@ -72,6 +72,11 @@ pub(crate) enum Role {
     Switch,
     /// A categorical choice among this many strings.
     Choice(u16),
+    /// An unroll factor whose lowest value is a different code path: 0 (no unrolling), then
+    /// powers of two, 1, 2, 4, ... (at most 32).
+    Unroll,
+    /// A small integer with few values: 1 to 4 at most (items per thread, vector lanes).
+    Few,
 }
 
 impl Role {
@@ -83,6 +88,8 @@ impl Role {
             Role::Int => 4096,
             Role::Switch => 2,
             Role::Choice(k) => usize::from(k),
+            Role::Unroll => 7,
+            Role::Few => 4,
         }
     }
 
@@ -122,6 +129,14 @@ impl Role {
                 "use_texture",
             ],
             Role::Choice(_) => &["layout", "algorithm", "cache_mode", "schedule"],
+            Role::Unroll => &["loop_unroll", "inner_unroll", "outer_unroll"],
+            Role::Few => &[
+                "items_per_thread",
+                "vector_lanes",
+                "ilp",
+                "k_stages",
+                "prefetch",
+            ],
         }
     }
 
@@ -140,6 +155,8 @@ impl Role {
                 .get(i)
                 .map_or_else(|| format!("choice{i}"), |s| (*s).to_owned()),
             ),
+            Role::Unroll => Value::Int(if i == 0 { 0 } else { 1 << (i - 1) }),
+            Role::Few => Value::Int(i64_of(i + 1)),
         }
     }
 }
@@ -247,8 +264,10 @@ impl Point {
             self.v.push(match plan.roles[k] {
                 Role::Block => 16.0 * f64::from(ix + 1),
                 Role::Pow2 => f64::from(1u32 << ix),
-                Role::Int => f64::from(ix) + 1.0,
+                Role::Int | Role::Few => f64::from(ix) + 1.0,
                 Role::Switch | Role::Choice(_) => f64::from(ix),
+                Role::Unroll if ix == 0 => 0.0,
+                Role::Unroll => f64::from(1u32 << (ix - 1)),
             });
             self.i.push(ix);
         }

@@ -12,10 +12,12 @@
 //!   (default 1, [`tunable_search::defaults::SEED`]). Two tunings of a kernel with the same seed
 //!   ask for the same configurations in the same order, apart from what timing noise changes in
 //!   the results the strategy learns from ([`seed`]).
-//! - `TUNABLE_BATCH`: configurations the strategy is asked for at a time (default: sized by the
-//!   compile/measure ratio the tuner observes, up to one per core on a GPU, 1 for a kernel with
-//!   nothing to compile and on a CPU device; the
-//!   strategies' scores in `docs/results.md` were measured with 1).
+//! - `TUNABLE_BATCH`: configurations the strategy is asked for at a time. Unset: one at a time,
+//!   while a pool of every core compiles the configuration about to be measured and those the
+//!   strategy expects to ask next (a GPU kernel; nothing is compiled ahead on a CPU device), so
+//!   the configurations evaluated never depend on timing. Set: no speculative compilation; `1`
+//!   compiles nothing ahead, `N` asks and compiles `N` at a time (the strategies' scores in
+//!   `docs/results.md` were measured one at a time).
 //! - `TUNABLE_TIMEOUT`: the default time limit of one GPU launch in seconds (default none); a
 //!   launch that exceeds it is a failed configuration (see [`crate::backend`]). Any other value
 //!   than a number of seconds makes the backends' constructors fail (`BadTimeout`).

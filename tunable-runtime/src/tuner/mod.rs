@@ -315,11 +315,7 @@ mod tests {
 
     /// A fake GPU kernel over `tile`: collecting, it hands a build over (and notes the tile);
     /// running, it asks its "backend" and reports `tile` ms of device time; tile 13 fails.
-    fn fed_tuning(
-        space: &Arc<Space>,
-        strategy: &str,
-        batch: usize,
-    ) -> FedTuning {
+    fn fed_tuning(space: &Arc<Space>, strategy: &str, batch: usize) -> FedTuning {
         use crate::ahead::{self, Build};
         use crate::measure::{Repeats, report_device_time};
         use testing::Tile;

@@ -48,6 +48,10 @@ pub struct Bayes {
     fantasized: usize,
     /// Picks of the current round not yet asked.
     queue: VecDeque<usize>,
+    /// The candidates the last round ranked right after its picks (up to [`RUNNERS_UP`], the
+    /// functions' lists interleaved): what the next round is likely to pick, handed to a tuner
+    /// that compiles ahead through [`Strategy::upcoming`]; never asked from.
+    runners_up: Vec<usize>,
     /// Rounds whose results are not all told (portfolios only).
     rounds: VecDeque<Vec<Pick>>,
     portfolio: Option<Portfolio>,
@@ -185,6 +189,7 @@ impl Bayes {
             pending: Vec::new(),
             fantasized: 0,
             queue: VecDeque::new(),
+            runners_up: Vec::new(),
             rounds: VecDeque::new(),
             portfolio,
             valid: Vec::new(),
@@ -507,6 +512,8 @@ impl Bayes {
             },
         };
         let k = functions.len();
+        // Every list keeps the runners-up beyond its `k` picks.
+        let keep = k + RUNNERS_UP;
         // The trust region's box (not in polishing rounds): its centre and the region.
         let centre: Option<Vec<f64>> = match (&self.trust, &only, self.best) {
             (Some(_), None, Some((b, _))) => Some(self.points.row(b).to_vec()),
@@ -530,7 +537,7 @@ impl Bayes {
             (0..chunks)
                 .into_par_iter()
                 .map(|ci| {
-                    let mut tops = vec![Vec::with_capacity(k + 1); k];
+                    let mut tops = vec![Vec::with_capacity(keep + 1); k];
                     for i in ci * CHUNK..total.min((ci + 1) * CHUNK) {
                         let (r, pred, p, w) = at(i);
                         let excluded = only.as_ref().is_some_and(|o| o.binary_search(&r).is_err())
@@ -541,7 +548,8 @@ impl Bayes {
                         }
                         let (mu, sd) = ((pred.mean - m) / s, pred.std() / s);
                         for (top, a) in tops.iter_mut().zip(&functions) {
-                            insert_top(top, k, a.weighted_score(mu, sd, f_best, lambda, p * w), r);
+                            let score = a.weighted_score(mu, sd, f_best, lambda, p * w);
+                            insert_top(top, keep, score, r);
                         }
                     }
                     tops
@@ -568,11 +576,29 @@ impl Bayes {
         if empty(&tops) {
             tops = scan(0.0, None, false);
         }
-        let mut merged = vec![Vec::with_capacity(k + 1); k];
+        let mut merged = vec![Vec::with_capacity(keep + 1); k];
         for chunk in tops {
             for (m, t) in merged.iter_mut().zip(chunk) {
                 for (score, r) in t {
-                    insert_top(m, k, score, r);
+                    insert_top(m, keep, score, r);
+                }
+            }
+        }
+        // Each list is in a total order (score, then row), so its first `k` are the `k` best
+        // whatever it keeps beyond them: the picks below are those of lists of `k`; the rest
+        // are the runners-up, a hint only.
+        let tails: Vec<Vec<(f64, usize)>> = merged
+            .iter_mut()
+            .map(|m| m.split_off(k.min(m.len())))
+            .collect();
+        self.runners_up.clear();
+        for i in 0..RUNNERS_UP {
+            for t in &tails {
+                if let Some(&(_, r)) = t.get(i)
+                    && self.runners_up.len() < RUNNERS_UP
+                    && !self.runners_up.contains(&r)
+                {
+                    self.runners_up.push(r);
                 }
             }
         }
@@ -642,6 +668,10 @@ fn unit_hash(salt: u64, row: u64) -> f64 {
 
 /// Keeps the `k` best `(score, row)` pairs, best first; NaN scores rank last, ties go to the
 /// lower row.
+/// How many candidates beyond its picks a round remembers as likely next picks
+/// ([`Strategy::upcoming`]): enough to keep a pool of 16 compiling threads busy.
+const RUNNERS_UP: usize = 16;
+
 fn insert_top(top: &mut Vec<(f64, usize)>, k: usize, score: f64, row: usize) {
     let score = if score.is_nan() {
         f64::NEG_INFINITY
@@ -687,16 +717,26 @@ impl Strategy for Bayes {
         out
     }
 
-    /// The initial design's next configurations, then the current round's picks not asked
-    /// yet: both are what `ask` returns next unless a result told meanwhile changes the round.
+    /// The initial design's next configurations, the current round's picks not asked yet
+    /// (both what `ask` returns next unless a result told meanwhile changes the round), then the
+    /// last round's runners-up (what the next round is likely to pick once the model has learnt
+    /// the round's results).
     fn upcoming(&self, n: usize) -> Vec<usize> {
-        self.init_queue
+        let mut next = Vec::with_capacity(n);
+        for &p in self
+            .init_queue
             .iter()
             .chain(&self.queue)
-            .filter(|&&p| !self.memo.is_asked(p))
-            .take(n)
-            .copied()
-            .collect()
+            .chain(&self.runners_up)
+        {
+            if next.len() == n {
+                break;
+            }
+            if !self.memo.is_asked(p) && !next.contains(&p) {
+                next.push(p);
+            }
+        }
+        next
     }
 
     fn tell(&mut self, trials: &[Trial]) {

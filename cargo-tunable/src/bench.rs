@@ -148,9 +148,9 @@ pub(crate) struct BenchArgs {
     #[command(flatten)]
     warm: crate::warm::WarmArgs,
     /// Also simulate each run's wall time under a compile and launch cost model, with the old
-    /// batch policy and with speculative compilation (see [`crate::cost`]): `h100`, optionally
-    /// with `:compile=S:threads=N:overhead=S:repeats=N:margin=F`. Noisy stress landscapes are
-    /// left out of it.
+    /// batch policy and with speculative compilation: `h100`, optionally with
+    /// `:compile=S:threads=N:overhead=S:repeats=N:margin=F`. Noisy stress landscapes are left
+    /// out of it.
     #[arg(long)]
     cost_model: Option<crate::cost::CostModel>,
 }

@@ -74,23 +74,7 @@ pub(crate) fn failed(kernel: &str, key: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tunable_search::Value;
-
-    #[derive(Clone, Copy, Debug, PartialEq)]
-    struct Tile(i64);
-
-    impl Params for Tile {
-        const NAMES: &'static [&'static str] = &["tile"];
-        fn from_values(v: &[Value]) -> Option<Self> {
-            match v {
-                [Value::Int(t)] => Some(Tile(*t)),
-                _ => None,
-            }
-        }
-        fn to_values(&self) -> Vec<Value> {
-            vec![Value::Int(self.0)]
-        }
-    }
+    use crate::tuner::testing::Tile;
 
     #[test]
     fn a_failed_configuration_falls_back_for_its_kernel_and_key_only() {

@@ -38,6 +38,9 @@ pub enum Fallback {
     Local,
     /// Random and local picks in turn, random first.
     Mixed,
+    /// A child of the best results found ([`child`](super::elite::child)); a random
+    /// configuration when no child is found.
+    Elite,
 }
 
 /// The running predictive check of a surrogate (see the module docs of `bayes::guard`).

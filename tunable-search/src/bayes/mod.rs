@@ -159,6 +159,7 @@ mod acquisition;
 mod cgp;
 pub mod cluster;
 mod covariance;
+pub mod elite;
 mod feasibility;
 mod features;
 mod gp;
@@ -166,6 +167,7 @@ mod guard;
 mod hyperparameters;
 mod init;
 mod knn;
+mod levels;
 pub mod likelihood;
 mod options;
 mod points;
@@ -189,6 +191,7 @@ pub use guard::{Fallback, Guard};
 pub use hyperparameters::GpParams;
 pub use init::{Design, MAXIMIN_DESIGNS, STRATIFIED_DESIGNS};
 pub use knn::Neighbours;
+pub use levels::{MAX_LEVELS, MIN_LEVELS, level_params, with_levels};
 pub use options::{
     AcquisitionChoice, BatchFill, BayesOptions, Exploration, SurrogateChoice, Transform,
 };

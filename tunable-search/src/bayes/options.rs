@@ -202,6 +202,10 @@ declare_options! {
         /// integer parameters not ordered by alignment get one more coordinate, their trailing
         /// zero bits, scaled to `[0, align]`; 0 turns them off.
         align: f64 = 0.0, "align" => non_negative;
+        /// The weight of the level coordinates ([`with_levels`](super::with_levels)): every
+        /// parameter of 3 to 8 values is also seen as a category, two of its values `levels`
+        /// apart whatever their order; 0 turns them off. Both models see them.
+        levels: f64 = 0.0, "levels" => non_negative;
         /// If `W > 0`, a second model is kept beside the first, with alignment coordinates of
         /// weight `W` ([`with_alignment`](super::with_alignment)), told the same results; it
         /// picks instead of the first while its predictive check ([`Guard`](super::Guard)) is
@@ -219,12 +223,19 @@ declare_options! {
         trial_scope: usize = 0, "trial_scope" => at_least(0);
         /// The results the predictive check averages over, at least 2.
         guard_window: usize = 10, "guard_window" => at_least(2);
+        /// If `K > 0`, every `K`-th acquisition round, while some value of a parameter of at most
+        /// 8 values has not been asked, only considers the configurations with such a value (one
+        /// drawn at random): the model's best guess at each untried level, so that a level a
+        /// young model's trend points away from is tried once in its most promising company; 0
+        /// turns it off.
+        cover: usize = 0, "cover" => at_least(0);
         /// What picks while the model does not predict: `random`, `local` (a neighbour of the
-        /// best found) or `mixed` (the two in turn).
+        /// best found), `mixed` (the two in turn) or `elite` (a child of the best results).
         fallback: Fallback = Fallback::Random, "fallback" => choice(&[
             ("random", Fallback::Random),
             ("local", Fallback::Local),
             ("mixed", Fallback::Mixed),
+            ("elite", Fallback::Elite),
         ]);
     }
     more keys {

@@ -1,15 +1,16 @@
 //! The `bayes` strategy: the ask/tell state machine around the surrogate, the feasibility model,
 //! the acquisition functions and the portfolios (see the [module docs](super)).
 
+use super::elite;
 use super::gp::CHUNK;
 use super::options::{
     AcquisitionChoice, BatchFill, BayesOptions, Exploration, SurrogateChoice, Transform,
 };
 use super::targets::standardization;
 use super::{
-    Acquisition, ClusteredGp, Covariance, Fallback, Feasibility, Gp, GpParams, Guard, Pick, Points,
-    Portfolio, PortfolioKind, Prediction, Surrogate, TrustRegion, contextual_variance,
-    with_alignment,
+    Acquisition, ClusteredGp, Covariance, Fallback, Feasibility, Gp, GpParams, Guard, MAX_LEVELS,
+    Pick, Points, Portfolio, PortfolioKind, Prediction, Surrogate, TrustRegion,
+    contextual_variance, with_alignment, with_levels,
 };
 use crate::Space;
 use crate::mix::{GOLDEN, mix64, unit_of};
@@ -102,7 +103,11 @@ impl Bayes {
     /// Bayesian optimization over `space` with `options`, seeded.
     pub fn new(space: Arc<Space>, options: BayesOptions, seed: u64) -> Self {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let points = Arc::new(with_alignment(&space, options.align));
+        let points = Arc::new(with_levels(
+            with_alignment(&space, options.align),
+            &space,
+            options.levels,
+        ));
         let early = options.early_lengthscale > 0.0 && options.early > 0;
         let lengthscale = if early {
             options.early_lengthscale
@@ -142,7 +147,13 @@ impl Bayes {
         // the space has no parameter that gets one); not with a trust region, whose box is in
         // the first model's coordinates.
         let alt = (options.dual > 0.0 && options.trust == 0.0 && options.align == 0.0)
-            .then(|| Arc::new(with_alignment(&space, options.dual)))
+            .then(|| {
+                Arc::new(with_levels(
+                    with_alignment(&space, options.dual),
+                    &space,
+                    options.levels,
+                ))
+            })
             .filter(|p| p.dims() > points.dims())
             .map(|p| (surrogate(&p), p, Guard::new(options.guard_window)));
         let feasibility = options
@@ -307,6 +318,21 @@ impl Bayes {
     /// A pick without the model: a random unasked configuration, or a random unasked Hamming
     /// neighbour of the best configuration found that has one.
     fn fallback_pick(&mut self, kind: Fallback) -> Option<usize> {
+        if kind == Fallback::Elite {
+            let parents: Vec<Vec<u16>> = self
+                .ranked_results()
+                .iter()
+                .take(elite::PARENTS)
+                .map(|&(_, r)| self.space.indices(r))
+                .collect();
+            let memo = &self.memo;
+            if let Some(p) =
+                elite::child(&self.space, &parents, &mut self.rng, |p| memo.is_asked(p))
+            {
+                return Some(p);
+            }
+            return self.memo.random_unasked(&mut self.rng);
+        }
         if kind != Fallback::Random {
             let near = self.polish_candidates();
             if !near.is_empty() {
@@ -372,6 +398,46 @@ impl Bayes {
         out
     }
 
+    /// A coverage round's candidates (`cover`): the unvisited candidates that have a value not
+    /// yet asked of a parameter of at most [`MAX_LEVELS`] values (a value drawn at random among
+    /// those), ascending; `None` once every such value has been asked or has no candidate left.
+    fn coverage_candidates(&mut self) -> Option<Vec<usize>> {
+        let params: Vec<(usize, usize)> = self
+            .space
+            .varying_params()
+            .into_iter()
+            .map(|p| (p, self.space.params()[p].values().len()))
+            .filter(|&(_, n)| n <= MAX_LEVELS)
+            .collect();
+        let mut open: Vec<(usize, u16)> = Vec::new();
+        for &(p, n) in &params {
+            let mut seen = vec![false; n];
+            for &r in &self.asked_rows {
+                seen[usize::from(self.space.index_at(r, p))] = true;
+            }
+            let present = &self.space.marginals()[p];
+            open.extend(
+                (0..n)
+                    .filter(|&v| !seen[v] && present[v])
+                    .map(|v| (p, v as u16)),
+            );
+        }
+        while !open.is_empty() {
+            let (p, v) = open.swap_remove(self.rng.random_range(0..open.len()));
+            let only: Vec<usize> = self
+                .model
+                .candidates()
+                .iter()
+                .map(|&r| r as usize)
+                .filter(|&r| self.space.index_at(r, p) == v && !self.memo.is_asked(r))
+                .collect();
+            if !only.is_empty() {
+                return Some(only);
+            }
+        }
+        None
+    }
+
     /// The unvisited Hamming neighbours of the best valid configuration that has any, ascending.
     fn polish_candidates(&self) -> Vec<usize> {
         self.ranked_results()
@@ -401,9 +467,17 @@ impl Bayes {
         self.round_count += 1;
         let polish = self.options.polish;
         // A polishing round: only the neighbours of the best configuration found compete.
-        let only: Option<Vec<usize>> = (polish > 0 && self.round_count.is_multiple_of(polish))
-            .then(|| self.polish_candidates())
-            .filter(|n| !n.is_empty());
+        let cover = self.options.cover;
+        let only: Option<Vec<usize>> = if cover > 0 && self.round_count.is_multiple_of(cover) {
+            self.coverage_candidates()
+        } else {
+            None
+        };
+        let only = only.or_else(|| {
+            (polish > 0 && self.round_count.is_multiple_of(polish))
+                .then(|| self.polish_candidates())
+                .filter(|n| !n.is_empty())
+        });
         let cand: Vec<u32> = self.model.candidates().to_vec();
         let nc = cand.len();
         self.preds.resize(nc, Prediction::default());
@@ -891,6 +965,7 @@ mod tests {
             "bayes:stall=5:guard=0.55:dual=1",
             "bayes:stall=3:fallback=mixed:batch=cl",
             "bayes:dual=1:guard=0.55:trial_scope=16",
+            "bayes:cover=2:levels=0.5:guard=0.99:fallback=elite:pool=100",
             "bayes:trial_scope=4:batch=cl:pool=100",
         ] {
             let spec: StrategySpec = spec.parse().unwrap();
@@ -966,6 +1041,53 @@ mod tests {
         // The bowl is easy to predict: a modest threshold rarely distrusts the model.
         let trusted = run("bayes:guard=0.5");
         assert!(trusted < distrusted / 4, "{trusted} fallback picks");
+    }
+
+    #[test]
+    fn coverage_rounds_try_every_level_a_trend_points_away_from() {
+        // An unroll factor whose 0 is a code path of its own and the fastest; among the other
+        // values more unrolling is faster, so a smooth model fitted to them points away from 0.
+        let space = Arc::new(
+            SpaceBuilder::new()
+                .param("unroll", [0i64, 1, 2, 4, 8, 16])
+                .param("x", 0..12)
+                .param("y", 0..12)
+                .build()
+                .unwrap(),
+        );
+        let f = |p: usize| {
+            let i = space.indices(p);
+            let x = (f64::from(i[1]) - 6.0).powi(2) + (f64::from(i[2]) - 6.0).powi(2);
+            let u = if i[0] == 0 {
+                0.0
+            } else {
+                40.0 - 5.0 * f64::from(i[0])
+            };
+            Outcome::Value(1.0 + u + x)
+        };
+        let first_zero = |spec: &str, seed: u64| -> Option<usize> {
+            let options: StrategySpec = spec.parse().unwrap();
+            let options = options.apply(super::BayesOptions::default()).unwrap();
+            let mut s = super::Bayes::new(Arc::clone(&space), options, seed);
+            let rec = drive(&mut s, 20, 1, f);
+            rec.trials
+                .iter()
+                .position(|t| space.indices(t.position)[0] == 0)
+        };
+        // Each unroll value is 1/6 of the space: random picks miss 0 in 3 draws about 58% of
+        // the time. With `cover=1` every round after the initial sample tries an untried value
+        // until all six are tried: 0 by the 3 + 5 = 8th evaluation, in every run.
+        for seed in 1..=10 {
+            let covered = first_zero("bayes:init=3:design=random:cover=1:polish=0", seed);
+            assert!(covered.is_some_and(|k| k < 8), "seed {seed}: {covered:?}");
+        }
+        let plain: Vec<Option<usize>> = (1..=10)
+            .map(|seed| first_zero("bayes:init=3:design=random:polish=0", seed))
+            .collect();
+        assert!(
+            plain.iter().any(|k| k.is_none_or(|k| k >= 8)),
+            "without coverage some run tries 0 late or never: {plain:?}"
+        );
     }
 
     #[test]

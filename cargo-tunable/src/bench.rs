@@ -87,7 +87,8 @@ pub(crate) struct BenchArgs {
     synthetic: Vec<Synthetic>,
     /// Generated stress landscapes (see `tunable_search::sim::stress`), comma-separated:
     /// `default` (every kind at three sizes, 30 landscapes), `small` (every kind at its smallest),
-    /// `large` (seven kinds at about 10^6), `all` (`default` and `large`), a kind
+    /// `large` (seven kinds at about 10^6), `all` (`default` and `large`), `varied` (`required`,
+    /// `cliffs` and `pinpoint` at eight seeded settings each, 210 to 980 configurations), a kind
     /// (`flat_periodic`, `heavy_tail`, `plateau`, `needle`, `near_optimal`, `noisy`, `failing`,
     /// `required`, `cliffs`, `pinpoint`: its three default settings) or
     /// `kind:n=SIZE:d=DIMS[:seed=S][:noise=E][:fail=F]`.

@@ -422,9 +422,19 @@ impl FromStr for StressSpec {
     }
 }
 
+/// The kinds `varied` draws in variety: those of the small spaces where the first evaluations
+/// decide (issue 37).
+pub const VARIED: [StressKind; 3] = [
+    StressKind::Required,
+    StressKind::Cliffs,
+    StressKind::Pinpoint,
+];
+
 /// The landscapes a comma-separated list names: `default` (every kind at its three settings,
 /// 100 to 200,000 configurations), `small` (every kind at its smallest), `large` (every kind
-/// that has a large setting at about 10^6 configurations), `all` (`default` and `large`), a kind's name (its three default
+/// that has a large setting at about 10^6 configurations), `all` (`default` and `large`),
+/// `varied` (each of the [`VARIED`] kinds at eight seeded settings of 210 to 980
+/// configurations and 3 to 7 parameters, 24 landscapes), a kind's name (its three default
 /// settings) or a full [`StressSpec`].
 ///
 /// ```
@@ -433,6 +443,7 @@ impl FromStr for StressSpec {
 /// assert_eq!(suite("small,needle:n=50:d=2").unwrap().len(), 11);
 /// assert_eq!(suite("heavy_tail").unwrap().len(), 3);
 /// assert_eq!(suite("all").unwrap().len(), 37);
+/// assert_eq!(suite("varied").unwrap().len(), 24);
 /// assert!(suite("heavy").is_err());
 /// ```
 pub fn suite(list: &str) -> Result<Vec<StressSpec>, SimError> {
@@ -454,6 +465,14 @@ pub fn suite(list: &str) -> Result<Vec<StressSpec>, SimError> {
                 }
             }
             "all" => out.extend(suite("default,large")?),
+            "varied" => {
+                for kind in VARIED {
+                    for seed in 1..=8usize {
+                        let (n, d) = (100 + 110 * seed, 3 + seed % 5);
+                        out.push(format!("{}:n={n}:d={d}:seed={seed}", kind.name()).parse()?);
+                    }
+                }
+            }
             "small" => {
                 for kind in StressKind::ALL {
                     let (n, d) = kind.default_settings()[0];

@@ -80,18 +80,13 @@ pub fn with_alignment(space: &Space, weight: f64) -> Points {
     if columns.is_empty() {
         return base;
     }
-    let dims = base.dims() + columns.len();
-    let mut data = Vec::with_capacity(space.len() * dims);
-    for position in 0..space.len() {
-        data.extend_from_slice(base.row(position));
-        let indices = space.indices(position);
-        data.extend(
+    base.extended(space, columns.len(), |indices, out| {
+        out.extend(
             columns
                 .iter()
                 .map(|(p, col)| weight * col[usize::from(indices[*p])]),
         );
-    }
-    Points::new(data, dims).expect("finite coordinates in rows of dims")
+    })
 }
 
 #[cfg(test)]

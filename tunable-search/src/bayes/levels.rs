@@ -65,19 +65,14 @@ pub fn with_levels(points: Points, space: &Space, weight: f64) -> Points {
         return points;
     }
     let extra: usize = params.iter().map(|&(_, n)| n).sum();
-    let dims = points.dims() + extra;
     // One-hot codes scaled by weight / sqrt(2): two codes differ in two coordinates.
     let hot = weight / std::f64::consts::SQRT_2;
-    let mut data = Vec::with_capacity(space.len() * dims);
-    for position in 0..space.len() {
-        data.extend_from_slice(points.row(position));
-        let indices = space.indices(position);
+    points.extended(space, extra, |indices, out| {
         for &(p, n) in &params {
             let v = usize::from(indices[p]);
-            data.extend((0..n).map(|i| if i == v { hot } else { 0.0 }));
+            out.extend((0..n).map(|i| if i == v { hot } else { 0.0 }));
         }
-    }
-    Points::new(data, dims).expect("finite coordinates in rows of dims")
+    })
 }
 
 #[cfg(test)]

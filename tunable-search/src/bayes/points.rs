@@ -42,6 +42,31 @@ impl Points {
         }
     }
 
+    /// These points (one row per configuration of `space`, in position order) with `extra`
+    /// more coordinates per row, which `fill` appends from the row's value indices.
+    ///
+    /// # Panics
+    /// If `fill` appends other than `extra` finite numbers to a row.
+    pub fn extended(
+        &self,
+        space: &Space,
+        extra: usize,
+        mut fill: impl FnMut(&[u16], &mut Vec<f64>),
+    ) -> Points {
+        let dims = self.dims + extra;
+        let mut data = Vec::with_capacity(self.len * dims);
+        for position in 0..self.len {
+            data.extend_from_slice(self.row(position));
+            fill(&space.indices(position), &mut data);
+            assert_eq!(
+                data.len(),
+                (position + 1) * dims,
+                "extra coordinates per row"
+            );
+        }
+        Points::new(data, dims).expect("finite coordinates in rows of dims")
+    }
+
     /// Number of rows.
     pub fn len(&self) -> usize {
         self.len

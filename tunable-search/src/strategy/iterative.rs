@@ -91,6 +91,13 @@ pub trait Algorithm: Send {
     fn adopt(&mut self, position: usize) {
         let _ = position;
     }
+
+    /// Whether the algorithm never asks and never draws random numbers, so that every
+    /// configuration of the run is the driver's random fill (random search): the driver can
+    /// then say which configurations come next ([`Strategy::upcoming`]). By default false.
+    fn samples_only(&self) -> bool {
+        false
+    }
 }
 
 /// Stall bookkeeping of the driver.
@@ -188,5 +195,13 @@ impl<A: Algorithm> Strategy for Iterative<A> {
 
     fn tell(&mut self, trials: &[Trial]) {
         self.search.tell(trials);
+    }
+
+    fn upcoming(&self, n: usize) -> Vec<usize> {
+        if self.algorithm.samples_only() {
+            self.search.peek_random(n)
+        } else {
+            Vec::new()
+        }
     }
 }

@@ -112,24 +112,32 @@ impl Memo {
 
     /// A uniformly random unasked position (`None` when exhausted).
     pub fn random_unasked<R: Rng + ?Sized>(&self, rng: &mut R) -> Option<usize> {
-        if self.exhausted() {
+        self.random_unasked_beside(rng, &[])
+    }
+
+    /// [`random_unasked`](Self::random_unasked) as it would draw were the distinct unasked
+    /// positions `also` asked too, from the same random numbers: what the next draws will be
+    /// once those are asked.
+    pub fn random_unasked_beside<R: Rng + ?Sized>(
+        &self,
+        rng: &mut R,
+        also: &[usize],
+    ) -> Option<usize> {
+        let n = self.cells.len();
+        let asked = self.asked + also.len();
+        if asked >= n {
             return None;
         }
-        let n = self.cells.len();
+        let free = |p: usize| self.cells[p] == Cell::Unasked && !also.contains(&p);
         // Rejection sampling is uniform; fall back to counting when most positions are taken.
         for _ in 0..64 {
             let p = rng.random_range(0..n);
-            if self.cells[p] == Cell::Unasked {
+            if free(p) {
                 return Some(p);
             }
         }
-        let k = rng.random_range(0..n - self.asked);
-        self.cells
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| **c == Cell::Unasked)
-            .nth(k)
-            .map(|(i, _)| i)
+        let k = rng.random_range(0..n - asked);
+        (0..n).filter(|&p| free(p)).nth(k)
     }
 }
 

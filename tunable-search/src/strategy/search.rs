@@ -75,6 +75,21 @@ impl Search {
         self.memo.random_unasked(&mut self.rng)
     }
 
+    /// The next `n` positions [`random_unasked`](Self::random_unasked) will draw if each is
+    /// asked before the next draw and nothing else draws from the random numbers meanwhile
+    /// (fewer when the space runs out); changes nothing.
+    pub fn peek_random(&self, n: usize) -> Vec<usize> {
+        let mut rng = self.rng.clone();
+        let mut drawn = Vec::with_capacity(n);
+        while drawn.len() < n {
+            let Some(p) = self.memo.random_unasked_beside(&mut rng, &drawn) else {
+                break;
+            };
+            drawn.push(p);
+        }
+        drawn
+    }
+
     /// Positions asked since the run began.
     pub(super) fn asks(&self) -> usize {
         self.asks

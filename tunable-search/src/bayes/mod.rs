@@ -81,6 +81,14 @@
 //! - **Stalls** (optional, `stall=K`): once `K` valid results in a row have not improved the
 //!   best, every other pick goes to the `fallback` until one does. On plateaus (wide regions of
 //!   equal time) a model that predicts the plateau well can keep proposing configurations on it.
+//! - **Coverage rounds** (optional, `cover=K`; `cover=2` in `auto`): every `K`-th round, while
+//!   some value of a parameter of at most [`MAX_LEVELS`] values has not been asked, only the
+//!   configurations with one such value compete, so a level that a young model's trend points
+//!   away from (an unroll factor's 0, a switch) is tried once, in the company the model likes
+//!   best.
+//! - **Level coordinates** (optional, `levels=W`): parameters of [`MIN_LEVELS`] to
+//!   [`MAX_LEVELS`] values also get a one-hot code ([`with_levels`]), two values `W` apart
+//!   whatever their order.
 //!
 //! ## Defaults, and where they differ from paper 000
 //! Paper 000's Table I default is the `advanced_multi` portfolio with contextual variance and a

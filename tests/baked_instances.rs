@@ -14,7 +14,7 @@
 
 mod temp_crate;
 
-use temp_crate::TempCrate;
+use temp_crate::{TempCrate, line};
 use tunable_search::format::tuned::{Ranked, StoredValue, TunedEntry, encode};
 
 /// `is_const!(p)`, hidden in a macro so that `#[tunable]` does not see the pattern (a parameter
@@ -139,14 +139,6 @@ fn tune(c: &TempCrate, kernel: &str, names: &[&str], entries: &[(&str, u64, &[i6
         })
         .collect();
     std::fs::write(tuned.join(format!("{kernel}.bin")), encode(&entries)).unwrap();
-}
-
-/// The line of `out` that starts with `label ` (without it).
-fn line<'a>(out: &'a str, label: &str) -> &'a str {
-    let prefix = format!("{label} ");
-    out.lines()
-        .find_map(|l| l.strip_prefix(prefix.as_str()))
-        .unwrap_or_else(|| panic!("no line {label:?} in:\n{out}"))
 }
 
 #[test]

@@ -16,7 +16,7 @@
 mod temp_crate;
 
 use std::borrow::Cow;
-use temp_crate::TempCrate;
+use temp_crate::{TempCrate, line};
 use tunable_runtime::store::{StoredValue, TunedEntry};
 use tunable_search::format::artifact::{self, Artifact, Kind, Owner, Recipe};
 use tunable_search::format::tuned::{Ranked, encode, source_hash};
@@ -120,14 +120,6 @@ fn artifact_file(tile: i64, bytes: &[u8]) -> Vec<u8> {
         },
         bytes: Cow::Borrowed(bytes),
     })
-}
-
-/// The line of `out` that starts with `label ` (without it).
-fn line<'a>(out: &'a str, label: &str) -> &'a str {
-    let prefix = format!("{label} ");
-    out.lines()
-        .find_map(|l| l.strip_prefix(prefix.as_str()))
-        .unwrap_or_else(|| panic!("no line {label:?} in:\n{out}"))
 }
 
 #[test]

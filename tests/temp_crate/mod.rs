@@ -87,6 +87,14 @@ impl TempCrate {
     }
 }
 
+/// The line of a run's output `out` that starts with `label ` (without it).
+pub fn line<'a>(out: &'a str, label: &str) -> &'a str {
+    let prefix = format!("{label} ");
+    out.lines()
+        .find_map(|l| l.strip_prefix(prefix.as_str()))
+        .unwrap_or_else(|| panic!("no line {label:?} in:\n{out}"))
+}
+
 /// Runs `cmd`, failing the test with its output if it fails.
 pub fn ok(cmd: &mut Command) -> Output {
     let out = cmd.output().unwrap();

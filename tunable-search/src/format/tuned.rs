@@ -196,36 +196,19 @@ impl From<EntryV1> for TunedEntry {
     }
 }
 
-/// An entry as format version 2 wrote it (no kernel source hashes).
+/// An entry as format version 2 wrote it (no kernel source hashes): version 1's fields, then the
+/// best configurations (bincode writes a nested struct's fields inline, so the layouts match).
 #[derive(Deserialize)]
 struct EntryV2 {
-    kernel: String,
-    device: String,
-    key: u64,
-    space_hash: u64,
-    params: Vec<(String, StoredValue)>,
-    time_ms: f64,
-    evaluations: u32,
-    strategy: String,
-    timestamp: u64,
+    v1: EntryV1,
     top: Vec<Ranked>,
 }
 
 impl From<EntryV2> for TunedEntry {
     fn from(e: EntryV2) -> Self {
         TunedEntry {
-            sources: Vec::new(),
-            binaries: Vec::new(),
-            kernel: e.kernel,
-            device: e.device,
-            key: e.key,
-            space_hash: e.space_hash,
-            params: e.params,
-            time_ms: e.time_ms,
-            evaluations: e.evaluations,
-            strategy: e.strategy,
-            timestamp: e.timestamp,
             top: e.top,
+            ..TunedEntry::from(e.v1)
         }
     }
 }

@@ -308,6 +308,16 @@ impl Wgpu {
             .is_some()
     }
 
+    /// How launches are timed, in words, for a program's output: `"timestamp queries"`, or
+    /// that the device has none and the wall clock times them ([`timestamps`](Self::timestamps)).
+    pub fn clock(&self) -> &'static str {
+        if self.timestamps() {
+            "timestamp queries"
+        } else {
+            "no timestamp queries on this device: wall clock"
+        }
+    }
+
     /// Whether pipelines are created with a pipeline cache (the device has `PIPELINE_CACHE`).
     pub fn pipeline_cache(&self) -> bool {
         self.inner.pipeline_cache

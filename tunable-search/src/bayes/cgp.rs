@@ -362,13 +362,7 @@ impl Surrogate for ClusteredGp {
         if self.rows.len() < 3 {
             return;
         }
-        let fitted = likelihood::fit(
-            self.params.kernel.kind(),
-            self.params.kernel.additive(),
-            &self.points,
-            &self.rows,
-            &self.y,
-        );
+        let fitted = likelihood::fit(self.params.kernel, &self.points, &self.rows, &self.y);
         if fitted != self.params {
             Surrogate::set_params(self, fitted);
         }

@@ -7,6 +7,11 @@
 //! al. 2011, first order). The additive part models each parameter's main effect: a few
 //! observations already tell which value of a parameter is good, whatever the others are, where
 //! the isotropic kernel only relates configurations close in every coordinate at once.
+//! An *overlap* part of weight `o` adds `o (1/m) Σⱼ [xⱼ = x'ⱼ]` over `m` chosen coordinates (the
+//! isotropic part keeps `1 - w - o`): it sees those parameters' values as categories, so a few
+//! results tell that *this* value of a switch, a choice or an unroll factor is good, however far
+//! its index lies from the others' (the overlap kernel of categorical Bayesian optimization, as
+//! in CoCaBO's mixture of kernels).
 //! Paper 000 (Section III-B) recommends the rough Matérn ν = 3/2 with a lengthscale above 1
 //! (Table I: 1.5 with the contextual-variance exploration factor, 2 without), or the smoother
 //! ν = 5/2 with a lengthscale below 1; the squared exponential (RBF) is the common default of
@@ -18,6 +23,8 @@
 //! - F.-J. Willemsen, R. van Nieuwpoort, B. van Werkhoven, "Bayesian Optimization for
 //!   auto-tuning GPU kernels" (paper 000 of this project), Section III-B and Table I.
 //! - D. Duvenaud, H. Nickisch, C. E. Rasmussen, "Additive Gaussian Processes", NeurIPS 2011.
+//! - B. Ru, A. Alvi, V. Nguyen, M. Osborne, S. Roberts, "Bayesian Optimisation over Multiple
+//!   Continuous and Categorical Inputs", ICML 2020 (the overlap kernel).
 
 use super::BayesError;
 
@@ -69,6 +76,10 @@ pub struct Covariance {
     inv_l2: f64,
     /// The weight `w` of the additive part (0: isotropic).
     additive: f64,
+    /// The weight of the overlap part (0: none).
+    overlap: f64,
+    /// The coordinates the overlap part compares (bit `j`: coordinate `j`; those past 63 never).
+    overlap_dims: u64,
 }
 
 impl Covariance {
@@ -85,6 +96,18 @@ impl Covariance {
             lengthscale,
             inv_l2: 1.0 / (lengthscale * lengthscale),
             additive: 0.0,
+            overlap: 0.0,
+            overlap_dims: u64::MAX,
+        })
+    }
+
+    /// The same kernel (shape, additive and overlap parts) with another lengthscale (finite and
+    /// positive).
+    pub fn with_lengthscale(self, lengthscale: f64) -> Result<Self, BayesError> {
+        Covariance::new(self.kind, lengthscale).map(|k| Covariance {
+            lengthscale: k.lengthscale,
+            inv_l2: k.inv_l2,
+            ..self
         })
     }
 
@@ -109,6 +132,48 @@ impl Covariance {
             additive: w,
             ..self
         })
+    }
+
+    /// The same kernel with weight `w` on the *overlap* part: the share of coordinates two
+    /// points have equal, `(1/d) Σⱼ [xⱼ = x'ⱼ]`, each parameter's values seen as categories
+    /// (the overlap kernel of categorical Bayesian optimization). The isotropic part keeps
+    /// `1 - additive - w`; `w` in `[0, 1 - additive]`.
+    ///
+    /// ```
+    /// use tunable_search::bayes::{Covariance, CovarianceKind};
+    /// let k = Covariance::new(CovarianceKind::Matern32, 1.0).unwrap().with_overlap(0.5).unwrap();
+    /// let iso = Covariance::new(CovarianceKind::Matern32, 1.0).unwrap();
+    /// // One coordinate of two equal: half of the overlap part.
+    /// let want = 0.5 * iso.eval(&[0.0, 0.0], &[0.0, 1.0]) + 0.5 * 0.5;
+    /// assert!((k.eval(&[0.0, 0.0], &[0.0, 1.0]) - want).abs() < 1e-15);
+    /// ```
+    pub fn with_overlap(self, w: f64) -> Result<Self, BayesError> {
+        if !(0.0..=1.0 - self.additive).contains(&w) {
+            return Err(BayesError::Hyperparameter {
+                name: "overlap",
+                value: w,
+            });
+        }
+        Ok(Covariance { overlap: w, ..self })
+    }
+
+    /// The same kernel with the overlap part comparing only the coordinates whose bit is set in
+    /// `mask` (bit `j` for coordinate `j`; all of them by default).
+    pub fn with_overlap_dims(self, mask: u64) -> Self {
+        Covariance {
+            overlap_dims: mask,
+            ..self
+        }
+    }
+
+    /// The coordinates the overlap part compares (bit `j`: coordinate `j`).
+    pub fn overlap_dims(&self) -> u64 {
+        self.overlap_dims
+    }
+
+    /// The weight of the overlap part.
+    pub fn overlap(&self) -> f64 {
+        self.overlap
     }
 
     /// The weight of the additive part.
@@ -148,15 +213,39 @@ impl Covariance {
     #[inline]
     pub fn eval(&self, a: &[f64], b: &[f64]) -> f64 {
         let iso = self.of_sq_dist(sq_dist(a, b));
-        if self.additive == 0.0 || a.is_empty() {
+        if (self.additive == 0.0 && self.overlap == 0.0) || a.is_empty() {
             return iso;
         }
-        let sum: f64 = a
-            .iter()
-            .zip(b)
-            .map(|(x, y)| self.of_sq_dist((x - y) * (x - y)))
-            .sum();
-        (1.0 - self.additive) * iso + self.additive * sum / a.len() as f64
+        let d = a.len() as f64;
+        let mut k = (1.0 - self.additive - self.overlap) * iso;
+        if self.additive > 0.0 {
+            let sum: f64 = a
+                .iter()
+                .zip(b)
+                .map(|(x, y)| self.of_sq_dist((x - y) * (x - y)))
+                .sum();
+            k += self.additive * sum / d;
+        }
+        if self.overlap > 0.0 {
+            let mask = if a.len() >= 64 {
+                self.overlap_dims
+            } else {
+                self.overlap_dims & ((1u64 << a.len()) - 1)
+            };
+            let compared = mask.count_ones();
+            if compared > 0 {
+                let same = a
+                    .iter()
+                    .zip(b)
+                    .enumerate()
+                    .filter(|&(j, (x, y))| j < 64 && mask >> j & 1 == 1 && x == y)
+                    .count();
+                k += self.overlap * same as f64 / f64::from(compared);
+            } else {
+                k += self.overlap * iso;
+            }
+        }
+        k
     }
 }
 
@@ -196,6 +285,28 @@ mod tests {
         let mix = 0.5 * m32.eval(&a, &b) + 0.5 * want;
         assert!((half.eval(&a, &b) - mix).abs() < 1e-15);
         assert!(m32.with_additive(1.5).is_err() && m32.with_additive(-0.1).is_err());
+        // The overlap part: the share of equal coordinates, among those its mask compares.
+        let over = m32.with_overlap(0.4).unwrap();
+        let want = 0.6 * m32.eval(&a, &b) + 0.4 / 3.0;
+        assert!((over.eval(&a, &b) - want).abs() < 1e-15);
+        let first_two = over.with_overlap_dims(0b011);
+        let want = 0.6 * m32.eval(&a, &b) + 0.4 / 2.0;
+        assert!((first_two.eval(&a, &b) - want).abs() < 1e-15);
+        let last = over.with_overlap_dims(0b100);
+        assert!((last.eval(&a, &b) - 0.6 * m32.eval(&a, &b)).abs() < 1e-15);
+        assert_eq!(last.eval(&a, &a), 1.0);
+        // Nothing to compare: the overlap part's weight goes to the isotropic kernel.
+        let none = over.with_overlap_dims(0);
+        assert!((none.eval(&a, &b) - m32.eval(&a, &b)).abs() < 1e-15);
+        // With the additive part: the weights add up to 1 at most.
+        let both = half.with_overlap(0.5).unwrap();
+        assert_eq!(both.eval(&a, &a), 1.0);
+        assert!(half.with_overlap(0.6).is_err() && m32.with_overlap(-0.1).is_err());
+        // Another lengthscale keeps the parts.
+        let longer = both.with_lengthscale(3.0).unwrap();
+        assert_eq!((longer.additive(), longer.overlap()), (0.5, 0.5));
+        assert_eq!(longer.lengthscale(), 3.0);
+        assert!(both.with_lengthscale(0.0).is_err());
         assert!(Covariance::new(CovarianceKind::Rbf, f64::NAN).is_err());
     }
 }

@@ -343,13 +343,7 @@ impl Surrogate for Gp {
         if rows.len() < 3 {
             return;
         }
-        let fitted = likelihood::fit(
-            self.params.kernel.kind(),
-            self.params.kernel.additive(),
-            &self.points,
-            rows,
-            y,
-        );
+        let fitted = likelihood::fit(self.params.kernel, &self.points, rows, y);
         if fitted != self.params {
             self.set_params(fitted);
         } else {

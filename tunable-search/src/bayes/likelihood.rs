@@ -15,7 +15,7 @@
 //!   2006, Section 5.4 (Eq. 5.8).
 
 use super::targets::standardization;
-use super::{Covariance, CovarianceKind, GpParams, Points};
+use super::{Covariance, GpParams, Points};
 use nalgebra::{DMatrix, DVector};
 
 /// Lengthscales tried by [`fit`]: 24 values log-spaced over `[0.05, 20]`.
@@ -50,20 +50,14 @@ fn lml(points: &Points, rows: &[usize], params: GpParams, y: &[f64]) -> f64 {
     -0.5 * ys.dot(&alpha) - log_det_half - 0.5 * n as f64 * (2.0 * std::f64::consts::PI).ln()
 }
 
-/// The lengthscale and noise of a `kind` kernel (with additive weight `additive`) that maximize
-/// the log marginal likelihood of `y` at `rows` (see the module docs). Ties keep the earlier grid
-/// point; the result is deterministic.
-pub fn fit(
-    kind: CovarianceKind,
-    additive: f64,
-    points: &Points,
-    rows: &[usize],
-    y: &[f64],
-) -> GpParams {
+/// The lengthscale and noise of `kernel` (its shape, additive and overlap parts kept) that
+/// maximize the log marginal likelihood of `y` at `rows` (see the module docs). Ties keep the
+/// earlier grid point; the result is deterministic.
+pub fn fit(kernel: Covariance, points: &Points, rows: &[usize], y: &[f64]) -> GpParams {
     let make = |ln_l: f64, noise: f64| {
-        let kernel = Covariance::new(kind, ln_l.exp())
-            .and_then(|k| k.with_additive(additive))
-            .expect("finite lengthscale, checked weight");
+        let kernel = kernel
+            .with_lengthscale(ln_l.exp())
+            .expect("finite lengthscale");
         GpParams::new(kernel, noise).expect("valid")
     };
     let (lo, hi, steps) = LENGTHSCALES;
@@ -107,6 +101,7 @@ pub fn fit(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bayes::CovarianceKind;
 
     #[test]
     fn recovers_a_lengthscale_of_the_right_order() {
@@ -115,13 +110,23 @@ mod tests {
         let pts = Points::new((0..60).map(|i| f64::from(i) / 59.0).collect(), 1).unwrap();
         let rows: Vec<usize> = (0..60).step_by(2).collect();
         let smooth: Vec<f64> = rows.iter().map(|&r| (pts.row(r)[0] * 3.0).sin()).collect();
-        let p = fit(CovarianceKind::Rbf, 0.0, &pts, &rows, &smooth);
+        let p = fit(
+            Covariance::new(CovarianceKind::Rbf, 1.0).unwrap(),
+            &pts,
+            &rows,
+            &smooth,
+        );
         assert!(p.kernel.lengthscale() > 0.2, "{p:?}");
         let rough: Vec<f64> = rows
             .iter()
             .map(|&r| if (r / 2) % 2 == 0 { 1.0 } else { -1.0 })
             .collect();
-        let q = fit(CovarianceKind::Rbf, 0.0, &pts, &rows, &rough);
+        let q = fit(
+            Covariance::new(CovarianceKind::Rbf, 1.0).unwrap(),
+            &pts,
+            &rows,
+            &rough,
+        );
         assert!(q.kernel.lengthscale() < p.kernel.lengthscale() || q.noise > p.noise);
         let best = log_marginal_likelihood(p, &pts, &rows, &smooth);
         for l in [0.05, 0.3, 1.0, 5.0] {

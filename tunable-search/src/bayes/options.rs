@@ -87,12 +87,24 @@ declare_options! {
         /// longer lengthscale makes a model of a few points follow the broad trend the initial
         /// sample shows rather than the differences between its points.
         early_lengthscale: f64 = 0.0, "early_lengthscale" => non_negative;
-        /// The evaluations `early_lengthscale` applies to; afterwards the model switches to
-        /// `lengthscale`.
+        /// The evaluations `early_lengthscale` and `overlap` apply to; afterwards the model
+        /// switches to `lengthscale` and drops the overlap part (0: `overlap` throughout).
         early: usize = 50, "early" => at_least(0);
-        /// The weight of the covariance's first-order additive part, in `[0, 1]` (0: isotropic;
-        /// see [`Covariance`](super::Covariance)).
-        additive: f64 = 0.0, "additive" => probability();
+        /// The weight of the covariance's first-order additive part, in `[0, 1 - overlap]` (0:
+        /// isotropic; see [`Covariance`](super::Covariance)).
+        additive: f64 = 0.0, "additive" => |o: &BayesOptions, v: &str| {
+            checked("a number in [0, 1 - overlap]", |x: &f64| (0.0..=1.0 - o.overlap).contains(x))(o, v)
+        };
+        /// The weight of the covariance's overlap part, in `[0, 1 - additive]`: the share of
+        /// parameters two configurations have at the same value (each parameter's values seen
+        /// as categories; see [`Covariance::with_overlap`](super::Covariance::with_overlap)),
+        /// for the first `early` evaluations.
+        overlap: f64 = 0.0, "overlap" => |o: &BayesOptions, v: &str| {
+            checked("a number in [0, 1 - additive]", |x: &f64| (0.0..=1.0 - o.additive).contains(x))(o, v)
+        };
+        /// The parameters the overlap part compares: those of at most this many values (0: every
+        /// coordinate, the extra ones of `align`, `dual` and `levels` included).
+        overlap_levels: usize = 0, "overlap_levels" => at_least(0);
         /// The noise variance relative to the standardized signal variance, in `[1e-12, 10]`.
         noise: f64 = 1e-6,
             "noise" => checked("a number in [1e-12, 10]", |x: &f64| (1e-12..=10.0).contains(x));
@@ -357,6 +369,10 @@ mod tests {
             "bayes:additive=2",
             "bayes:early_lengthscale=-1",
             "bayes:cv_ref=0",
+            "bayes:overlap=1.5",
+            "bayes:additive=0.6:overlap=0.5",
+            "bayes:overlap=0.5:additive=0.6",
+            "bayes:overlap_levels=-1",
         ] {
             match apply(bad) {
                 Err(StrategyError::BadValue { key, reason, .. }) => {
@@ -368,6 +384,8 @@ mod tests {
                 other => panic!("{bad}: {other:?}"),
             }
         }
+        let o = apply("bayes:additive=0.2:overlap=0.8:overlap_levels=6").unwrap();
+        assert_eq!((o.additive, o.overlap, o.overlap_levels), (0.2, 0.8, 6));
         assert!(matches!(
             apply("bayes:feas_minimum=0.5"),
             Err(StrategyError::UnknownOption { .. })

@@ -108,14 +108,18 @@ impl Bayes {
             &space,
             options.levels,
         ));
-        let early = options.early_lengthscale > 0.0 && options.early > 0;
-        let lengthscale = if early {
+        // The early kernel (the first `early` evaluations): its own lengthscale, the overlap part.
+        let early_lengthscale = options.early_lengthscale > 0.0 && options.early > 0;
+        let early = (early_lengthscale || options.overlap > 0.0) && options.early > 0;
+        let lengthscale = if early_lengthscale {
             options.early_lengthscale
         } else {
             options.lengthscale
         };
         let kernel = Covariance::new(options.kernel, lengthscale)
             .and_then(|k| k.with_additive(options.additive))
+            .and_then(|k| k.with_overlap(options.overlap))
+            .map(|k| k.with_overlap_dims(overlap_dims(&space, options.overlap_levels)))
             .expect("checked option");
         let params = GpParams::new(kernel, options.noise).expect("checked option");
         let (candidates, in_pool) = if space.len() > options.pool {
@@ -735,6 +739,20 @@ impl Bayes {
     }
 }
 
+/// The coordinates the overlap part compares: those of the varying parameters of at most
+/// `levels` values (every coordinate if `levels` is 0).
+fn overlap_dims(space: &Space, levels: usize) -> u64 {
+    if levels == 0 {
+        return u64::MAX;
+    }
+    space
+        .varying_params()
+        .into_iter()
+        .enumerate()
+        .filter(|&(j, p)| j < 64 && space.params()[p].values().len() <= levels)
+        .fold(0, |m, (j, _)| m | 1 << j)
+}
+
 /// A hash of `(salt, row)` uniform in `[0, 1)`.
 fn unit_hash(salt: u64, row: u64) -> f64 {
     unit_of(mix64(salt ^ row.wrapping_mul(GOLDEN)))
@@ -884,8 +902,10 @@ impl Strategy for Bayes {
         if let Some(early) = self.early_params
             && self.memo.asked_count() >= self.options.early
         {
-            let kernel = Covariance::new(self.options.kernel, self.options.lengthscale)
-                .and_then(|k| k.with_additive(self.options.additive))
+            let kernel = early
+                .kernel
+                .with_lengthscale(self.options.lengthscale)
+                .and_then(|k| k.with_overlap(0.0))
                 .expect("checked option");
             self.model.set_params(GpParams { kernel, ..early });
             if let Some((alt, _, _)) = &mut self.alt {

@@ -27,7 +27,6 @@
 
 #![allow(unsafe_code)]
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 use tunable::backend::cuda::{Buffer, Cuda, CudaError, compile};
 use tunable::backend::{Dims, Source};
@@ -106,19 +105,15 @@ pub fn compile_each(
     arch: &str,
     threads: usize,
 ) -> (Vec<GemmCudaParams>, Vec<(GemmCudaParams, CudaError)>) {
-    // Each thread takes the next configuration no thread has taken: the variants' compile times
-    // differ several-fold (the tile sizes), so fixed shares would leave cores idle at the end.
-    let next = AtomicUsize::new(0);
-    let mut results: Vec<(usize, Result<(), CudaError>)> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads.clamp(1, configs.len().max(1)))
-            .map(|_| {
-                s.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(p) = configs.get(i) else { break done };
-                        done.push((i, compile(&GEMM, p, arch).map(drop)));
-                    }
+    let chunk = configs.len().div_ceil(threads.max(1)).max(1);
+    let results: Vec<(GemmCudaParams, Result<(), CudaError>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = configs
+            .chunks(chunk)
+            .map(|part| {
+                s.spawn(move || {
+                    part.iter()
+                        .map(|p| (*p, compile(&GEMM, p, arch).map(drop)))
+                        .collect::<Vec<_>>()
                 })
             })
             .collect();
@@ -127,10 +122,8 @@ pub fn compile_each(
             .flat_map(|h| h.join().expect("compile thread"))
             .collect()
     });
-    results.sort_unstable_by_key(|(i, _)| *i);
     let (mut ok, mut failed) = (Vec::new(), Vec::new());
-    for (i, r) in results {
-        let p = configs[i];
+    for (p, r) in results {
         match r {
             Ok(()) => ok.push(p),
             Err(e) => failed.push((p, e)),

@@ -8,9 +8,9 @@
 //! not measured.
 //!
 //! Both build in `target/e2e` (shared with `end_to_end.rs`), so the tuning runs exactly as a
-//! user's program would. Part of `cargo test --workspace` (the facade's dev-dependency turns
-//! tunable-runtime's `wgpu` on). Skips, printing why, without a wgpu adapter, unless
-//! `TUNABLE_REQUIRE` names `vulkan`.
+//! user's program would. Skips, printing why, without a wgpu adapter, unless `TUNABLE_REQUIRE`
+//! names `vulkan`.
+#![cfg(feature = "wgpu")]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

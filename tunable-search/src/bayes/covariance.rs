@@ -111,7 +111,7 @@ impl Covariance {
         })
     }
 
-    /// The same kernel with weight `w` (in `[0, 1]`) on the additive part (see the module docs).
+    /// The same kernel with weight `w` (in `[0, 1 - overlap]`) on the additive part (see the module docs).
     ///
     /// ```
     /// use tunable_search::bayes::{Covariance, CovarianceKind};
@@ -122,7 +122,7 @@ impl Covariance {
     /// assert!(k.eval(&[0.0, 0.0], &[0.0, 1.0]) > iso.eval(&[0.0, 0.0], &[0.0, 1.0]));
     /// ```
     pub fn with_additive(self, w: f64) -> Result<Self, BayesError> {
-        if !(0.0..=1.0).contains(&w) {
+        if !(0.0..=1.0 - self.overlap).contains(&w) {
             return Err(BayesError::Hyperparameter {
                 name: "additive",
                 value: w,
@@ -232,15 +232,15 @@ impl Covariance {
             } else {
                 self.overlap_dims & ((1u64 << a.len()) - 1)
             };
-            let compared = mask.count_ones();
-            if compared > 0 {
-                let same = a
-                    .iter()
-                    .zip(b)
-                    .enumerate()
-                    .filter(|&(j, (x, y))| j < 64 && mask >> j & 1 == 1 && x == y)
-                    .count();
-                k += self.overlap * same as f64 / f64::from(compared);
+            if mask != 0 {
+                // Only the compared coordinates: the mask's set bits, lowest first.
+                let (mut rest, mut same) = (mask, 0u32);
+                while rest != 0 {
+                    let j = rest.trailing_zeros() as usize;
+                    same += u32::from(a[j] == b[j]);
+                    rest &= rest - 1;
+                }
+                k += self.overlap * f64::from(same) / f64::from(mask.count_ones());
             } else {
                 k += self.overlap * iso;
             }
@@ -302,6 +302,7 @@ mod tests {
         let both = half.with_overlap(0.5).unwrap();
         assert_eq!(both.eval(&a, &a), 1.0);
         assert!(half.with_overlap(0.6).is_err() && m32.with_overlap(-0.1).is_err());
+        assert!(over.with_additive(0.7).is_err() && over.with_additive(0.6).is_ok());
         // Another lengthscale keeps the parts.
         let longer = both.with_lengthscale(3.0).unwrap();
         assert_eq!((longer.additive(), longer.overlap()), (0.5, 0.5));

@@ -12,7 +12,8 @@
 //!    measuring anything again;
 //! 3. loops: tells the strategy every result recorded since the last tell (one tell per batch of
 //!    new results, in recording order), then asks it for as many configurations as the worker
-//!    pool has idle slots ([`queue::idle_slots`]; at least one when nothing is in flight), each
+//!    pool has idle slots ([`queue::idle_slots`]: a result not yet told holds its slot; at least
+//!    one when nothing is in flight), each
 //!    call recorded as an event in the same transaction as its jobs or results. It sleeps on a
 //!    PostgreSQL notification (a result recorded, a worker arrived) or the poll interval;
 //! 4. when the budget is asked and every result told (or the space is used up), marks the study
@@ -155,7 +156,7 @@ pub fn run(
         }
         // Ask for as many as there are idle slots.
         if !state.exhausted() && state.asked() < budget {
-            let mut n = queue::idle_slots(&mut db)?.min(budget - state.asked());
+            let mut n = queue::idle_slots(&mut db, study.id)?.min(budget - state.asked());
             if n == 0 && state.outstanding() == 0 {
                 n = 1;
             }

@@ -193,9 +193,13 @@ pub fn record(
     })
 }
 
-/// Evaluation slots free in the pool: the slots of live workers (heartbeat within their lease)
-/// less the jobs pending or running under a valid lease, over all studies.
-pub fn idle_slots(db: &mut Db) -> Result<usize, DistError> {
+/// Evaluation slots free in the pool for `study`: the slots of live workers (heartbeat within
+/// their lease) less the jobs pending or running under a valid lease, over all studies, and less
+/// `study`'s results not yet told. A result recorded but not told still holds its slot, so the
+/// coordinator tells it before it asks again: with one slot the calls are ask one, tell one
+/// whatever the timing (a result that landed between reading the untold results and counting
+/// the slots once let the coordinator ask a second configuration first).
+pub fn idle_slots(db: &mut Db, study: i64) -> Result<usize, DistError> {
     let n: i64 = db
         .retry("counting idle workers", |c| {
             c.query_one(
@@ -203,8 +207,10 @@ pub fn idle_slots(db: &mut Db) -> Result<usize, DistError> {
                      COALESCE((SELECT SUM(slots) FROM tunable.workers
                                WHERE last_seen + make_interval(secs => lease_s) > now()), 0)
                    - (SELECT COUNT(*) FROM tunable.jobs
-                      WHERE state = 'pending' OR (state = 'running' AND lease_until > now())))::bigint",
-                &[],
+                      WHERE state = 'pending' OR (state = 'running' AND lease_until > now()))
+                   - (SELECT COUNT(*) FROM tunable.results
+                      WHERE study_id = $1 AND tell_seq IS NULL))::bigint",
+                &[&study],
             )
         })?
         .get(0);

@@ -223,10 +223,6 @@ declare_options! {
         /// picks instead of the first while its predictive check ([`Guard`](super::Guard)) is
         /// better by a margin. 0 (or `align > 0`, or a trust region) turns it off.
         dual: f64 = 0.0, "dual" => non_negative;
-        /// Whether the second model (`dual`) has the covariance's overlap part too (`overlap`);
-        /// `false`: only the first model compares few-valued parameters as categories, the
-        /// second keeps its isotropic kernel over index and alignment coordinates.
-        dual_overlap: bool = true, "dual_overlap" => boolean();
         /// If `K > 0`, once `K` valid results in a row have not improved the best, every other
         /// pick goes to the `fallback` until one does; 0 turns it off.
         stall: usize = 0, "stall" => at_least(0);

@@ -132,7 +132,7 @@ impl Bayes {
         } else {
             (None, None)
         };
-        let surrogate = |points: &Arc<Points>, params: GpParams| -> Box<dyn Surrogate> {
+        let surrogate = |points: &Arc<Points>| -> Box<dyn Surrogate> {
             match options.surrogate {
                 SurrogateChoice::Gp => {
                     Box::new(Gp::new(params, Arc::clone(points), candidates.clone()))
@@ -146,7 +146,7 @@ impl Bayes {
                 )),
             }
         };
-        let model = surrogate(&points, params);
+        let model = surrogate(&points);
         // The second model sees the space with alignment coordinates of weight `dual` (none if
         // the space has no parameter that gets one); not with a trust region, whose box is in
         // the first model's coordinates.
@@ -159,17 +159,7 @@ impl Bayes {
                 ))
             })
             .filter(|p| p.dims() > points.dims())
-            .map(|p| {
-                let params = if options.dual_overlap {
-                    params
-                } else {
-                    GpParams {
-                        kernel: kernel.with_overlap(0.0).expect("0 is a valid weight"),
-                        ..params
-                    }
-                };
-                (surrogate(&p, params), p, Guard::new(options.guard_window))
-            });
+            .map(|p| (surrogate(&p), p, Guard::new(options.guard_window)));
         let feasibility = options
             .feasibility
             .then(|| Feasibility::new(params, Arc::clone(&points), candidates));

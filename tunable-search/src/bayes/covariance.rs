@@ -11,7 +11,9 @@
 //! isotropic part keeps `1 - w - o`): it sees those parameters' values as categories, so a few
 //! results tell that *this* value of a switch, a choice or an unroll factor is good, however far
 //! its index lies from the others' (the overlap kernel of categorical Bayesian optimization, as
-//! in CoCaBO's mixture of kernels).
+//! in CoCaBO's mixture of kernels). With the *rest* ([`Covariance::with_overlap_rest`]) the
+//! overlap part averages over every coordinate, the chosen ones by equality and the others by
+//! their one-dimensional kernel, `o (1/d) (Σ_chosen [xⱼ = x'ⱼ] + Σ_others κ(|xⱼ - x'ⱼ| / l))`.
 //! Paper 000 (Section III-B) recommends the rough Matérn ν = 3/2 with a lengthscale above 1
 //! (Table I: 1.5 with the contextual-variance exploration factor, 2 without), or the smoother
 //! ν = 5/2 with a lengthscale below 1; the squared exponential (RBF) is the common default of
@@ -80,6 +82,8 @@ pub struct Covariance {
     overlap: f64,
     /// The coordinates the overlap part compares (bit `j`: coordinate `j`; those past 63 never).
     overlap_dims: u64,
+    /// Whether the overlap part also holds the other coordinates, by their one-dimensional kernel.
+    overlap_rest: bool,
 }
 
 impl Covariance {
@@ -98,6 +102,7 @@ impl Covariance {
             additive: 0.0,
             overlap: 0.0,
             overlap_dims: u64::MAX,
+            overlap_rest: false,
         })
     }
 
@@ -162,6 +167,16 @@ impl Covariance {
     pub fn with_overlap_dims(self, mask: u64) -> Self {
         Covariance {
             overlap_dims: mask,
+            ..self
+        }
+    }
+
+    /// The same kernel with the overlap part averaging over every coordinate: those its mask
+    /// compares by equality, the others by their one-dimensional kernel (as the additive part
+    /// does), so that a parameter of many values keeps its share of that part instead of none.
+    pub fn with_overlap_rest(self, rest: bool) -> Self {
+        Covariance {
+            overlap_rest: rest,
             ..self
         }
     }
@@ -232,7 +247,21 @@ impl Covariance {
             } else {
                 self.overlap_dims & ((1u64 << a.len()) - 1)
             };
-            if mask != 0 {
+            if self.overlap_rest {
+                let sum: f64 = a
+                    .iter()
+                    .zip(b)
+                    .enumerate()
+                    .map(|(j, (x, y))| {
+                        if j < 64 && mask & (1 << j) != 0 {
+                            f64::from(u8::from(x == y))
+                        } else {
+                            self.of_sq_dist((x - y) * (x - y))
+                        }
+                    })
+                    .sum();
+                k += self.overlap * sum / d;
+            } else if mask != 0 {
                 // Only the compared coordinates: the mask's set bits, lowest first.
                 let (mut rest, mut same) = (mask, 0u32);
                 while rest != 0 {
@@ -295,6 +324,14 @@ mod tests {
         let last = over.with_overlap_dims(0b100);
         assert!((last.eval(&a, &b) - 0.6 * m32.eval(&a, &b)).abs() < 1e-15);
         assert_eq!(last.eval(&a, &a), 1.0);
+        // With the rest: the coordinates the mask leaves out by their one-dimensional kernel.
+        let rest = first_two.with_overlap_rest(true);
+        let want = 0.6 * m32.eval(&a, &b) + 0.4 * (1.0 + 0.0 + m32.of_sq_dist(0.25)) / 3.0;
+        assert!((rest.eval(&a, &b) - want).abs() < 1e-15);
+        assert_eq!(rest.eval(&b, &b), 1.0);
+        let all_rest = over.with_overlap_dims(0).with_overlap_rest(true);
+        let add = 0.6 * m32.eval(&a, &b) + 0.4 * (1.0 + 2.0 * m32.of_sq_dist(0.25)) / 3.0;
+        assert!((all_rest.eval(&a, &b) - add).abs() < 1e-15);
         // Nothing to compare: the overlap part's weight goes to the isotropic kernel.
         let none = over.with_overlap_dims(0);
         assert!((none.eval(&a, &b) - m32.eval(&a, &b)).abs() < 1e-15);

@@ -94,7 +94,10 @@
 //!   configurations share ([`Covariance::with_overlap`]): a few results then tell that one value
 //!   of a switch or a choice is good wherever its index lies. Measured in the results chapter
 //!   ("The overlap kernel"): better on every generated kind and on the caches up to about 50
-//!   evaluations, worse on convolution_milo later when kept throughout.
+//!   evaluations, worse on convolution_milo later when kept throughout. With `overlap_rest`
+//!   the part also averages in the parameters it does not compare, by their one-dimensional
+//!   kernel ([`Covariance::with_overlap_rest`]): a parameter of many values (a block size of
+//!   16 values) then keeps its share of that part instead of none.
 //!
 //! ## Defaults, and where they differ from paper 000
 //! Paper 000's Table I default is the `advanced_multi` portfolio with contextual variance and a

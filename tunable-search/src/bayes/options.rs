@@ -105,6 +105,10 @@ declare_options! {
         /// The parameters the overlap part compares: those of at most this many values (0: every
         /// coordinate, the extra ones of `align`, `dual` and `levels` included).
         overlap_levels: usize = 0, "overlap_levels" => at_least(0);
+        /// Whether the overlap part also averages in the parameters it does not compare, by
+        /// their one-dimensional kernel (see
+        /// [`Covariance::with_overlap_rest`](super::Covariance::with_overlap_rest)).
+        overlap_rest: bool = false, "overlap_rest" => boolean();
         /// The noise variance relative to the standardized signal variance, in `[1e-12, 10]`.
         noise: f64 = 1e-6,
             "noise" => checked("a number in [1e-12, 10]", |x: &f64| (1e-12..=10.0).contains(x));
@@ -373,6 +377,7 @@ mod tests {
             "bayes:additive=0.6:overlap=0.5",
             "bayes:overlap=0.5:additive=0.6",
             "bayes:overlap_levels=-1",
+            "bayes:overlap_rest=maybe",
         ] {
             match apply(bad) {
                 Err(StrategyError::BadValue { key, reason, .. }) => {
@@ -384,8 +389,9 @@ mod tests {
                 other => panic!("{bad}: {other:?}"),
             }
         }
-        let o = apply("bayes:additive=0.2:overlap=0.8:overlap_levels=6").unwrap();
+        let o = apply("bayes:additive=0.2:overlap=0.8:overlap_levels=6:overlap_rest=1").unwrap();
         assert_eq!((o.additive, o.overlap, o.overlap_levels), (0.2, 0.8, 6));
+        assert!(o.overlap_rest && !apply("bayes").unwrap().overlap_rest);
         assert!(matches!(
             apply("bayes:feas_minimum=0.5"),
             Err(StrategyError::UnknownOption { .. })

@@ -119,7 +119,10 @@ impl Bayes {
         let kernel = Covariance::new(options.kernel, lengthscale)
             .and_then(|k| k.with_additive(options.additive))
             .and_then(|k| k.with_overlap(options.overlap))
-            .map(|k| k.with_overlap_dims(overlap_dims(&space, options.overlap_levels)))
+            .map(|k| {
+                k.with_overlap_dims(overlap_dims(&space, options.overlap_levels))
+                    .with_overlap_rest(options.overlap_rest)
+            })
             .expect("checked option");
         let params = GpParams::new(kernel, options.noise).expect("checked option");
         let (candidates, in_pool) = if space.len() > options.pool {

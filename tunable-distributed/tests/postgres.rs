@@ -290,6 +290,41 @@ fn claims_never_collide_expired_leases_are_claimed_again_and_results_recorded_on
 }
 
 #[test]
+fn a_result_not_yet_told_holds_its_slot_until_the_coordinator_tells_it() {
+    let Some((_c, url)) = database() else { return };
+    let s = create(&url, &spec("slots", "random", 3));
+    let mut db = Db::connect(&url, "test").unwrap();
+    join_pool(&mut db, "one", 1);
+    assert_eq!(queue::idle_slots(&mut db, s.id).unwrap(), 1);
+    db.client()
+        .batch_execute(&format!(
+            "INSERT INTO tunable.events (study_id, seq, kind, requested) VALUES ({id}, 1, 'ask', 1);
+             INSERT INTO tunable.jobs (study_id, ask_seq, ask_rank, config, config_key) VALUES
+               ({id}, 1, 0, '{{\"a\":1,\"b\":1,\"m\":\"x\"}}', '1,1,x');",
+            id = s.id
+        ))
+        .unwrap();
+    // Pending, then running: the slot is taken.
+    assert_eq!(queue::idle_slots(&mut db, s.id).unwrap(), 0);
+    let claim = queue::claim(&mut db, &[s.id], "one", "0", Duration::from_secs(30))
+        .unwrap()
+        .unwrap();
+    assert_eq!(queue::idle_slots(&mut db, s.id).unwrap(), 0);
+    // Recorded but not told: still taken, so the coordinator tells before it asks again.
+    assert!(queue::record(&mut db, &claim, "one", "0", &Ok(1.0)).unwrap());
+    assert_eq!(queue::idle_slots(&mut db, s.id).unwrap(), 0);
+    // Told, as the coordinator records it: the slot is free.
+    db.client()
+        .batch_execute(&format!(
+            "INSERT INTO tunable.events (study_id, seq, kind) VALUES ({id}, 2, 'tell');
+             UPDATE tunable.results SET tell_seq = 2, tell_rank = 1 WHERE study_id = {id};",
+            id = s.id
+        ))
+        .unwrap();
+    assert_eq!(queue::idle_slots(&mut db, s.id).unwrap(), 1);
+}
+
+#[test]
 fn a_coordinator_spends_the_budget_once_over_a_pool_in_batches() {
     let Some((_c, url)) = database() else { return };
     spend_over_a_pool(&url, "pool", "genetic:popsize=8");

@@ -89,7 +89,8 @@
 //! - **Level coordinates** (optional, `levels=W`): parameters of [`MIN_LEVELS`] to
 //!   [`MAX_LEVELS`] values also get a one-hot code ([`with_levels`]), two values `W` apart
 //!   whatever their order.
-//! - **Overlap part** (optional, `overlap=W`, `overlap_levels=K`): for the first `early`
+//! - **Overlap part** (optional, `overlap=W`, `overlap_levels=K`, `overlap_rest`;
+//!   `overlap=0.3:overlap_levels=6:early=25:overlap_rest=1` in `auto`): for the first `early`
 //!   evaluations the covariance also counts the parameters of at most `K` values two
 //!   configurations share ([`Covariance::with_overlap`]): a few results then tell that one value
 //!   of a switch or a choice is good wherever its index lies. Measured in the results chapter

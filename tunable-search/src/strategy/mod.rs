@@ -138,8 +138,10 @@ use std::sync::Arc;
 /// hands the picks to random search while the picking model does not predict (`guard=0.55`),
 /// every other pick to random search once 60 results in a row have not improved the best
 /// (`stall=60`), a young model that picks among 64 random configurations until the check
-/// has judged it (`trial_scope=64`), and every other round, while a value of a parameter of at
-/// most eight values is untried, the model's best configuration with such a value (`cover=2`).
+/// has judged it (`trial_scope=64`), every other round, while a value of a parameter of at
+/// most eight values is untried, the model's best configuration with such a value (`cover=2`),
+/// and, for the first 25 evaluations, a covariance that also sees the parameters of at most six
+/// values as categories (`overlap=0.3:overlap_levels=6:early=25:overlap_rest=1`).
 ///
 /// Chosen by evidence, not by taste (the user guide's strategies chapter; the command lines and
 /// tables are in the results chapter): candidates ran on the fourteen shared Kernel Tuner
@@ -174,13 +176,23 @@ use std::sync::Arc;
 ///   been asked, the model picks its best configuration among those with one such value. The
 ///   caches gain 0.014 at the cut-off (0.748 to 0.762) and 0.026 at 25 evaluations (0.345 to
 ///   0.371), the worst small `required` landscape 0.088 to 0.213.
+/// - `overlap=0.3:overlap_levels=6:early=25:overlap_rest=1` (2026-11-27): a model of index
+///   distances relates a tile of 1 to a tile of 2 and a switch's two settings as neighbours; a
+///   few results tell more when a parameter of few values is also seen as a category (the
+///   share of such parameters two configurations have at the same value,
+///   [`Covariance::with_overlap`](crate::bayes::Covariance::with_overlap)), and the parameters
+///   of many values keep their share of that part through their one-dimensional kernel
+///   ([`Covariance::with_overlap_rest`](crate::bayes::Covariance::with_overlap_rest)). The part
+///   is dropped after 25 evaluations, when it starts to cost the late search. The caches gain
+///   at 10 and 25 evaluations (0.189 to 0.204, 0.371 to 0.387), the 54 stress landscapes at
+///   every checkpoint (0.614 to 0.653 at the cut-off, 0.486 to 0.530 at 25); the caches'
+///   cut-off falls 0.762 to 0.748 (convolution_milo on the NVIDIA GPUs late in the run).
+///   Leave-one-family-out over fifteen families chooses it in 15 of 15 folds (held-out 0.715).
 ///
-/// Over the caches: 0.762, worst cache 0.474, at 10 / 25 / 50 / 100 / 220 evaluations 0.189 /
-/// 0.371 / 0.517 / 0.650 / 0.768. Over 54 stress landscapes (`default` and `varied`): 0.614,
-/// worst 0.122. Leave-one-family-out among this spec, the one without `cover` and this one
-/// with `init=3` chooses this one in 9 of 15 folds (held-out 0.675, in sample 0.688).
-/// Re-run the selection when strategies change.
-pub const AUTO: &str = "bayes:dual=1:guard=0.55:stall=60:trial_scope=64:cover=2";
+/// Over the caches: 0.748, worst cache 0.449, at 10 / 25 / 50 / 100 / 220 evaluations 0.204 /
+/// 0.387 / 0.518 / 0.639 / 0.754. Over 54 stress landscapes (`default` and `varied`): 0.653,
+/// worst 0.111. Re-run the selection when strategies change.
+pub const AUTO: &str = "bayes:dual=1:guard=0.55:stall=60:trial_scope=64:cover=2:overlap=0.3:overlap_levels=6:early=25:overlap_rest=1";
 
 /// The names [`build`] accepts.
 pub const STRATEGY_NAMES: [&str; 13] = [

@@ -110,6 +110,26 @@ fn join_pool(db: &mut Db, id: &str, slots: i32) {
         .unwrap();
 }
 
+/// Records `study`'s first ask as a coordinator would: one job per value of `a` (with `b` = 1,
+/// `m` = "x"), in that order.
+fn first_ask(db: &mut Db, study: i64, a: &[i64]) {
+    let jobs: Vec<String> = a
+        .iter()
+        .enumerate()
+        .map(|(rank, a)| {
+            format!("({study}, 1, {rank}, '{{\"a\":{a},\"b\":1,\"m\":\"x\"}}', '{a},1,x')")
+        })
+        .collect();
+    db.client()
+        .batch_execute(&format!(
+            "INSERT INTO tunable.events (study_id, seq, kind, requested) VALUES ({study}, 1, 'ask', {n});
+             INSERT INTO tunable.jobs (study_id, ask_seq, ask_rank, config, config_key) VALUES {jobs};",
+            n = a.len(),
+            jobs = jobs.join(", ")
+        ))
+        .unwrap();
+}
+
 /// An in-process worker: claims jobs of `study` and records the cache's answer, until the study
 /// is done or `stop` is set.
 fn fake_worker(url: String, study_id: i64, id: String, stop: Arc<AtomicBool>) {
@@ -229,16 +249,7 @@ fn claims_never_collide_expired_leases_are_claimed_again_and_results_recorded_on
     let s = create(&url, &spec("q", "random", 3));
     let mut db = Db::connect(&url, "test").unwrap();
     // Three jobs, as a coordinator would record them.
-    db.client()
-        .batch_execute(&format!(
-            "INSERT INTO tunable.events (study_id, seq, kind, requested) VALUES ({id}, 1, 'ask', 3);
-             INSERT INTO tunable.jobs (study_id, ask_seq, ask_rank, config, config_key) VALUES
-               ({id}, 1, 0, '{{\"a\":1,\"b\":1,\"m\":\"x\"}}', '1,1,x'),
-               ({id}, 1, 1, '{{\"a\":2,\"b\":1,\"m\":\"x\"}}', '2,1,x'),
-               ({id}, 1, 2, '{{\"a\":4,\"b\":1,\"m\":\"x\"}}', '4,1,x');",
-            id = s.id
-        ))
-        .unwrap();
+    first_ask(&mut db, s.id, &[1, 2, 4]);
     let lease = Duration::from_millis(300);
     let mut other = Db::connect(&url, "test").unwrap();
     let a = queue::claim(&mut db, &[s.id], "w1", "0", lease)
@@ -296,14 +307,7 @@ fn a_result_not_yet_told_holds_its_slot_until_the_coordinator_tells_it() {
     let mut db = Db::connect(&url, "test").unwrap();
     join_pool(&mut db, "one", 1);
     assert_eq!(queue::idle_slots(&mut db, s.id).unwrap(), 1);
-    db.client()
-        .batch_execute(&format!(
-            "INSERT INTO tunable.events (study_id, seq, kind, requested) VALUES ({id}, 1, 'ask', 1);
-             INSERT INTO tunable.jobs (study_id, ask_seq, ask_rank, config, config_key) VALUES
-               ({id}, 1, 0, '{{\"a\":1,\"b\":1,\"m\":\"x\"}}', '1,1,x');",
-            id = s.id
-        ))
-        .unwrap();
+    first_ask(&mut db, s.id, &[1]);
     // Pending, then running: the slot is taken.
     assert_eq!(queue::idle_slots(&mut db, s.id).unwrap(), 0);
     let claim = queue::claim(&mut db, &[s.id], "one", "0", Duration::from_secs(30))

@@ -41,6 +41,10 @@ pub enum Fallback {
     /// A child of the best results found ([`child`](super::elite::child)); a random
     /// configuration when no child is found.
     Elite,
+    /// Of a few random unasked configurations, the one whose nearest asked configuration
+    /// differs from it in the most parameters: a random pick that keeps off the explored
+    /// neighbourhoods.
+    Far,
 }
 
 /// The running predictive check of a surrogate (see the module docs of `bayes::guard`).

@@ -340,6 +340,9 @@ impl Bayes {
             }
             return self.memo.random_unasked(&mut self.rng);
         }
+        if kind == Fallback::Far {
+            return self.far_pick();
+        }
         if kind != Fallback::Random {
             let near = self.polish_candidates();
             if !near.is_empty() {
@@ -348,6 +351,33 @@ impl Bayes {
             }
         }
         self.memo.random_unasked(&mut self.rng)
+    }
+
+    /// Of [`FAR_DRAWS`] random unasked configurations, the one whose nearest asked
+    /// configuration differs from it in the most parameters (the first drawn on ties).
+    fn far_pick(&mut self) -> Option<usize> {
+        let dims = self.space.dims();
+        let asked: Vec<Vec<u16>> = self
+            .asked_rows
+            .iter()
+            .map(|&r| self.space.indices(r))
+            .collect();
+        let mut best: Option<(usize, usize)> = None;
+        for _ in 0..FAR_DRAWS {
+            let Some(p) = self.memo.random_unasked(&mut self.rng) else {
+                break;
+            };
+            let x = self.space.indices(p);
+            let nearest = asked
+                .iter()
+                .map(|a| a.iter().zip(&x).filter(|(u, v)| u != v).count())
+                .min()
+                .unwrap_or(dims);
+            if best.is_none_or(|(d, _)| nearest > d) {
+                best = Some((nearest, p));
+            }
+        }
+        best.map(|(_, p)| p)
     }
 
     /// Whether the next ask waits for results (see the `ramp` option): the initial sample is
@@ -761,12 +791,15 @@ fn unit_hash(salt: u64, row: u64) -> f64 {
     unit_of(mix64(salt ^ row.wrapping_mul(GOLDEN)))
 }
 
-/// Keeps the `k` best `(score, row)` pairs, best first; NaN scores rank last, ties go to the
-/// lower row.
 /// How many candidates beyond its picks a round remembers as likely next picks
 /// ([`Strategy::upcoming`]): enough to keep a pool of 16 compiling threads busy.
 const RUNNERS_UP: usize = 16;
 
+/// The random draws a `far` fallback pick chooses among.
+const FAR_DRAWS: usize = 16;
+
+/// Keeps the `k` best `(score, row)` pairs, best first; NaN scores rank last, ties go to the
+/// lower row.
 fn insert_top(top: &mut Vec<(f64, usize)>, k: usize, score: f64, row: usize) {
     let score = if score.is_nan() {
         f64::NEG_INFINITY
@@ -987,6 +1020,7 @@ mod tests {
             "bayes:dual=0.5:pool=100:fit=true",
             "bayes:stall=5:guard=0.55:dual=1",
             "bayes:stall=3:fallback=mixed:batch=cl",
+            "bayes:stall=2:fallback=far:guard=0.8",
             "bayes:dual=1:guard=0.55:trial_scope=16",
             "bayes:cover=2:levels=0.5:guard=0.99:fallback=elite:pool=100",
             "bayes:trial_scope=4:batch=cl:pool=100",
@@ -1064,6 +1098,41 @@ mod tests {
         // The bowl is easy to predict: a modest threshold rarely distrusts the model.
         let trusted = run("bayes:guard=0.5");
         assert!(trusted < distrusted / 4, "{trusted} fallback picks");
+    }
+
+    #[test]
+    fn far_fallback_picks_keep_off_the_asked_neighbourhoods() {
+        // Four parameters of four values; every configuration of values 0 and 1 only is asked,
+        // so an unasked configuration's nearest asked one differs in its count of values 2 and 3.
+        let space = Arc::new(
+            (0..4)
+                .fold(SpaceBuilder::new(), |b, k| b.param(&format!("p{k}"), 0..4))
+                .build()
+                .unwrap(),
+        );
+        let options = "bayes:fallback=far".parse::<StrategySpec>().unwrap();
+        let options = options.apply(super::BayesOptions::default()).unwrap();
+        let mut s = super::Bayes::new(Arc::clone(&space), options, 5);
+        for p in 0..space.len() {
+            if space.indices(p).iter().all(|&i| i < 2) {
+                s.memo.mark_asked(p);
+                s.asked_rows.push(p);
+            }
+        }
+        let distance = |p: usize| space.indices(p).iter().filter(|&&i| i >= 2).count();
+        let picks = 200;
+        let mean = |total: usize| total as f64 / f64::from(picks);
+        let far: usize = (0..picks).map(|_| distance(s.far_pick().unwrap())).sum();
+        let random: usize = (0..picks)
+            .map(|_| distance(s.memo.random_unasked(&mut s.rng).unwrap()))
+            .sum();
+        // Random unasked picks average 32/15 (about 2.1); the best of 16 draws nearly always 3 or 4.
+        assert!(mean(far) > 3.0, "far picks: mean distance {}", mean(far));
+        assert!(
+            mean(random) < 2.5,
+            "random picks: mean distance {}",
+            mean(random)
+        );
     }
 
     #[test]

@@ -81,6 +81,8 @@
 //! - **Stalls** (optional, `stall=K`): once `K` valid results in a row have not improved the
 //!   best, every other pick goes to the `fallback` until one does. On plateaus (wide regions of
 //!   equal time) a model that predicts the plateau well can keep proposing configurations on it.
+//!   `auto` uses `stall=60:fallback=far`: of 16 random unasked configurations, the one whose
+//!   nearest asked configuration differs from it in the most parameters (see [`Fallback`]).
 //! - **Coverage rounds** (optional, `cover=K`; `cover=2` in `auto`): every `K`-th round, while
 //!   some value of a parameter of at most [`MAX_LEVELS`] values has not been asked, only the
 //!   configurations with one such value compete, so a level that a young model's trend points

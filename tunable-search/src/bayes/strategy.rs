@@ -1106,7 +1106,7 @@ mod tests {
         // so an unasked configuration's nearest asked one differs in its count of values 2 and 3.
         let space = Arc::new(
             (0..4)
-                .fold(SpaceBuilder::new(), |b, k| b.param(&format!("p{k}"), 0..4))
+                .fold(SpaceBuilder::new(), |b, k| b.param(format!("p{k}"), 0..4))
                 .build()
                 .unwrap(),
         );

@@ -133,11 +133,45 @@ fn first_ask(db: &mut Db, study: i64, a: &[i64]) {
 /// An in-process worker: claims jobs of `study` and records the cache's answer, until the study
 /// is done or `stop` is set.
 fn fake_worker(url: String, study_id: i64, id: String, stop: Arc<AtomicBool>) {
+    gated_worker(url, study_id, id, stop, &Gate::open());
+}
+
+/// Holds the fake workers once `limit` results are recorded, until opened.
+struct Gate {
+    recorded: AtomicUsize,
+    limit: usize,
+    opened: AtomicBool,
+}
+
+impl Gate {
+    fn open() -> Gate {
+        Gate::closing_after(usize::MAX)
+    }
+
+    fn closing_after(limit: usize) -> Gate {
+        Gate {
+            recorded: AtomicUsize::new(0),
+            limit,
+            opened: AtomicBool::new(false),
+        }
+    }
+
+    fn holds(&self) -> bool {
+        self.recorded.load(Ordering::SeqCst) >= self.limit && !self.opened.load(Ordering::SeqCst)
+    }
+}
+
+/// [`fake_worker`] that claims nothing while `gate` holds.
+fn gated_worker(url: String, study_id: i64, id: String, stop: Arc<AtomicBool>, gate: &Gate) {
     let replay = replay();
     let mut db = Db::connect(&url, "fake worker").unwrap();
     loop {
         if stop.load(Ordering::SeqCst) {
             return;
+        }
+        if gate.holds() {
+            std::thread::sleep(Duration::from_millis(2));
+            continue;
         }
         let claim = queue::claim(&mut db, &[study_id], &id, "0", Duration::from_secs(30)).unwrap();
         let Some(claim) = claim else {
@@ -161,6 +195,7 @@ fn fake_worker(url: String, study_id: i64, id: String, stop: Arc<AtomicBool>) {
             Observation::Failed(r) => Err(r.clone()),
         };
         queue::record(&mut db, &claim, &id, "0", &result).unwrap();
+        gate.recorded.fetch_add(1, Ordering::SeqCst);
     }
 }
 
@@ -429,16 +464,20 @@ fn a_coordinator_cut_from_the_database_rebuilds_its_strategy_without_measuring_a
     let mut db = Db::connect(&url, "test").unwrap();
     join_pool(&mut db, "pool-of-3", 3);
     let stop = Arc::new(AtomicBool::new(false));
+    // The workers stop after 10 results until the cut: the coordinator cannot finish first,
+    // however late the cutting thread gets to it.
+    let gate = Arc::new(Gate::closing_after(10));
     let workers: Vec<_> = (0..3)
         .map(|i| {
-            let (url, stop) = (url.clone(), Arc::clone(&stop));
-            std::thread::spawn(move || fake_worker(url, s.id, format!("w{i}"), stop))
+            let (url, stop, gate) = (url.clone(), Arc::clone(&stop), Arc::clone(&gate));
+            std::thread::spawn(move || gated_worker(url, s.id, format!("w{i}"), stop, &gate))
         })
         .collect();
     // Cut the coordinator's connection once part of the budget is told: whether its last
     // transaction committed is unknown to it, so it rebuilds its strategy from the history.
     let cut = {
         let url = url.clone();
+        let gate = Arc::clone(&gate);
         std::thread::spawn(move || {
             let mut db = Db::connect(&url, "killer").unwrap();
             loop {
@@ -455,22 +494,29 @@ fn a_coordinator_cut_from_the_database_rebuilds_its_strategy_without_measuring_a
                 }
                 std::thread::sleep(Duration::from_millis(2));
             }
-            db.client()
-                .execute(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+            let rows = db
+                .client()
+                .query(
+                    "SELECT application_name, state, pg_terminate_backend(pid) FROM pg_stat_activity
                      WHERE application_name LIKE 'tunable coordinator %' AND datname = current_database()",
                     &[],
                 )
                 .unwrap();
+            let seen: Vec<(String, Option<String>, bool)> = rows
+                .iter()
+                .map(|r| (r.get(0), r.get(1), r.get(2)))
+                .collect();
+            gate.opened.store(true, Ordering::SeqCst);
+            format!("cut {seen:?}")
         })
     };
     let report = coordinator::run(&url, "resume", &Default::default()).unwrap();
-    cut.join().unwrap();
+    let cut = cut.join().unwrap();
     stop.store(true, Ordering::SeqCst);
     for w in workers {
         w.join().unwrap();
     }
-    assert_eq!(report.rebuilds, 1, "{report:?}");
+    assert_eq!(report.rebuilds, 1, "{report:?}; {cut}");
     let results = study::results(&mut db, &s).unwrap();
     assert_eq!(results.len(), 24);
     // Nothing was measured twice: every job claimed once, every configuration once.

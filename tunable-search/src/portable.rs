@@ -183,7 +183,7 @@ pub fn portable_set<V: Clone + PartialEq>(c: &Candidates<V>, k: usize, hedge: f6
         let distance = |i: usize| {
             picked
                 .iter()
-                .map(|&j| hamming(&c.configs[i], &c.configs[j]))
+                .map(|&j| crate::space::neighbours::hamming(&c.configs[i], &c.configs[j]))
                 .min()
                 .unwrap_or(0)
         };
@@ -235,11 +235,6 @@ fn cover(table: &[Vec<f64>], k: usize) -> Vec<usize> {
         }
     }
     picked
-}
-
-/// Number of positions at which two configurations differ.
-fn hamming<V: PartialEq>(a: &[V], b: &[V]) -> usize {
-    a.iter().zip(b).filter(|(x, y)| x != y).count() + a.len().abs_diff(b.len())
 }
 
 /// The fraction of device `d`'s optimum that the fastest of `set` reaches on it: what timing the

@@ -246,8 +246,8 @@ declare_options! {
         /// turns it off.
         cover: usize = 0, "cover" => at_least(0);
         /// What picks while the model does not predict: `random`, `local` (a neighbour of the
-        /// best found), `mixed` (the two in turn), `elite` (a child of the best results) or `far` (of a few random
-        /// configurations, the one farthest from those asked).
+        /// best found), `mixed` (the two in turn), `elite` (a child of the best results) or
+        /// `far` (of a few random configurations, the one farthest from those asked).
         fallback: Fallback = Fallback::Random, "fallback" => choice(&[
             ("random", Fallback::Random),
             ("local", Fallback::Local),

@@ -15,6 +15,7 @@ use super::{
 use crate::Space;
 use crate::mix::{GOLDEN, mix64, unit_of};
 use crate::space::Neighbourhood;
+use crate::space::neighbours::hamming;
 use crate::strategy::{Memo, Strategy, Trial};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -368,11 +369,7 @@ impl Bayes {
                 break;
             };
             let x = self.space.indices(p);
-            let nearest = asked
-                .iter()
-                .map(|a| a.iter().zip(&x).filter(|(u, v)| u != v).count())
-                .min()
-                .unwrap_or(dims);
+            let nearest = asked.iter().map(|a| hamming(a, &x)).min().unwrap_or(dims);
             if best.is_none_or(|(d, _)| nearest > d) {
                 best = Some((nearest, p));
             }

@@ -154,6 +154,12 @@ impl Space {
     }
 }
 
+/// The number of positions at which two configurations differ (value indices or values), a
+/// difference in length counting once per extra position.
+pub(crate) fn hamming<V: PartialEq>(a: &[V], b: &[V]) -> usize {
+    a.iter().zip(b).filter(|(x, y)| x != y).count() + a.len().abs_diff(b.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,9 +185,7 @@ mod tests {
                 y.iter().zip(&x).all(|(a, b)| a.abs_diff(*b) <= 1)
             });
             assert_eq!(s.neighbours(&x, Neighbourhood::StrictlyAdjacent), strict);
-            let ham = brute(&s, &x, |y| {
-                y.iter().zip(&x).filter(|(a, b)| a != b).count() == 1
-            });
+            let ham = brute(&s, &x, |y| hamming(y, &x) == 1);
             assert_eq!(s.neighbours(&x, Neighbourhood::Hamming), ham);
             let dist = |y: &[u16]| {
                 y.iter()

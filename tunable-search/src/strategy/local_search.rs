@@ -305,6 +305,7 @@ impl LocalSearchAlgorithm {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::space::neighbours::hamming;
     use crate::strategy::fixtures::{bowl, space};
     use crate::strategy::{Strategy, Trial};
     use std::sync::Arc;
@@ -328,8 +329,7 @@ mod tests {
         let start = ls.algorithm().cur.as_ref().unwrap().indices.clone();
         for p in next {
             let g = s.indices(p);
-            let differ = g.iter().zip(&start).filter(|(a, b)| a != b).count();
-            assert_eq!(differ, 1, "a neighbour of the start");
+            assert_eq!(hamming(&g, &start), 1, "a neighbour of the start");
         }
     }
 }

@@ -349,6 +349,17 @@ impl Surrogate for ClusteredGp {
         })
     }
 
+    fn retarget(&mut self, y: &[f64]) {
+        self.clear_fantasies();
+        assert_eq!(y.len(), self.rows.len(), "one target per real observation");
+        self.y.copy_from_slice(y);
+        if !self.rows.is_empty() {
+            // The clusters depend on the targets: cluster again, every cluster's GP afresh.
+            self.components.clear();
+            self.recluster();
+        }
+    }
+
     fn set_params(&mut self, params: GpParams) {
         self.clear_fantasies();
         self.params = params;

@@ -245,6 +245,17 @@ declare_options! {
         /// young model's trend points away from is tried once in its most promising company; 0
         /// turns it off.
         cover: usize = 0, "cover" => at_least(0);
+        /// If `q > 0`, the models see every valid result's target capped at the `q`-quantile of
+        /// the targets told so far (with `transform=log`: run times beyond it all look alike),
+        /// so that they learn where the fast configurations lie rather than the shape of the
+        /// slow bulk, whose trends may point away from them; in `[0, 1)`, 0 turns it off.
+        clip: f64 = 0.0,
+            "clip" => checked("a number in [0, 1)", |x: &f64| (0.0..1.0).contains(x));
+        /// If `F > 1`, the models see every valid result's target capped at that of `F` times
+        /// the best result so far (a configuration `F` times slower than the best looks like any
+        /// slower one); with `clip` as well, the higher of the two caps holds. 0 turns it off.
+        clip_ratio: f64 = 0.0,
+            "clip_ratio" => checked("0 or a number > 1", |x: &f64| *x == 0.0 || (*x > 1.0 && x.is_finite()));
         /// What picks while the model does not predict: `random`, `local` (a neighbour of the
         /// best found), `mixed` (the two in turn), `elite` (a child of the best results) or
         /// `far` (of a few random configurations, the one farthest from those asked).
@@ -380,6 +391,9 @@ mod tests {
             "bayes:overlap=0.5:additive=0.6",
             "bayes:overlap_levels=-1",
             "bayes:overlap_rest=maybe",
+            "bayes:clip=1",
+            "bayes:clip=-0.5",
+            "bayes:clip_ratio=1",
         ] {
             match apply(bad) {
                 Err(StrategyError::BadValue { key, reason, .. }) => {

@@ -305,6 +305,26 @@ impl Bayes {
             .or_else(|| self.memo.random_unasked(&mut self.rng))
     }
 
+    /// Caps the models' targets at the `clip` quantile of those told so far, or at the target of
+    /// `clip_ratio` times the best result, the higher of the two (options `clip`, `clip_ratio`).
+    fn clip_targets(&mut self) {
+        let (q, ratio) = (self.options.clip, self.options.clip_ratio);
+        if (q <= 0.0 && ratio <= 0.0) || self.targets.len() < 2 {
+            return;
+        }
+        let by_ratio = match self.best {
+            Some((_, b)) if ratio > 0.0 => Some(self.target(b * ratio)),
+            _ => None,
+        };
+        let Some(capped) = capped(&self.targets, q, by_ratio) else {
+            return;
+        };
+        self.model.retarget(&capped);
+        if let Some((alt, _, _)) = &mut self.alt {
+            alt.retarget(&capped);
+        }
+    }
+
     /// Makes the better predicting of the two models (`dual`) the one that picks: the second
     /// takes over when its skill exceeds the first's by [`DUAL_MARGIN`], both judged on at least
     /// half their window. Both have no fantasies when this runs (at the end of a tell).
@@ -812,6 +832,18 @@ fn insert_top(top: &mut Vec<(f64, usize)>, k: usize, score: f64, row: usize) {
     top.truncate(k);
 }
 
+/// `targets` capped at their `q`-quantile (if `q > 0`) or at `ratio_cap`, the higher of the two;
+/// `None` when neither applies.
+fn capped(targets: &[f64], q: f64, ratio_cap: Option<f64>) -> Option<Vec<f64>> {
+    let by_quantile = (q > 0.0 && !targets.is_empty()).then(|| {
+        let mut sorted = targets.to_vec();
+        sorted.sort_unstable_by(f64::total_cmp);
+        sorted[((sorted.len() - 1) as f64 * q).round() as usize]
+    });
+    let cap = by_quantile.into_iter().chain(ratio_cap).reduce(f64::max)?;
+    Some(targets.iter().map(|&y| y.min(cap)).collect())
+}
+
 fn median(values: &[f64]) -> f64 {
     if values.is_empty() {
         return 0.0;
@@ -922,6 +954,7 @@ impl Strategy for Bayes {
                 }
             }
         }
+        self.clip_targets();
         // Valid results told before anything was asked (a warm start, a baseline) count toward
         // the initial sample: the design only fills what they leave, keeping at least one
         // configuration of its own, so the model never knows only the neighbourhood of
@@ -1021,6 +1054,9 @@ mod tests {
             "bayes:dual=1:guard=0.55:trial_scope=16",
             "bayes:cover=2:levels=0.5:guard=0.99:fallback=elite:pool=100",
             "bayes:trial_scope=4:batch=cl:pool=100",
+            "bayes:clip=0.5:dual=1:guard=0.55",
+            "bayes:clip=0.3:surrogate=cgp:pool=100",
+            "bayes:clip_ratio=2:clip=0.5",
         ] {
             let spec: StrategySpec = spec.parse().unwrap();
             for batch in [1, 3] {
@@ -1076,6 +1112,49 @@ mod tests {
         assert_eq!(late.ask(1).len(), 1);
         late.tell(&valid);
         assert_eq!(late.init_queue.len(), 4);
+    }
+
+    #[test]
+    fn clipping_caps_the_targets_the_models_see() {
+        use super::{Bayes, BayesOptions, capped};
+        use crate::strategy::{Strategy, Trial};
+        let ln = |v: f64| v.ln();
+        let targets: Vec<f64> = (1..=9).map(|v| ln(f64::from(v))).collect();
+        assert_eq!(capped(&targets, 0.0, None), None);
+        let at = |cap: f64| targets.iter().map(|&y| y.min(cap)).collect::<Vec<_>>();
+        assert_eq!(capped(&targets, 0.5, None), Some(at(ln(5.0))));
+        assert_eq!(capped(&targets, 0.0, Some(ln(1.5))), Some(at(ln(1.5))));
+        // Both: the higher cap holds.
+        assert_eq!(capped(&targets, 0.5, Some(ln(1.5))), Some(at(ln(5.0))));
+        assert_eq!(capped(&targets, 0.25, Some(ln(7.0))), Some(at(ln(7.0))));
+
+        // In the strategy, both models are conditioned on the capped targets: run times
+        // 1, 2, ..., 9 told at once, a cap of 1.5 times the best; with the default nugget the
+        // models interpolate what they were told.
+        let space = space();
+        let trials: Vec<Trial> = (0..9)
+            .map(|i| Trial {
+                position: i * 41,
+                outcome: Outcome::Value(f64::from(i as u8 + 1)),
+            })
+            .collect();
+        let options = "bayes:clip_ratio=1.5:dual=1"
+            .parse::<StrategySpec>()
+            .unwrap()
+            .apply(BayesOptions::default())
+            .unwrap();
+        let mut b = Bayes::new(Arc::clone(&space), options, 1);
+        b.tell(&trials);
+        let (alt, _, _) = b.alt.as_ref().expect("dual=1 keeps a second model");
+        for (i, t) in trials.iter().enumerate() {
+            let expected = ln((i as f64 + 1.0).min(1.5));
+            for model in [&b.model, alt] {
+                let mean = model.predict(t.position).mean;
+                assert!((mean - expected).abs() < 1e-3, "{i}: {mean} vs {expected}");
+            }
+        }
+        // What the strategy reports is unchanged: the best is the fastest result.
+        assert_eq!(b.best.map(|(_, v)| v), Some(1.0));
     }
 
     #[test]

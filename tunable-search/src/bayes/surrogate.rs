@@ -54,6 +54,9 @@ pub trait Surrogate: Send + Sync {
     /// Sets the model's covariance and noise, conditioning on the same observations (clears
     /// fantasies).
     fn set_params(&mut self, params: GpParams);
+    /// Replaces the targets of the real observations, one per observation in the order they
+    /// were observed, conditioning on the same rows (clears fantasies).
+    fn retarget(&mut self, y: &[f64]);
     /// Re-estimates the model's hyperparameters from its observations (e.g. by marginal
     /// likelihood); models with fixed hyperparameters do nothing. Clears fantasies.
     fn fit_hyperparameters(&mut self) {}

@@ -456,6 +456,56 @@ mod tests {
         ]
     }
 
+    /// `n` rows out of `len` spread by `seed`, if they are distinct (their coordinates may
+    /// repeat: the noise keeps the covariance matrix regular).
+    fn spread_rows(seed: u64, n: usize, len: usize) -> Option<Vec<usize>> {
+        let rows: Vec<usize> = (0..n).map(|i| (i * 7 + seed as usize) % len).collect();
+        let mut distinct = rows.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        (distinct.len() == rows.len()).then_some(rows)
+    }
+
+    /// Checks `gp`'s predictions, in bulk at its candidates `cand` and one at a time at every
+    /// row of `pts`, against the exact posterior of `ys` observed at `rows`.
+    fn matches_the_exact_posterior(
+        gp: &Gp,
+        pts: &Points,
+        cand: &[u32],
+        rows: &[usize],
+        ys: &[f64],
+    ) -> Result<(), TestCaseError> {
+        let query: Vec<usize> = (0..pts.len()).collect();
+        let exact = exact_posterior(gp.params(), pts, rows, ys, &query);
+        let mut bulk = vec![Prediction::default(); cand.len()];
+        gp.predict_candidates(&mut bulk);
+        let scale = exact.iter().map(|e| e.mean.abs()).fold(1.0, f64::max);
+        for (&r, b) in cand.iter().zip(&bulk) {
+            let e = exact[r as usize];
+            prop_assert!(
+                (b.mean - e.mean).abs() < 1e-9 * scale,
+                "mean at {}: {} vs {}",
+                r,
+                b.mean,
+                e.mean
+            );
+            prop_assert!(
+                (b.var - e.var).abs() < 1e-9 * scale * scale,
+                "var at {}: {} vs {}",
+                r,
+                b.var,
+                e.var
+            );
+        }
+        for q in query {
+            let (a, e) = (gp.predict(q), exact[q]);
+            prop_assert!((a.mean - e.mean).abs() < 1e-9 * scale);
+            prop_assert!((a.var - e.var).abs() < 1e-9 * scale * scale);
+            prop_assert!(a.var >= 0.0);
+        }
+        Ok(())
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(40))]
 
@@ -468,12 +518,9 @@ mod tests {
             ys in proptest::collection::vec(-5.0f64..50.0, 40),
         ) {
             let pts = random_points(seed, 300, dims);
-            // Distinct observed rows: coordinates may repeat (the noise keeps K regular).
-            let rows: Vec<usize> = (0..n).map(|i| (i * 7 + seed as usize) % 300).collect();
-            let mut rows_d = rows.clone();
-            rows_d.sort_unstable();
-            rows_d.dedup();
-            prop_assume!(rows_d.len() == rows.len());
+            let rows = spread_rows(seed, n, 300);
+            prop_assume!(rows.is_some());
+            let rows = rows.unwrap();
             let p = params(kind, l, noise);
             let cand: Arc<[u32]> = (0..300u32).filter(|r| r % 3 != 0).collect();
             let mut gp = Gp::new(p, Arc::clone(&pts), Some(Arc::clone(&cand)));
@@ -486,22 +533,7 @@ mod tests {
             }
             gp.fantasize(5, 1.0);
             gp.clear_fantasies();
-            let query: Vec<usize> = (0..300).collect();
-            let exact = exact_posterior(p, &pts, &rows, &ys[..n], &query);
-            let mut bulk = vec![Prediction::default(); cand.len()];
-            gp.predict_candidates(&mut bulk);
-            let scale = exact.iter().map(|e| e.mean.abs()).fold(1.0, f64::max);
-            for (&r, b) in cand.iter().zip(&bulk) {
-                let e = exact[r as usize];
-                prop_assert!((b.mean - e.mean).abs() < 1e-9 * scale, "mean at {}: {} vs {}", r, b.mean, e.mean);
-                prop_assert!((b.var - e.var).abs() < 1e-9 * scale * scale, "var at {}: {} vs {}", r, b.var, e.var);
-            }
-            for q in query {
-                let (a, e) = (gp.predict(q), exact[q]);
-                prop_assert!((a.mean - e.mean).abs() < 1e-9 * scale);
-                prop_assert!((a.var - e.var).abs() < 1e-9 * scale * scale);
-                prop_assert!(a.var >= 0.0);
-            }
+            matches_the_exact_posterior(&gp, &pts, &cand, &rows, &ys[..n])?;
         }
 
         /// Replacing the targets of its observations (after fantasies, which it drops) gives the
@@ -514,11 +546,9 @@ mod tests {
             zs in proptest::collection::vec(-5.0f64..50.0, 30),
         ) {
             let pts = random_points(seed, 200, dims);
-            let rows: Vec<usize> = (0..n).map(|i| (i * 7 + seed as usize) % 200).collect();
-            let mut rows_d = rows.clone();
-            rows_d.sort_unstable();
-            rows_d.dedup();
-            prop_assume!(rows_d.len() == rows.len());
+            let rows = spread_rows(seed, n, 200);
+            prop_assume!(rows.is_some());
+            let rows = rows.unwrap();
             let p = params(kind, l, noise);
             let cand: Arc<[u32]> = (0..200u32).filter(|r| r % 3 != 1).collect();
             let mut gp = Gp::new(p, Arc::clone(&pts), Some(Arc::clone(&cand)));
@@ -528,20 +558,7 @@ mod tests {
             gp.fantasize((rows[0] + 1) % 200, 3.0);
             gp.retarget(&zs[..n]);
             prop_assert_eq!(gp.observed_targets(), &zs[..n]);
-            let query: Vec<usize> = (0..200).collect();
-            let exact = exact_posterior(p, &pts, &rows, &zs[..n], &query);
-            let mut bulk = vec![Prediction::default(); cand.len()];
-            gp.predict_candidates(&mut bulk);
-            let scale = exact.iter().map(|e| e.mean.abs()).fold(1.0, f64::max);
-            for (&r, b) in cand.iter().zip(&bulk) {
-                let e = exact[r as usize];
-                prop_assert!((b.mean - e.mean).abs() < 1e-9 * scale, "mean at {}: {} vs {}", r, b.mean, e.mean);
-                prop_assert!((b.var - e.var).abs() < 1e-9 * scale * scale);
-            }
-            for q in query {
-                let (a, e) = (gp.predict(q), exact[q]);
-                prop_assert!((a.mean - e.mean).abs() < 1e-9 * scale);
-            }
+            matches_the_exact_posterior(&gp, &pts, &cand, &rows, &zs[..n])?;
         }
 
         /// With a tiny nugget the GP interpolates its data: the mean at an observed point is the

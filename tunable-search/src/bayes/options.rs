@@ -256,6 +256,9 @@ declare_options! {
         /// slower one); with `clip` as well, the higher of the two caps holds. 0 turns it off.
         clip_ratio: f64 = 0.0,
             "clip_ratio" => checked("0 or a number > 1", |x: &f64| *x == 0.0 || (*x > 1.0 && x.is_finite()));
+        /// If `N > 0`, `clip` and `clip_ratio` hold for the first `N` evaluations only; the
+        /// models then see every target uncapped. 0: throughout.
+        clip_until: usize = 0, "clip_until" => at_least(0);
         /// What picks while the model does not predict: `random`, `local` (a neighbour of the
         /// best found), `mixed` (the two in turn), `elite` (a child of the best results) or
         /// `far` (of a few random configurations, the one farthest from those asked).

@@ -71,6 +71,8 @@ pub struct Bayes {
     next_fit: usize,
     /// The model's parameters while the early lengthscale is in effect (`early_lengthscale`).
     early_params: Option<GpParams>,
+    /// Whether `clip_until` has passed and the models were given the uncapped targets back.
+    clip_released: bool,
     /// Acquisition rounds started (for `polish`).
     round_count: usize,
     preds: Vec<Prediction>,
@@ -195,6 +197,7 @@ impl Bayes {
             space,
             next_fit: options.init.max(3),
             early_params: early.then_some(params),
+            clip_released: false,
             options,
             rng,
             model,
@@ -309,7 +312,16 @@ impl Bayes {
     /// `clip_ratio` times the best result, the higher of the two (options `clip`, `clip_ratio`).
     fn clip_targets(&mut self) {
         let (q, ratio) = (self.options.clip, self.options.clip_ratio);
-        if (q <= 0.0 && ratio <= 0.0) || self.targets.len() < 2 {
+        if (q <= 0.0 && ratio <= 0.0) || self.targets.len() < 2 || self.clip_released {
+            return;
+        }
+        let until = self.options.clip_until;
+        if until > 0 && self.memo.asked_count() >= until {
+            self.clip_released = true;
+            self.model.retarget(&self.targets);
+            if let Some((alt, _, _)) = &mut self.alt {
+                alt.retarget(&self.targets);
+            }
             return;
         }
         let by_ratio = match self.best {
@@ -1057,6 +1069,7 @@ mod tests {
             "bayes:clip=0.5:dual=1:guard=0.55",
             "bayes:clip=0.3:surrogate=cgp:pool=100",
             "bayes:clip_ratio=2:clip=0.5",
+            "bayes:clip_ratio=1.5:clip=0.5:clip_until=30:dual=1",
         ] {
             let spec: StrategySpec = spec.parse().unwrap();
             for batch in [1, 3] {
@@ -1155,6 +1168,26 @@ mod tests {
         }
         // What the strategy reports is unchanged: the best is the fastest result.
         assert_eq!(b.best.map(|(_, v)| v), Some(1.0));
+        // With `clip_until=9`, the ninth result ends the caps: the models see the run times' logs.
+        let options = "bayes:clip_ratio=1.5:dual=1:clip_until=9"
+            .parse::<StrategySpec>()
+            .unwrap()
+            .apply(BayesOptions::default())
+            .unwrap();
+        let mut b = Bayes::new(Arc::clone(&space), options, 1);
+        b.tell(&trials[..8]);
+        let capped_mean = b.model.predict(trials[7].position).mean;
+        assert!((capped_mean - ln(1.5)).abs() < 1e-3, "{capped_mean}");
+        b.ask(1);
+        b.tell(&trials[8..]);
+        let (alt, _, _) = b.alt.as_ref().expect("dual=1 keeps a second model");
+        for (i, t) in trials.iter().enumerate() {
+            let expected = ln(i as f64 + 1.0);
+            for model in [&b.model, alt] {
+                let mean = model.predict(t.position).mean;
+                assert!((mean - expected).abs() < 1e-3, "{i}: {mean} vs {expected}");
+            }
+        }
     }
 
     #[test]

@@ -1151,43 +1151,38 @@ mod tests {
                 outcome: Outcome::Value(f64::from(i as u8 + 1)),
             })
             .collect();
-        let options = "bayes:clip_ratio=1.5:dual=1"
-            .parse::<StrategySpec>()
-            .unwrap()
-            .apply(BayesOptions::default())
-            .unwrap();
-        let mut b = Bayes::new(Arc::clone(&space), options, 1);
-        b.tell(&trials);
-        let (alt, _, _) = b.alt.as_ref().expect("dual=1 keeps a second model");
-        for (i, t) in trials.iter().enumerate() {
-            let expected = ln((i as f64 + 1.0).min(1.5));
-            for model in [&b.model, alt] {
-                let mean = model.predict(t.position).mean;
-                assert!((mean - expected).abs() < 1e-3, "{i}: {mean} vs {expected}");
+        let bayes = |spec: &str| {
+            let options = spec.parse::<StrategySpec>().unwrap();
+            Bayes::new(
+                Arc::clone(&space),
+                options.apply(BayesOptions::default()).unwrap(),
+                1,
+            )
+        };
+        // Both models predict `expected(i)` at the `i`-th result's position.
+        let both_predict = |b: &Bayes, expected: &dyn Fn(f64) -> f64| {
+            let (alt, _, _) = b.alt.as_ref().expect("dual=1 keeps a second model");
+            for (i, t) in trials.iter().enumerate() {
+                let expected = expected(i as f64 + 1.0);
+                for model in [&b.model, alt] {
+                    let mean = model.predict(t.position).mean;
+                    assert!((mean - expected).abs() < 1e-3, "{i}: {mean} vs {expected}");
+                }
             }
-        }
+        };
+        let mut b = bayes("bayes:clip_ratio=1.5:dual=1");
+        b.tell(&trials);
+        both_predict(&b, &|v| ln(v.min(1.5)));
         // What the strategy reports is unchanged: the best is the fastest result.
         assert_eq!(b.best.map(|(_, v)| v), Some(1.0));
         // With `clip_until=9`, the ninth result ends the caps: the models see the run times' logs.
-        let options = "bayes:clip_ratio=1.5:dual=1:clip_until=9"
-            .parse::<StrategySpec>()
-            .unwrap()
-            .apply(BayesOptions::default())
-            .unwrap();
-        let mut b = Bayes::new(Arc::clone(&space), options, 1);
+        let mut b = bayes("bayes:clip_ratio=1.5:dual=1:clip_until=9");
         b.tell(&trials[..8]);
         let capped_mean = b.model.predict(trials[7].position).mean;
         assert!((capped_mean - ln(1.5)).abs() < 1e-3, "{capped_mean}");
         b.ask(1);
         b.tell(&trials[8..]);
-        let (alt, _, _) = b.alt.as_ref().expect("dual=1 keeps a second model");
-        for (i, t) in trials.iter().enumerate() {
-            let expected = ln(i as f64 + 1.0);
-            for model in [&b.model, alt] {
-                let mean = model.predict(t.position).mean;
-                assert!((mean - expected).abs() < 1e-3, "{i}: {mean} vs {expected}");
-            }
-        }
+        both_predict(&b, &ln);
     }
 
     #[test]

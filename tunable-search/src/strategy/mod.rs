@@ -195,11 +195,21 @@ use std::sync::Arc;
 ///   landscape (a needle among 870 configurations) rises from 0.111 to 0.201, the 54
 ///   landscapes 0.653 to 0.657, the caches 0.748 to 0.747 (0.387 to 0.385 at 25 evaluations).
 ///   Leave-one-family-out chooses it in 13 of 15 folds (held-out 0.715).
+/// - `clip=0.5:clip_ratio=1.5:clip_until=25` (2026-11-28): for the first 25 evaluations the
+///   models see every result capped at the higher of the median of those told and 1.5 times the
+///   best, so the slow bulk's trends cannot lead a young model away from the fast few (on the
+///   NVIDIA convolution_milo caches, `use_padding=1` has the better median but few of the
+///   fastest configurations); after 25 the models see the results themselves again, where the
+///   slow configurations' differences lead to the fast ones (cliffs, decoys). The caches gain
+///   at every checkpoint (0.747 to 0.767 at the cut-off, 0.385 to 0.416 at 25 evaluations,
+///   worst cache 0.449 to 0.452), the 54 stress landscapes 0.657 to 0.665 (worst 0.201 to
+///   0.224; worst at 25 evaluations -0.029 to 0.045). Leave-one-family-out chooses it over
+///   the previous `auto` in 13 of 15 folds (held-out 0.709).
 ///
-/// Over the caches: 0.747, worst cache 0.449, at 10 / 25 / 50 / 100 / 220 evaluations 0.204 /
-/// 0.385 / 0.517 / 0.638 / 0.751. Over 54 stress landscapes (`default` and `varied`): 0.657,
-/// worst 0.201. Re-run the selection when strategies change.
-pub const AUTO: &str = "bayes:dual=1:guard=0.55:stall=60:trial_scope=64:cover=2:overlap=0.3:overlap_levels=6:early=25:overlap_rest=1:fallback=far";
+/// Over the caches: 0.767, worst cache 0.452, at 10 / 25 / 50 / 100 / 220 evaluations 0.209 /
+/// 0.416 / 0.552 / 0.671 / 0.770. Over 54 stress landscapes (`default` and `varied`): 0.665,
+/// worst 0.224. Re-run the selection when strategies change.
+pub const AUTO: &str = "bayes:dual=1:guard=0.55:stall=60:trial_scope=64:cover=2:overlap=0.3:overlap_levels=6:early=25:overlap_rest=1:fallback=far:clip=0.5:clip_ratio=1.5:clip_until=25";
 
 /// The names [`build`] accepts.
 pub const STRATEGY_NAMES: [&str; 13] = [

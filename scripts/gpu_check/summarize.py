@@ -49,7 +49,8 @@ KERNELS = re.compile(r"/min; kernels (?P<kernels>[\d.]+) s, overhead (?P<overhea
 EVALUATION = re.compile(
     r"^tunable: (?P<kernel>\S+) \(key \d+\) \[[^\]]*\] (?P<ms>[\d.]+) ms"
     r"(?: \(stopped early after (?P<runs>\d+) runs?\))?"
-    r"(?:; measured in (?P<measure_ms>[\d.]+) ms, kernels (?P<kernel_ms>[\d.]+) ms)?$", re.M)
+    r"(?:; measured in (?P<measure_ms>[\d.]+) ms, kernels (?P<kernel_ms>[\d.]+) ms"
+    r"(?:, output checked in (?P<check_ms>[\d.]+) ms)?)?$", re.M)
 SPACE = re.compile(r"^\S+ n = \d+: (\d+) valid configurations", re.M)
 
 
@@ -134,6 +135,7 @@ def logged_kernel_time(text, kernel, repeats):
     if all(e.group("kernel_ms") for e in found):
         return {"seconds": sum(float(e.group("kernel_ms")) for e in found) / 1e3,
                 "measure_seconds": sum(float(e.group("measure_ms")) for e in found) / 1e3,
+                "check_seconds": sum(float(e.group("check_ms") or 0) for e in found) / 1e3,
                 "evaluations": len(found), "exact": True}
     runs = lambda e: int(e.group("runs")) if e.group("runs") else repeats  # noqa: E731
     return {"seconds": sum(float(e.group("ms")) * (runs(e) + 1) for e in found) / 1e3,
@@ -160,6 +162,8 @@ def tuning(w, name, repeats=5):
             how = "summed from TUNABLE_LOG" if logged["exact"] else "estimated from TUNABLE_LOG"
             run["kernels"] = {"seconds": logged["seconds"], "source": how,
                               "evaluations": logged["evaluations"]}
+        if logged and logged.get("check_seconds"):
+            run["check"] = {"seconds": logged["check_seconds"], "evaluations": logged["evaluations"]}
         sp = SPACE.search(text)
         run["space"] = int(sp.group(1)) if sp else None
     journals = glob.glob(os.path.join(w, name, "*.cache.json"))
@@ -327,6 +331,11 @@ def markdown(s, sizes):
             f"{fmt(m['seconds'], '.1f')} | {fmt(m['compile'], '.1f')} | {fmt(m['measure'], '.1f')} | "
             f"{fmt(m['strategy'], '.2f')} | {fmt(m['other'], '.1f')} | {kern} | {fmt(per, '.1f')} | "
             f"{fmt(over, '.1f')} | {m['config']} |")
+    checks = [f"{name} {r['check']['seconds'] * 1e3 / r['check']['evaluations']:.1f}"
+              for name, r in s["tuning"].items() if r.get("check")]
+    if checks:
+        lines.append("\nOf the measurement, reading each configuration's output back and comparing it "
+                     "(`verify`, TUNABLE_LOG's lines), ms per configuration: " + ", ".join(checks) + ".")
     extra = sorted({p for r in s["tuning"].values() for p in ((r.get("summary") or {}).get("breakdown") or {})
                     if p not in PARTS})
     if extra:

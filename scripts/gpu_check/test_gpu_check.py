@@ -55,7 +55,8 @@ def log_lines(key, times, costs=None):
     costs = costs or [None] * len(times)
     return "".join(f"tunable: gemm_cuda (key {key}) [block_size_x=16, VW={i}] {ms:.4f} ms"
                    + ("" if runs is None else f" (stopped early after {runs} run{'' if runs == 1 else 's'})")
-                   + ("" if c is None else f"; measured in {c[0]:.1f} ms, kernels {c[1]:.1f} ms") + "\n"
+                   + ("" if c is None else f"; measured in {c[0]:.1f} ms, kernels {c[1]:.1f} ms")
+                   + ("" if c is None or len(c) < 3 else f", output checked in {c[2]:.1f} ms") + "\n"
                    for i, ((ms, runs), c) in enumerate(zip(times, costs)))
 
 
@@ -114,7 +115,7 @@ class SummaryTest(unittest.TestCase):
                 ("exhaustive-2048", 2048, 0.49, 150.0, 80.0, 600)):
             # tune-2048 logs every evaluation: 2 ms in full (5 runs + 1), 4 ms stopped after 1 run.
             logged = {"tune-2048": log_lines(n, [(2.0, None), (4.0, 1)]),
-                      "serial-2048": log_lines(n, [(2.0, None), (4.0, 1)], [(30.0, 12.5), (20.0, 8.5)])}.get(name, "")
+                      "serial-2048": log_lines(n, [(2.0, None), (4.0, 1)], [(30.0, 12.5, 3.0), (20.0, 8.5, 1.0)])}.get(name, "")
             write(os.path.join(w, f"{name}.log"),
                 "device: x\n" + logged + f"gemm_cuda n = {n}: 1545 valid configurations of 2304\n"
                 + summary_line(n, tuned * 4, tuned, evals, secs, comp,
@@ -187,6 +188,10 @@ class SummaryTest(unittest.TestCase):
             self.assertEqual((k["source"], k["evaluations"]), ("estimated from TUNABLE_LOG", 2))
             self.assertEqual(s["tuning"]["serial-2048"]["kernels"],
                              {"seconds": 0.021, "source": "summed from TUNABLE_LOG", "evaluations": 2})
+            # The output checks of its lines: 4 ms over 2 configurations.
+            self.assertEqual(s["tuning"]["serial-2048"]["check"], {"seconds": 0.004, "evaluations": 2})
+            self.assertNotIn("check", s["tuning"]["tune-2048"])
+            self.assertIn("ms per configuration: serial-2048 2.0.", md)
             self.assertEqual(s["tuning"]["batch16-2048"]["kernels"],
                              {"seconds": 0.4, "source": "the tuner's summary"})
             b16 = s["tuning"]["batch16-2048"]["summary"]

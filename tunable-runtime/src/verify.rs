@@ -112,6 +112,46 @@ impl<T: Output + ?Sized> Output for &mut T {
     }
 }
 
+/// Outputs of at least this many elements are widened (the device buffers' reads) and compared
+/// ([`compare`]) on several threads: a 2048 x 2048 output read after every variant's first run
+/// cost more than the kernel's own runs on one thread.
+const PARALLEL_FROM: usize = 1 << 18;
+
+/// The threads that share work over `len` elements: one below [`PARALLEL_FROM`], else up to
+/// eight of the machine's cores, each with at least a quarter of that many elements.
+pub(crate) fn threads_for(len: usize) -> usize {
+    if len < PARALLEL_FROM {
+        return 1;
+    }
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    cores.min(8).min(len / (PARALLEL_FROM / 4)).max(1)
+}
+
+/// Whether every element of `actual` is within the tolerance of `expected`'s, in a loop without
+/// early exits that the compiler vectorizes (a NaN anywhere fails it), on several threads for
+/// large outputs.
+fn all_within(actual: &[f64], expected: &[f64], tolerance: f64) -> bool {
+    let within = |a: f64, e: f64| (a - e).abs() <= tolerance * e.abs().max(1.0);
+    let check = |a: &[f64], e: &[f64]| {
+        a.chunks(512)
+            .zip(e.chunks(512))
+            .all(|(a, e)| a.iter().zip(e).fold(true, |ok, (&a, &e)| ok & within(a, e)))
+    };
+    let threads = threads_for(actual.len());
+    if threads == 1 {
+        return check(actual, expected);
+    }
+    let chunk = actual.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = actual
+            .chunks(chunk)
+            .zip(expected.chunks(chunk))
+            .map(|(a, e)| scope.spawn(move || check(a, e)))
+            .collect();
+        parts.into_iter().all(|p| p.join().unwrap_or(false))
+    })
+}
+
 /// Checks `actual` against `expected`: same length, and every element within
 /// `tolerance * max(1, |expected|)` (NaN matches only NaN). The error is the reason recorded for
 /// the failed configuration.
@@ -123,16 +163,12 @@ pub fn compare(actual: &[f64], expected: &[f64], tolerance: f64) -> Result<(), S
             expected.len()
         ));
     }
-    // The common case first, in a loop without early exits that the compiler vectorizes: every
-    // element within the tolerance (a NaN anywhere fails it, and is judged below).
-    let within = |a: f64, e: f64| (a - e).abs() <= tolerance * e.abs().max(1.0);
-    if actual
-        .chunks(512)
-        .zip(expected.chunks(512))
-        .all(|(a, e)| a.iter().zip(e).fold(true, |ok, (&a, &e)| ok & within(a, e)))
-    {
+    // The common case first: every element within the tolerance (a NaN fails it, and is judged
+    // below).
+    if all_within(actual, expected, tolerance) {
         return Ok(());
     }
+    let within = |a: f64, e: f64| (a - e).abs() <= tolerance * e.abs().max(1.0);
     let close = |a: f64, e: f64| (a.is_nan() && e.is_nan()) || within(a, e);
     let mut bad = actual
         .iter()
@@ -162,6 +198,30 @@ mod tests {
         assert!(compare(&[f64::NAN], &[f64::NAN], 0.0).is_ok());
         assert!(compare(&[f64::NAN], &[1.0], 1.0).is_err());
         assert!(compare(&[1.0], &[f64::NAN], 1.0).is_err());
+    }
+
+    #[test]
+    fn large_outputs_are_judged_alike_on_several_threads() {
+        // Above the threshold every thread's share is checked: a bad element in the first, a
+        // middle or the last share is found and named.
+        let n = 3 * PARALLEL_FROM + 5;
+        let expected: Vec<f64> = (0..n).map(|i| i as f64 * 0.5).collect();
+        assert!(compare(&expected, &expected, 0.0).is_ok());
+        for bad in [0, n / 2, n - 1] {
+            let mut actual = expected.clone();
+            actual[bad] = actual[bad] * 2.0 + 1.0;
+            let e = compare(&actual, &expected, 1e-3).unwrap_err();
+            assert!(
+                e.starts_with(&format!(
+                    "wrong output: 1 of {n} elements differ; first at index {bad}:"
+                )),
+                "{e}"
+            );
+        }
+        let mut nan = expected.clone();
+        nan[n - 1] = f64::NAN;
+        assert!(compare(&nan, &expected, 1e-3).is_err());
+        assert!(compare(&nan, &nan, 1e-3).is_ok());
     }
 
     #[test]

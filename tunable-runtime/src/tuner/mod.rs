@@ -410,7 +410,11 @@ mod tests {
                 std::thread::sleep(std::time::Duration::from_millis(t as u64));
                 Ok(None)
             }
-            Call::Output => Ok(Some(vec![1.0])),
+            Call::Output => {
+                // Reading the output takes 2 ms: the check's share of the measurement.
+                std::thread::sleep(std::time::Duration::from_millis(2));
+                Ok(Some(vec![1.0]))
+            }
             Call::Answer => Ok(None),
         };
         let expected = Some(Expected {
@@ -428,6 +432,9 @@ mod tests {
             timed += e.runs.iter().sum::<f64>();
             let c = e.cost.expect("a variant's cost is known");
             assert!(c.kernel_ms <= c.measure_ms, "{c:?}");
+            // The output's read and comparison are apart from the kernels' runs.
+            assert!(c.check_ms >= 2.0, "{c:?}");
+            assert!(c.kernel_ms + c.check_ms <= c.measure_ms, "{c:?}");
             // Every timed run is a kernel run (and so is the checked run, which is the one
             // run of a configuration stopped at its warm-up).
             assert!(c.kernel_ms >= e.runs.iter().sum::<f64>(), "{c:?} {e:?}");

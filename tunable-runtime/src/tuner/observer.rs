@@ -120,11 +120,17 @@ impl<'a> Log<'a> {
         }
     }
 
-    /// `; measured in 36.2 ms, kernels 4.1 ms` when the evaluation knows its cost.
+    /// `; measured in 36.2 ms, kernels 4.1 ms` when the evaluation knows its cost, and
+    /// `, output checked in 2.3 ms` after it when the output was checked.
     fn cost(e: &Evaluation) -> String {
         e.cost.map_or_else(String::new, |c| {
+            let checked = if c.check_ms > 0.0 {
+                format!(", output checked in {:.1} ms", c.check_ms)
+            } else {
+                String::new()
+            };
             format!(
-                "; measured in {:.1} ms, kernels {:.1} ms",
+                "; measured in {:.1} ms, kernels {:.1} ms{checked}",
                 c.measure_ms, c.kernel_ms
             )
         })
@@ -197,12 +203,25 @@ mod tests {
             cost: Some(crate::tuner::Cost {
                 measure_ms: 36.31,
                 kernel_ms: 4.0,
+                check_ms: 0.0,
             }),
             ..Evaluation::measured(Ok(2.0))
         };
         assert_eq!(
             every.line(1, &costly).unwrap(),
             "tunable: k [block=32, mode=b] 2.0000 ms; measured in 36.3 ms, kernels 4.0 ms"
+        );
+        let checked = Evaluation {
+            cost: Some(crate::tuner::Cost {
+                measure_ms: 36.31,
+                kernel_ms: 4.0,
+                check_ms: 12.04,
+            }),
+            ..Evaluation::measured(Ok(2.0))
+        };
+        assert_eq!(
+            every.line(1, &checked).unwrap(),
+            "tunable: k [block=32, mode=b] 2.0000 ms; measured in 36.3 ms, kernels 4.0 ms, output checked in 12.0 ms"
         );
     }
 }

@@ -44,6 +44,9 @@ pub struct Cost {
     pub measure_ms: f64,
     /// The kernels' own time inside it, in milliseconds.
     pub kernel_ms: f64,
+    /// Of it, reading the output back and comparing it with the expected one (`verify`), in
+    /// milliseconds; 0 without `verify`.
+    pub check_ms: f64,
 }
 
 impl Evaluation {

@@ -189,13 +189,16 @@ impl<'a, 'r, P: Params, M: Measurement> Variants<'a, 'r, P, M> {
         let best = self.best;
         let requests = ahead::requests();
         let (kernels, compiled, start) = (kernel_time(), compile_time(), Instant::now());
+        let mut check_ms = 0.0;
         let result = capture(|| match expected {
             Some(e) => {
                 // The checked run is timed: the measurement may count it as its warm-up.
                 let warm = time_once(&mut || run(Call::Run(&p)).map(drop))?;
+                let reading = Instant::now();
                 let out = run(Call::Output)?.ok_or("`verify` read no output")?;
                 let checked = verify::compare(&out, &e.output, e.tolerance);
                 verify::give_back(out);
+                check_ms = reading.elapsed().as_secs_f64() * 1e3;
                 checked?;
                 measurement.measure_after(&mut || run(Call::Run(&p)).map(drop), best, warm)
             }
@@ -206,6 +209,7 @@ impl<'a, 'r, P: Params, M: Measurement> Variants<'a, 'r, P, M> {
             measure_ms: (start.elapsed().as_secs_f64() - (compile_time() - compiled)).max(0.0)
                 * 1e3,
             kernel_ms: (kernel_time() - kernels) * 1e3,
+            check_ms,
         };
         let evaluation = match result {
             Ok(Ok(timing)) => {

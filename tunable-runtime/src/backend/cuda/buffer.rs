@@ -7,16 +7,18 @@ use super::error::CudaError;
 use super::{Cuda, code};
 use crate::backend::Element;
 use crate::verify::Output;
-use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr};
+use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr, PinnedHostSlice, ValidAsZeroBits};
 use std::sync::{Arc, Mutex};
 
 /// A buffer of elements of `T` on a [`Cuda`] device.
 pub struct Buffer<T: Element + DeviceRepr> {
     pub(super) slice: CudaSlice<T>,
     stream: Arc<CudaStream>,
-    /// Host memory the tuner's reads of this buffer reuse ([`Output::snapshot_into`]): a fresh
-    /// vector per read costs a page fault per page.
-    scratch: Mutex<Vec<T>>,
+    /// Page-locked host memory the tuner's reads of this buffer reuse
+    /// ([`Output::snapshot_into`]), made on the first read: a copy into pageable memory goes
+    /// through the driver's staging buffer at a fraction of the bus's speed, and a fresh vector
+    /// per read costs a page fault per page.
+    pinned: Mutex<Option<PinnedHostSlice<T>>>,
 }
 
 impl<T: Element + DeviceRepr> std::fmt::Debug for Buffer<T> {
@@ -44,7 +46,7 @@ impl Cuda {
         Ok(Buffer {
             slice,
             stream,
-            scratch: Mutex::new(Vec::new()),
+            pinned: Mutex::new(None),
         })
     }
 }
@@ -87,7 +89,7 @@ impl<T: Element + DeviceRepr> Buffer<T> {
     }
 }
 
-impl<T: Element + DeviceRepr> Output for Buffer<T> {
+impl<T: Element + DeviceRepr + ValidAsZeroBits> Output for Buffer<T> {
     fn snapshot(&self) -> Result<Vec<f64>, String> {
         self.read()
             .map(|v| v.into_iter().map(Element::to_f64).collect())
@@ -95,19 +97,33 @@ impl<T: Element + DeviceRepr> Output for Buffer<T> {
     }
 
     fn snapshot_into(&self, out: &mut Vec<f64>) -> Result<(), String> {
-        let mut scratch = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
-        scratch.resize(self.len(), T::default());
-        self.stream
-            .memcpy_dtoh(&self.slice, &mut scratch[..])
-            .map_err(|e| {
-                CudaError::Api {
-                    call: "cuMemcpyDtoH",
-                    code: code(e),
+        let api = |e| {
+            CudaError::Api {
+                call: "cuMemcpyDtoH",
+                code: code(e),
+            }
+            .to_string()
+        };
+        let mut pinned = self.pinned.lock().unwrap_or_else(|e| e.into_inner());
+        if pinned.as_ref().is_none_or(|p| p.len() != self.len()) {
+            // Flags 0: cached page-locked memory (the write-combined kind that `alloc_pinned`
+            // makes is slow to read from the host).
+            // SAFETY: the memory is only read after the copy below has filled all of it.
+            match unsafe { self.stream.context().alloc_pinned_with_flags(self.len(), 0) } {
+                Ok(p) => *pinned = Some(p),
+                // Out of page-locked memory: read through pageable memory instead.
+                Err(_) => {
+                    let v = self.read().map_err(|e| e.to_string())?;
+                    crate::backend::element::widen_into(&v, out);
+                    return Ok(());
                 }
-                .to_string()
-            })?;
-        out.clear();
-        out.extend(scratch.iter().map(|&x| x.to_f64()));
+            }
+        }
+        let host = pinned.as_mut().expect("allocated above");
+        self.stream.memcpy_dtoh(&self.slice, host).map_err(api)?;
+        // Waits for the copy.
+        let data = host.as_slice().map_err(api)?;
+        crate::backend::element::widen_into(data, out);
         Ok(())
     }
 }

@@ -128,8 +128,7 @@ impl<T: Element> Output for Buffer<T> {
 
     fn snapshot_into(&self, out: &mut Vec<f64>) -> Result<(), String> {
         let v = self.read().map_err(|e| e.to_string())?;
-        out.clear();
-        out.extend(v.into_iter().map(Element::to_f64));
+        crate::backend::element::widen_into(&v, out);
         Ok(())
     }
 }

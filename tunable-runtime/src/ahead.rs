@@ -33,8 +33,16 @@
 //! gets there first). Which configurations are evaluated, and in which order, never depends on
 //! the pool.
 //!
+//! The pool runs one build at a time at first and widens only while wider builds faster
+//! ([`gate`]): on some machines the compiler does not (NVRTC on an H200 machine of 16 cores
+//! compiled no faster on 4 threads than on 2, and slower on 16), and there a pool as wide as the
+//! machine only queued the build the tuner waited for behind speculative ones.
+//!
 //! [`Strategy::upcoming`]: tunable_search::strategy::Strategy::upcoming
 
+mod gate;
+
+use gate::Gate;
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex};
@@ -172,34 +180,50 @@ pub struct Pool {
 }
 
 struct Queue {
-    /// Builds waiting with their tags, the next first; `None` once the pool is closing.
-    builds: Mutex<Option<VecDeque<(usize, Build)>>>,
+    /// When the pool was made: the gate's clock starts there.
+    born: Instant,
+    state: Mutex<State>,
     ready: Condvar,
+}
+
+struct State {
+    /// Builds waiting with their tags, the next first; `None` once the pool is closing.
+    builds: Option<VecDeque<(usize, Build)>>,
+    /// How many builds may run at once ([`gate`]).
+    gate: Gate,
 }
 
 impl std::fmt::Debug for Pool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Pool")
             .field("threads", &self.workers.len())
+            .field("width", &self.width())
             .field("waiting", &self.waiting())
             .finish()
     }
 }
 
 impl Pool {
-    /// A pool of `threads` threads (at least 1), idle until handed builds.
+    /// A pool of `threads` threads (at least 1), idle until handed builds. It runs one build
+    /// at a time at first and widens while wider pays ([`gate`]).
     pub fn new(threads: usize) -> Self {
+        let threads = threads.max(1);
         let shared = Arc::new(Queue {
-            builds: Mutex::new(Some(VecDeque::new())),
+            born: Instant::now(),
+            state: Mutex::new(State {
+                builds: Some(VecDeque::new()),
+                gate: Gate::new(threads),
+            }),
             ready: Condvar::new(),
         });
-        let workers = (0..threads.max(1))
+        let workers = (0..threads)
             .map(|_| {
                 let shared = Arc::clone(&shared);
                 std::thread::spawn(move || {
                     while let Some(b) = shared.next() {
                         // A panicking build is the backend's bug; it must not stop the others.
                         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(b.work));
+                        shared.done();
                     }
                 })
             })
@@ -218,8 +242,8 @@ impl Pool {
     /// ones of each tag it names; then the fresh ones of other tags; then every build handed
     /// over earlier and not started yet, in their order.
     pub fn hint(&self, order: &[usize], fresh: Vec<(usize, Build)>) {
-        let mut queue = self.shared.lock();
-        let Some(q) = queue.as_mut() else {
+        let mut state = self.shared.lock();
+        let Some(q) = state.builds.as_mut() else {
             return;
         };
         let mut front = Vec::with_capacity(fresh.len());
@@ -246,13 +270,18 @@ impl Pool {
         for b in front.into_iter().rev() {
             q.push_front(b);
         }
-        drop(queue);
+        drop(state);
         self.shared.ready.notify_all();
     }
 
     /// Builds handed over and not started yet.
     pub fn waiting(&self) -> usize {
-        self.shared.lock().as_ref().map_or(0, VecDeque::len)
+        self.shared.lock().builds.as_ref().map_or(0, VecDeque::len)
+    }
+
+    /// Builds the pool lets run at once now: one at first, wider while wider pays ([`gate`]).
+    pub fn width(&self) -> usize {
+        self.shared.lock().gate.width()
     }
 
     /// Threads of the pool.
@@ -262,31 +291,45 @@ impl Pool {
 }
 
 impl Queue {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<VecDeque<(usize, Build)>>> {
-        self.builds.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The next build, waiting for one; `None` once the pool is closing.
+    /// The next build, waiting for one and for the gate to let it start; `None` once the pool
+    /// is closing.
     fn next(&self) -> Option<Build> {
-        let mut queue = self.lock();
+        let mut state = self.lock();
         loop {
-            match queue.as_mut() {
+            let State { builds, gate } = &mut *state;
+            match builds.as_mut() {
                 None => return None,
-                Some(q) => {
+                Some(q) if gate.open() => {
                     if let Some((_, b)) = q.pop_front() {
+                        gate.enter();
                         return Some(b);
                     }
                 }
+                Some(_) => {}
             }
-            queue = self.ready.wait(queue).unwrap_or_else(|e| e.into_inner());
+            state = self.ready.wait(state).unwrap_or_else(|e| e.into_inner());
         }
+    }
+
+    /// A build is done: the gate counts it.
+    fn done(&self) {
+        let now = self.born.elapsed().as_secs_f64();
+        let mut state = self.lock();
+        let waiting = state.builds.as_ref().is_some_and(|q| !q.is_empty());
+        state.gate.leave(now, waiting);
+        drop(state);
+        self.ready.notify_all();
     }
 }
 
 impl Drop for Pool {
     fn drop(&mut self) {
         // The builds not started are dropped: nobody will ask for them any more.
-        *self.shared.lock() = None;
+        self.shared.lock().builds = None;
         self.shared.ready.notify_all();
         for w in self.workers.drain(..) {
             let _ = w.join();
@@ -320,6 +363,41 @@ mod tests {
         // A host device: every build is done before the measurement starts.
         let (seen, _) = run_pool(builds, 2, || done.load(Ordering::SeqCst));
         assert_eq!(seen, 5);
+    }
+
+    /// Hands `n` builds to a pool of 4 threads, each sleeping 10 ms, holding `lock` meanwhile
+    /// when given one (a compiler that builds one thing at a time); returns the pool's width
+    /// once all are done.
+    fn width_after(n: usize, lock: Option<Arc<Mutex<()>>>) -> usize {
+        let pool = Pool::new(4);
+        let done = Arc::new(AtomicUsize::new(0));
+        let builds = (0..n)
+            .map(|_| {
+                let (done, lock) = (Arc::clone(&done), lock.clone());
+                Build::new(false, move || {
+                    let _held = lock
+                        .as_ref()
+                        .map(|l| l.lock().unwrap_or_else(|e| e.into_inner()));
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                    done.fetch_add(1, Ordering::SeqCst);
+                })
+            })
+            .collect();
+        pool.push_front(builds);
+        while done.load(Ordering::SeqCst) < n {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        pool.width()
+    }
+
+    #[test]
+    fn the_pool_widens_only_while_wider_builds_faster() {
+        assert_eq!(width_after(30, None), 4, "builds that run side by side");
+        assert_eq!(
+            width_after(30, Some(Arc::default())),
+            1,
+            "builds that wait for each other"
+        );
     }
 
     #[test]

@@ -33,10 +33,11 @@
 //! gets there first). Which configurations are evaluated, and in which order, never depends on
 //! the pool.
 //!
-//! The pool runs one build at a time at first and widens only while wider builds faster
-//! ([`gate`]): on some machines the compiler does not (NVRTC on an H200 machine of 16 cores
-//! compiled no faster on 4 threads than on 2, and slower on 16), and there a pool as wide as the
-//! machine only queued the build the tuner waited for behind speculative ones.
+//! The pool runs one build at a time at first and doubles its width while the builds'
+//! throughput at the new width is at least 1.25 times that at the last, since a compiler need
+//! not build faster on more threads: NVRTC on an H200 machine of 16 cores compiled no faster on
+//! 4 threads than on 2, and slower on 16, and there a pool as wide as the machine only queued
+//! the build the tuner waited for behind speculative ones.
 //!
 //! [`Strategy::upcoming`]: tunable_search::strategy::Strategy::upcoming
 
@@ -189,7 +190,7 @@ struct Queue {
 struct State {
     /// Builds waiting with their tags, the next first; `None` once the pool is closing.
     builds: Option<VecDeque<(usize, Build)>>,
-    /// How many builds may run at once ([`gate`]).
+    /// How many builds may run at once.
     gate: Gate,
 }
 
@@ -205,7 +206,8 @@ impl std::fmt::Debug for Pool {
 
 impl Pool {
     /// A pool of `threads` threads (at least 1), idle until handed builds. It runs one build
-    /// at a time at first and widens while wider pays ([`gate`]).
+    /// at a time at first and widens while wider builds faster (see [the module
+    /// docs](self#speculation)).
     pub fn new(threads: usize) -> Self {
         let threads = threads.max(1);
         let shared = Arc::new(Queue {
@@ -279,7 +281,7 @@ impl Pool {
         self.shared.lock().builds.as_ref().map_or(0, VecDeque::len)
     }
 
-    /// Builds the pool lets run at once now: one at first, wider while wider pays ([`gate`]).
+    /// Builds the pool lets run at once now: one at first, wider while wider builds faster.
     pub fn width(&self) -> usize {
         self.shared.lock().gate.width()
     }

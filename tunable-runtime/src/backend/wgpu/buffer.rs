@@ -8,7 +8,7 @@ use super::{Inner, Wgpu};
 use crate::backend::Element;
 use crate::verify::Output;
 use std::marker::PhantomData;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// A storage buffer of `len` elements of `T` on a [`Wgpu`] device (usable as
 /// `var<storage, read>` or `var<storage, read_write>`).
@@ -16,6 +16,10 @@ pub struct Buffer<T: Element + bytemuck::Pod> {
     pub(super) buffer: wgpu::Buffer,
     len: usize,
     pub(super) gpu: Arc<Inner>,
+    /// The read-back buffer the tuner's reads of this buffer reuse ([`Output::snapshot_into`]),
+    /// made on the first: a fresh one per read, and the two copies of its contents into fresh
+    /// vectors, cost more than the copy itself.
+    staging: Mutex<Option<wgpu::Buffer>>,
     _element: PhantomData<T>,
 }
 
@@ -64,6 +68,7 @@ impl Wgpu {
             buffer,
             len: data.len(),
             gpu: Arc::clone(&self.inner),
+            staging: Mutex::new(None),
             _element: PhantomData,
         };
         b.write(data)?;
@@ -114,28 +119,41 @@ impl<T: Element + bytemuck::Pod> Buffer<T> {
 
     /// The buffer's contents (after the work submitted before).
     pub fn read(&self) -> Result<Vec<T>, WgpuError> {
+        self.read_with(&mut None, bytemuck::pod_collect_to_vec)
+    }
+
+    /// Copies the buffer into the read-back buffer `staging` (made first if `None`) and hands
+    /// its bytes, mapped, to `f`.
+    fn read_with<R>(
+        &self,
+        staging: &mut Option<wgpu::Buffer>,
+        f: impl FnOnce(&[u8]) -> R,
+    ) -> Result<R, WgpuError> {
         let gpu = &self.gpu;
         let device = &gpu.device;
         let size = padded(std::mem::size_of::<T>() * self.len);
         let api = |call| move |reason| WgpuError::Api { call, reason };
-        let (staging, error) = super::scoped(device, || {
-            let staging = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("tunable read-back"),
-                size,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
+        let ((), error) = super::scoped(device, || {
+            let target = staging.get_or_insert_with(|| {
+                device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("tunable read-back"),
+                    size,
+                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                })
             });
             let mut encoder = device.create_command_encoder(&Default::default());
-            encoder.copy_buffer_to_buffer(&self.buffer, 0, &staging, 0, size);
+            encoder.copy_buffer_to_buffer(&self.buffer, 0, target, 0, size);
             gpu.queue.submit([encoder.finish()]);
-            staging
         });
         if let Some(reason) = error {
+            // A read-back buffer that failed is not kept.
+            *staging = None;
             return Err(api("copy_buffer_to_buffer")(reason));
         }
-        let bytes = map_read(gpu, &staging).map_err(api("map_async"))?;
+        let target = staging.as_ref().expect("made above");
         let used = std::mem::size_of::<T>() * self.len;
-        Ok(bytemuck::pod_collect_to_vec(&bytes[..used]))
+        with_mapped(gpu, target, |bytes| f(&bytes[..used])).map_err(api("map_async"))
     }
 }
 
@@ -152,6 +170,16 @@ pub(super) fn wait(gpu: &Inner, call: &'static str) -> Result<(), WgpuError> {
 
 /// The bytes of a `MAP_READ` buffer, once the work submitted before has finished.
 pub(super) fn map_read(gpu: &Inner, buffer: &wgpu::Buffer) -> Result<Vec<u8>, String> {
+    with_mapped(gpu, buffer, <[u8]>::to_vec)
+}
+
+/// `f` of the bytes of a `MAP_READ` buffer, mapped once the work submitted before has finished
+/// (and unmapped after).
+fn with_mapped<R>(
+    gpu: &Inner,
+    buffer: &wgpu::Buffer,
+    f: impl FnOnce(&[u8]) -> R,
+) -> Result<R, String> {
     let (tx, rx) = std::sync::mpsc::channel();
     buffer.map_async(wgpu::MapMode::Read, .., move |r| {
         let _ = tx.send(r);
@@ -162,12 +190,12 @@ pub(super) fn map_read(gpu: &Inner, buffer: &wgpu::Buffer) -> Result<Vec<u8>, St
     // `poll` has run the callback of the finished work.
     let mapped = rx.recv().map_err(|e| e.to_string())?;
     mapped.map_err(|e| e.to_string())?;
-    let bytes = buffer
+    let r = buffer
         .get_mapped_range(..)
-        .map_err(|e| e.to_string())?
-        .to_vec();
+        .map(|view| f(&view))
+        .map_err(|e| e.to_string());
     buffer.unmap();
-    Ok(bytes)
+    r
 }
 
 impl<T: Element + bytemuck::Pod> Output for Buffer<T> {
@@ -178,8 +206,18 @@ impl<T: Element + bytemuck::Pod> Output for Buffer<T> {
     }
 
     fn snapshot_into(&self, out: &mut Vec<f64>) -> Result<(), String> {
-        let v = self.read().map_err(|e| e.to_string())?;
-        crate::backend::element::widen_into(&v, out);
-        Ok(())
+        let mut staging = self.staging.lock().unwrap_or_else(|e| e.into_inner());
+        self.read_with(&mut staging, |bytes| {
+            // Mapped ranges are aligned to `wgpu::MAP_ALIGNMENT` (8 bytes), enough for every
+            // element type; a copy only if not.
+            match bytemuck::try_cast_slice::<u8, T>(bytes) {
+                Ok(elements) => crate::backend::element::widen_into(elements, out),
+                Err(_) => crate::backend::element::widen_into(
+                    &bytemuck::pod_collect_to_vec::<u8, T>(bytes),
+                    out,
+                ),
+            }
+        })
+        .map_err(|e| e.to_string())
     }
 }

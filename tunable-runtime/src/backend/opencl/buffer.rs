@@ -9,13 +9,16 @@ use crate::backend::Element;
 use crate::verify::Output;
 use opencl3::memory::{Buffer as ClBuffer, CL_MEM_READ_WRITE, ClMem};
 use opencl3::types::{CL_BLOCKING, cl_mem};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// A buffer of `len` elements of `T` on an [`OpenCl`] device.
 pub struct Buffer<T: Element> {
     pub(super) mem: ClBuffer<T>,
     len: usize,
     cl: Arc<Inner>,
+    /// Host memory the tuner's reads of this buffer reuse ([`Output::snapshot_into`]): a fresh
+    /// vector per read costs a page fault per page.
+    scratch: Mutex<Vec<T>>,
 }
 
 impl<T: Element> std::fmt::Debug for Buffer<T> {
@@ -56,6 +59,7 @@ impl OpenCl {
             mem,
             len: data.len(),
             cl: Arc::clone(&self.inner),
+            scratch: Mutex::new(Vec::new()),
         };
         b.write(data)?;
         Ok(b)
@@ -97,17 +101,25 @@ impl<T: Element> Buffer<T> {
     /// The buffer's contents (a blocking read, after the work queued before it).
     pub fn read(&self) -> Result<Vec<T>, OpenClError> {
         let mut out = vec![T::default(); self.len];
-        // SAFETY: a blocking read of exactly the buffer's size into a live, initialized vector.
+        self.read_into(&mut out)?;
+        Ok(out)
+    }
+
+    /// Reads the buffer into `out`, which has [`len`](Self::len) elements.
+    fn read_into(&self, out: &mut [T]) -> Result<(), OpenClError> {
+        debug_assert_eq!(out.len(), self.len);
+        // SAFETY: a blocking read of exactly the buffer's size into live, initialized memory of
+        // that size.
         unsafe {
             self.cl
                 .queue
-                .enqueue_read_buffer(&self.mem, CL_BLOCKING, 0, &mut out, &[])
+                .enqueue_read_buffer(&self.mem, CL_BLOCKING, 0, out, &[])
         }
+        .map(drop)
         .map_err(|e| OpenClError::Api {
             call: "clEnqueueReadBuffer",
             code: code(e),
-        })?;
-        Ok(out)
+        })
     }
 
     pub(super) fn handle(&self) -> cl_mem {
@@ -127,8 +139,10 @@ impl<T: Element> Output for Buffer<T> {
     }
 
     fn snapshot_into(&self, out: &mut Vec<f64>) -> Result<(), String> {
-        let v = self.read().map_err(|e| e.to_string())?;
-        crate::backend::element::widen_into(&v, out);
+        let mut scratch = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        scratch.resize(self.len, T::default());
+        self.read_into(&mut scratch).map_err(|e| e.to_string())?;
+        crate::backend::element::widen_into(&scratch, out);
         Ok(())
     }
 }

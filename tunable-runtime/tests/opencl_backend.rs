@@ -290,19 +290,5 @@ fn a_batch_compiles_ahead_failures_are_data_and_the_tuning_goes_on() {
 #[test]
 fn the_tuners_reads_reuse_their_memory_and_see_every_write() {
     let Some(cl) = device() else { return };
-    // Large enough to be widened on several threads.
-    let n = (1 << 18) + 3;
-    let mut y = cl
-        .upload(&(0..n).map(|i| i as f32).collect::<Vec<_>>())
-        .unwrap();
-    let read = |y: &dyn Output| tunable_runtime::verify::read(y).unwrap();
-    let first = read(&y);
-    assert_eq!(first.len(), n);
-    assert!(first.iter().enumerate().all(|(i, &v)| v == i as f64));
-    tunable_runtime::verify::give_back(first);
-    y.write(&vec![-2.5; n]).unwrap();
-    assert!(
-        read(&y).iter().all(|&v| v == -2.5),
-        "the reused memory saw the write"
-    );
+    common::reads_see_every_write(|d| cl.upload(d).unwrap(), |y, d| y.write(d).unwrap());
 }

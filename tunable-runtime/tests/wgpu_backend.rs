@@ -441,23 +441,10 @@ fn a_tuning_records_wgsl_limit_and_wrong_answer_failures_and_completes() {
 #[test]
 fn the_tuners_reads_reuse_one_read_back_buffer_and_see_every_write() {
     let Some(gpu) = device() else { return };
-    // Large enough to be widened on several threads; then a length that is not whole words.
-    let n = (1 << 18) + 3;
-    let mut y = gpu
-        .upload(&(0..n).map(|i| i as f32).collect::<Vec<_>>())
-        .unwrap();
-    let read = |y: &dyn Output| tunable_runtime::verify::read(y).unwrap();
-    let first = read(&y);
-    assert_eq!(first.len(), n);
-    assert!(first.iter().enumerate().all(|(i, &v)| v == i as f64));
-    tunable_runtime::verify::give_back(first);
-    y.write(&vec![-2.5; n]).unwrap();
-    let second = read(&y);
-    assert!(
-        second.iter().all(|&v| v == -2.5),
-        "the reused buffer saw the write"
-    );
+    common::reads_see_every_write(|d| gpu.upload(d).unwrap(), |y, d| y.write(d).unwrap());
+    // A length that is not whole words, read twice through the same read-back buffer.
     let bytes = gpu.upload::<u8>(&[7, 8, 9]).unwrap();
-    assert_eq!(read(&bytes), [7.0, 8.0, 9.0]);
-    assert_eq!(read(&bytes), [7.0, 8.0, 9.0]);
+    let read = || tunable_runtime::verify::read(&bytes).unwrap();
+    assert_eq!(read(), [7.0, 8.0, 9.0]);
+    assert_eq!(read(), [7.0, 8.0, 9.0]);
 }

@@ -40,3 +40,25 @@ pub fn nvrtc_found() -> bool {
         }
     }
 }
+
+/// Checks that the tuner's reads of a device buffer (`verify::read`, which reuses the buffer's
+/// read-back memory) see every write: `upload` makes a buffer of 2^18 + 3 elements (enough to
+/// be widened on several threads), `write` overwrites it.
+pub fn reads_see_every_write<B: tunable_runtime::verify::Output>(
+    upload: impl Fn(&[f32]) -> B,
+    write: impl Fn(&mut B, &[f32]),
+) {
+    use tunable_runtime::verify;
+    let n = (1 << 18) + 3;
+    let mut y = upload(&(0..n).map(|i| i as f32).collect::<Vec<_>>());
+    let first = verify::read(&y).unwrap();
+    assert_eq!(first.len(), n);
+    assert!(first.iter().enumerate().all(|(i, &v)| v == i as f64));
+    verify::give_back(first);
+    write(&mut y, &vec![-2.5; n]);
+    let second = verify::read(&y).unwrap();
+    assert!(
+        second.iter().all(|&v| v == -2.5),
+        "the reused memory saw the write"
+    );
+}

@@ -466,6 +466,37 @@ mod tests {
         (distinct.len() == rows.len()).then_some(rows)
     }
 
+    /// The posterior tests' setting: random points, rows of them to observe, the candidates and
+    /// a GP over them that has observed nothing yet.
+    struct Fixture {
+        pts: Arc<Points>,
+        rows: Vec<usize>,
+        cand: Arc<[u32]>,
+        gp: Gp,
+    }
+
+    /// `len` random points spread by `seed`, `n` rows of them (`None` unless distinct, see
+    /// [`spread_rows`]), the candidates every row but those congruent to `skip` modulo 3.
+    fn fixture(
+        seed: u64,
+        len: usize,
+        dims: usize,
+        n: usize,
+        params: GpParams,
+        skip: u32,
+    ) -> Option<Fixture> {
+        let rows = spread_rows(seed, n, len)?;
+        let pts = random_points(seed, len, dims);
+        let cand: Arc<[u32]> = (0..len as u32).filter(|r| r % 3 != skip).collect();
+        let gp = Gp::new(params, Arc::clone(&pts), Some(Arc::clone(&cand)));
+        Some(Fixture {
+            pts,
+            rows,
+            cand,
+            gp,
+        })
+    }
+
     /// Checks `gp`'s predictions, in bulk at its candidates `cand` and one at a time at every
     /// row of `pts`, against the exact posterior of `ys` observed at `rows`.
     fn matches_the_exact_posterior(
@@ -517,13 +548,9 @@ mod tests {
             kind in kinds(), l in 0.3f64..3.0, noise in 1e-4f64..1e-1,
             ys in proptest::collection::vec(-5.0f64..50.0, 40),
         ) {
-            let pts = random_points(seed, 300, dims);
-            let rows = spread_rows(seed, n, 300);
-            prop_assume!(rows.is_some());
-            let rows = rows.unwrap();
-            let p = params(kind, l, noise);
-            let cand: Arc<[u32]> = (0..300u32).filter(|r| r % 3 != 0).collect();
-            let mut gp = Gp::new(p, Arc::clone(&pts), Some(Arc::clone(&cand)));
+            let setting = fixture(seed, 300, dims, n, params(kind, l, noise), 0);
+            prop_assume!(setting.is_some());
+            let Fixture { pts, rows, cand, mut gp } = setting.unwrap();
             for (i, &r) in rows.iter().enumerate() {
                 gp.observe(r, ys[i]);
                 if i % 4 == 1 {
@@ -545,13 +572,9 @@ mod tests {
             ys in proptest::collection::vec(-5.0f64..50.0, 30),
             zs in proptest::collection::vec(-5.0f64..50.0, 30),
         ) {
-            let pts = random_points(seed, 200, dims);
-            let rows = spread_rows(seed, n, 200);
-            prop_assume!(rows.is_some());
-            let rows = rows.unwrap();
-            let p = params(kind, l, noise);
-            let cand: Arc<[u32]> = (0..200u32).filter(|r| r % 3 != 1).collect();
-            let mut gp = Gp::new(p, Arc::clone(&pts), Some(Arc::clone(&cand)));
+            let setting = fixture(seed, 200, dims, n, params(kind, l, noise), 1);
+            prop_assume!(setting.is_some());
+            let Fixture { pts, rows, cand, mut gp } = setting.unwrap();
             for (i, &r) in rows.iter().enumerate() {
                 gp.observe(r, ys[i]);
             }

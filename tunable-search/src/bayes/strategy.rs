@@ -316,24 +316,23 @@ impl Bayes {
             return;
         }
         let until = self.options.clip_until;
-        if until > 0 && self.memo.asked_count() >= until {
+        let seen = if until > 0 && self.memo.asked_count() >= until {
+            // The caps end: the models see the targets themselves from now on.
             self.clip_released = true;
-            self.model.retarget(&self.targets);
-            if let Some((alt, _, _)) = &mut self.alt {
-                alt.retarget(&self.targets);
-            }
-            return;
-        }
-        let by_ratio = match self.best {
-            Some((_, b)) if ratio > 0.0 => Some(self.target(b * ratio)),
-            _ => None,
+            self.targets.clone()
+        } else {
+            let by_ratio = match self.best {
+                Some((_, b)) if ratio > 0.0 => Some(self.target(b * ratio)),
+                _ => None,
+            };
+            let Some(capped) = capped(&self.targets, q, by_ratio) else {
+                return;
+            };
+            capped
         };
-        let Some(capped) = capped(&self.targets, q, by_ratio) else {
-            return;
-        };
-        self.model.retarget(&capped);
+        self.model.retarget(&seen);
         if let Some((alt, _, _)) = &mut self.alt {
-            alt.retarget(&capped);
+            alt.retarget(&seen);
         }
     }
 

@@ -143,6 +143,14 @@ fn ptx_report(arch: &str) {
         start.elapsed().as_secs_f64(),
         failed.len()
     );
+    if let Some(cache) = tunable::backend::cuda::build_cache() {
+        println!(
+            "  {} loaded from the build cache in {}, {} compiled and kept there",
+            cache.loaded,
+            cache.folder.display(),
+            cache.stored
+        );
+    }
     for (p, e) in failed.iter().take(10) {
         println!("  {p:?}: {e}");
     }

@@ -7,7 +7,8 @@ tool's reply ends with it). Exit status 0 when every step and every test passed,
 What each part reads (all written by `scripts/gpu-check run` into the work folder W):
 - W/steps.tsv: one line per step (name, status, exit code, seconds, note);
 - W/test-*.log: the test executables' output ("test result:" lines, "skipping:" lines);
-- W/tune-N.json, W/serial-N.json, W/batch16-N.json, W/exhaustive-N.json: what `gemm_cuda --json`
+- W/tune-N.json, W/serial-N.json, W/batch16-N.json, W/exhaustive-N.json,
+  W/cache-cold-N.json, W/cached-N.json: what `gemm_cuda --json`
   wrote; W/<run>.log: its output, with the tuning summary line on stderr ("tunable: tuned
   gemm_cuda (key N) ...") and, with TUNABLE_LOG=1, one line per evaluation; W/<run>/: the tuned
   file and the journal (Kernel Tuner cache, evaluation order);
@@ -371,7 +372,9 @@ def markdown(s, sizes):
               "| policy | wall s | compile s | measure s | evaluations | tuned ms |", "| --- | --- | --- | --- | --- | --- |"]
     for label, name in (("default (by the compile/measure ratio)", f"tune-{first}"),
                         ("one at a time (TUNABLE_BATCH=1)", f"serial-{first}"),
-                        ("16 at a time (TUNABLE_BATCH=16)", f"batch16-{first}")):
+                        ("16 at a time (TUNABLE_BATCH=16)", f"batch16-{first}"),
+                        ("default, an empty build cache (TUNABLE_BUILD_CACHE)", f"cache-cold-{first}"),
+                        ("default, rerun with that build cache", f"cached-{first}")):
         m = (s["tuning"].get(name) or {}).get("summary") or {}
         lines.append(f"| {label} | {fmt(m.get('seconds'), '.1f')} | {fmt(m.get('compile'), '.1f')} | "
                      f"{fmt(m.get('measure'), '.1f')} | {fmt(m.get('evaluations'), '.0f')} | {fmt(m.get('tuned'))} |")
@@ -437,7 +440,8 @@ def main():
     }
     repeats = attribute_repeats(os.path.join(ROOT, "examples", "gemm_cuda.rs"))
     names = [f"tune-{n}" for n in args.sizes]
-    names += [f"{run}-{n}" for n in args.sizes for run in ("serial", "batch16", "exhaustive")]
+    names += [f"{run}-{n}" for n in args.sizes
+              for run in ("serial", "batch16", "exhaustive", "cache-cold", "cached")]
     for name in names:
         if os.path.exists(os.path.join(w, f"{name}.log")):
             s["tuning"][name] = tuning(w, name, repeats)

@@ -24,6 +24,10 @@
 //! - `TUNABLE_EMBEDDED=on|off`: whether the GPU backends load the device binaries embedded for
 //!   the baked configurations (default `on`); `off` compiles every kernel from its source (see
 //!   [`crate::backend::embedded`]).
+//! - `TUNABLE_BUILD_CACHE=FOLDER|off`: where the CUDA backend keeps NVRTC's builds across
+//!   processes (default `$XDG_CACHE_HOME/tunable/cuda`, else `$HOME/.cache/tunable/cuda`); `off`
+//!   compiles every configuration each process evaluates (see `backend::cuda::build_cache`, with
+//!   the feature `cuda`).
 //! - `TUNABLE_DEVICE`: the identity the CPU device takes (see [`crate::device`]).
 //! - `TUNABLE_EVALUATE`: set by a distributed worker, measure one configuration of one call and
 //!   tune nothing (see [`crate::tuner::evaluate`]).

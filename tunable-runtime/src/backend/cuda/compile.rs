@@ -8,6 +8,7 @@
 //! architecture and loads the CUBIN; [`compile`] works without a GPU or driver, which is how CI
 //! checks that every variant of a kernel compiles.
 
+use super::disk;
 use super::error::CudaError;
 use super::library;
 use crate::backend::{Source, definitions};
@@ -61,15 +62,42 @@ pub(crate) fn compile_with(
         CString::new(source.code).map_err(|_| fail("the source contains a NUL byte".into()))?;
     let name = CString::new(format!("{}.cu", source.kernel))
         .map_err(|_| fail("the kernel name contains a NUL byte".into()))?;
+    let nvrtc = library::nvrtc()?;
+    let kept = disk::shared().and_then(|cache| {
+        let key = disk::key(
+            (nvrtc.version(), nvrtc.path()),
+            source.code,
+            source.kernel,
+            &options,
+        )?;
+        Some((cache, key))
+    });
     let options: Vec<CString> = options
         .into_iter()
         .map(|o| CString::new(o).expect("checked for NUL bytes above"))
         .collect();
-    let nvrtc = library::nvrtc()?;
-    let out = nvrtc
-        .api()
-        .compile(&code, &name, &options, arch.starts_with("sm_"))
-        .map_err(fail)?;
+    let build = || {
+        nvrtc
+            .api()
+            .compile(&code, &name, &options, arch.starts_with("sm_"))
+    };
+    // A build, or a program the compiler rejects, is kept; a failure to run NVRTC is not.
+    let out = match &kept {
+        Some((cache, key)) => match cache.load(key) {
+            Some(kept) => kept,
+            None => {
+                let out = build();
+                match &out {
+                    Ok(o) => cache.store(key, Ok(o)),
+                    Err(f) if f.rejected => cache.store(key, Err(&f.message)),
+                    Err(_) => {}
+                }
+                out.map_err(|f| f.message)
+            }
+        },
+        None => build().map_err(|f| f.message),
+    }
+    .map_err(fail)?;
     let ptx = String::from_utf8_lossy(&out.ptx).into_owned();
     if !ptx.contains(&format!(".entry {}(", source.kernel)) {
         return Err(CudaError::NoKernel {

@@ -43,6 +43,11 @@
 //!   ([`crate::ahead`]), the NVRTC compilation is handed over to its compile pool (NVRTC runs on
 //!   any thread) and the module is loaded on the first launch; compile time is reported with
 //!   [`crate::measure::report_compile_time`].
+//! - **Builds kept on disk:** every build (and every program NVRTC rejects, with its log) is
+//!   also kept in a folder shared by every process ([`build_cache`]; `TUNABLE_BUILD_CACHE`
+//!   names it or, `off`, turns it off), so that the next tuning of the same kernel, another
+//!   problem size or a rerun, loads each configuration compiled before instead of compiling it
+//!   again.
 //! - **Embedded binaries:** a configuration whose CUBIN or PTX was embedded for this
 //!   architecture (its tuned winner, see [`crate::backend::embedded`]) is loaded from it, without
 //!   compiling; NVRTC is looked for only when something must be compiled, so a shipped binary
@@ -67,6 +72,7 @@
 
 mod buffer;
 mod compile;
+mod disk;
 mod error;
 mod image;
 mod launch;
@@ -75,6 +81,7 @@ mod nvrtc;
 
 pub use buffer::Buffer;
 pub use compile::{Compiled, compile};
+pub use disk::{BuildCacheUse, build_cache};
 pub use error::CudaError;
 pub use image::{Image, image};
 pub use launch::{CompiledKernel, KernelArg, Launch};

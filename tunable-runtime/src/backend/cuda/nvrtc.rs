@@ -55,6 +55,29 @@ impl std::fmt::Debug for Api {
     }
 }
 
+/// Why a compilation produced nothing.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    /// NVRTC's log, or the status's name where the log is empty, prefixed by the call that
+    /// failed when it is not the compilation itself.
+    pub(crate) message: String,
+    /// The compiler rejected the program (`NVRTC_ERROR_COMPILATION`): it fails the same way
+    /// every time, unlike a failure to allocate, say.
+    pub(crate) rejected: bool,
+}
+
+impl Failure {
+    fn other(message: String) -> Self {
+        Failure {
+            message,
+            rejected: false,
+        }
+    }
+}
+
+/// `NVRTC_ERROR_COMPILATION`.
+const COMPILATION: Status = 6;
+
 /// What one compilation produced.
 pub(crate) struct Output {
     pub(crate) ptx: Vec<u8>,
@@ -124,16 +147,15 @@ impl Api {
         }
     }
 
-    /// Compiles `code` (named `name` in messages) with `options`. The error is the log, or the
-    /// status's name where the log is empty, prefixed by the call that failed when it is not the
-    /// compilation itself. `cubin` asks for the CUBIN too (a real architecture).
+    /// Compiles `code` (named `name` in messages) with `options`. `cubin` asks for the CUBIN
+    /// too (a real architecture).
     pub(crate) fn compile(
         &self,
         code: &CStr,
         name: &CStr,
         options: &[CString],
         cubin: bool,
-    ) -> Result<Output, String> {
+    ) -> Result<Output, Failure> {
         let mut program: Program = std::ptr::null_mut();
         // SAFETY: valid NUL-terminated strings; no headers.
         let status = unsafe {
@@ -147,7 +169,10 @@ impl Api {
             )
         };
         if status != 0 {
-            return Err(format!("nvrtcCreateProgram: {}", self.error(status)));
+            return Err(Failure::other(format!(
+                "nvrtcCreateProgram: {}",
+                self.error(status)
+            )));
         }
         /// Destroys the program when dropped.
         struct Owned<'a>(&'a Api, Program);
@@ -159,7 +184,8 @@ impl Api {
         }
         let program = Owned(self, program);
         let pointers: Vec<*const c_char> = options.iter().map(|o| o.as_ptr()).collect();
-        let count = c_int::try_from(pointers.len()).map_err(|_| "too many options".to_owned())?;
+        let count = c_int::try_from(pointers.len())
+            .map_err(|_| Failure::other("too many options".to_owned()))?;
         // SAFETY: a live program; `pointers` holds `count` NUL-terminated strings that outlive
         // the call.
         let compiled = unsafe { (self.compile)(program.1, count, pointers.as_ptr()) };
@@ -170,18 +196,26 @@ impl Api {
             .trim()
             .to_owned();
         if compiled != 0 {
-            return Err(if log.is_empty() {
-                self.error(compiled)
-            } else {
-                log
+            return Err(Failure {
+                message: if log.is_empty() {
+                    self.error(compiled)
+                } else {
+                    log
+                },
+                rejected: compiled == COMPILATION,
             });
         }
-        let mut ptx = self.read(program.1, self.ptx_size, self.ptx, "nvrtcGetPTX")?;
+        let mut ptx = self
+            .read(program.1, self.ptx_size, self.ptx, "nvrtcGetPTX")
+            .map_err(Failure::other)?;
         while ptx.last() == Some(&0) {
             ptx.pop();
         }
         let cubin = if cubin {
-            Some(self.read(program.1, self.cubin_size, self.cubin, "nvrtcGetCUBIN")?)
+            Some(
+                self.read(program.1, self.cubin_size, self.cubin, "nvrtcGetCUBIN")
+                    .map_err(Failure::other)?,
+            )
         } else {
             None
         };

@@ -1,0 +1,140 @@
+//! NVRTC's builds kept on disk (`TUNABLE_BUILD_CACHE`): a configuration compiled once is loaded
+//! by the next compilation, with the same PTX, CUBIN and log; a program NVRTC rejects is kept
+//! with its log; a source that reads files NVRTC finds is never kept; an entry that is cut short
+//! or overwritten is compiled again and replaced. One test in a binary of its own, as the cache's
+//! folder is read from the environment once per process. Skips, printing why, without NVRTC.
+#![cfg(feature = "cuda")]
+#![allow(unsafe_code)] // setting the environment
+
+use std::path::Path;
+use tunable_runtime::backend::Source;
+use tunable_runtime::backend::cuda::{CudaError, build_cache, compile};
+use tunable_runtime::params::Params;
+use tunable_search::Value;
+
+mod common;
+use common::nvrtc_found;
+
+#[derive(Clone, Copy, Debug)]
+struct Scale(i64);
+
+impl Params for Scale {
+    const NAMES: &'static [&'static str] = &["SCALE"];
+    fn from_values(v: &[Value]) -> Option<Self> {
+        match v {
+            [Value::Int(t)] => Some(Scale(*t)),
+            _ => None,
+        }
+    }
+    fn to_values(&self) -> Vec<Value> {
+        vec![Value::Int(self.0)]
+    }
+}
+
+/// SCALE = 0 is rejected by the source itself.
+static TIMES: Source = Source::new(
+    "times",
+    r#"
+static_assert(SCALE != 0, "SCALE must not be 0");
+extern "C" __global__ void times(float *x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= SCALE;
+}
+"#,
+);
+
+/// Builds loaded and stored by this process so far.
+fn counts() -> (usize, usize) {
+    let c = build_cache().expect("the cache is on");
+    (c.loaded, c.stored)
+}
+
+fn entries(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .map(|r| r.map(|e| e.unwrap().path()).collect())
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+#[test]
+fn builds_are_kept_across_compilations_and_damaged_entries_are_rebuilt() {
+    let dir = std::env::temp_dir().join(format!("tunable-build-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    // SAFETY: set before any other thread of this binary reads the environment (one test).
+    unsafe { std::env::set_var("TUNABLE_BUILD_CACHE", &dir) };
+    if !nvrtc_found() {
+        return;
+    }
+    assert_eq!(build_cache().unwrap().folder, dir.as_path());
+    assert_eq!(counts(), (0, 0));
+
+    // Compiled and kept, then loaded: the same outputs.
+    let first = compile(&TIMES, &Scale(3), "sm_80").unwrap();
+    assert_eq!(counts(), (0, 1));
+    assert_eq!(entries(&dir).len(), 1);
+    let again = compile(&TIMES, &Scale(3), "sm_80").unwrap();
+    assert_eq!(counts(), (1, 1));
+    assert_eq!(again, first);
+    assert!(
+        again
+            .cubin
+            .as_ref()
+            .is_some_and(|c| c.starts_with(b"\x7fELF"))
+    );
+
+    // Another definition or architecture is another build.
+    let other = compile(&TIMES, &Scale(5), "sm_80").unwrap();
+    let ptx_only = compile(&TIMES, &Scale(3), "compute_80").unwrap();
+    assert_eq!(counts(), (1, 3));
+    assert_ne!(other.ptx, first.ptx);
+    assert!(ptx_only.cubin.is_none());
+
+    // A rejected program is kept with its log.
+    let rejected = |e: CudaError| match e {
+        CudaError::Compile { log, .. } => log,
+        e => panic!("{e}"),
+    };
+    let log = rejected(compile(&TIMES, &Scale(0), "sm_80").unwrap_err());
+    assert!(log.contains("SCALE must not be 0"), "{log}");
+    assert_eq!(counts(), (1, 4));
+    let kept = rejected(compile(&TIMES, &Scale(0), "sm_80").unwrap_err());
+    assert_eq!((kept, counts()), (log, (2, 4)));
+
+    // A source NVRTC may complete from files is compiled every time, never kept.
+    let header = dir.join("scale.h");
+    std::fs::write(&header, "#define OFFSET 1\n").unwrap();
+    let code: &'static str = Box::leak(
+        format!(
+            "#include \"{}\"\nextern \"C\" __global__ void times(float *x) {{ x[0] += OFFSET * SCALE; }}\n",
+            header.display()
+        )
+        .into_boxed_str(),
+    );
+    let reads_a_file = Source::new("times", code);
+    compile(&reads_a_file, &Scale(3), "sm_80").unwrap();
+    compile(&reads_a_file, &Scale(3), "sm_80").unwrap();
+    assert_eq!(counts(), (2, 4));
+
+    // Damaged entries (cut short, or garbage) are compiled again and replaced.
+    let kept: Vec<_> = entries(&dir)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "nvrtc"))
+        .collect();
+    assert_eq!(kept.len(), 4);
+    for (i, p) in kept.iter().enumerate() {
+        let bytes = std::fs::read(p).unwrap();
+        let damaged = if i % 2 == 0 {
+            bytes[..bytes.len() / 2].to_vec()
+        } else {
+            b"not an entry".to_vec()
+        };
+        std::fs::write(p, damaged).unwrap();
+    }
+    assert_eq!(compile(&TIMES, &Scale(3), "sm_80").unwrap(), first);
+    assert_eq!(compile(&TIMES, &Scale(5), "sm_80").unwrap(), other);
+    assert_eq!(counts(), (2, 6));
+    assert_eq!(compile(&TIMES, &Scale(3), "sm_80").unwrap(), first);
+    assert_eq!(counts(), (3, 6));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

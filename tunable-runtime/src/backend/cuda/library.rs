@@ -70,6 +70,9 @@ fn driver_major() -> Option<u32> {
 pub struct Nvrtc {
     api: Api,
     found: Candidate,
+    /// NVRTC's builtins library, loaded from the folder NVRTC was loaded from (see
+    /// [`builtins_beside`]); kept loaded as long as NVRTC.
+    _builtins: Option<libloading::Library>,
 }
 
 impl Nvrtc {
@@ -237,9 +240,14 @@ fn load_first(candidates: &[Candidate]) -> Result<Nvrtc, CudaError> {
         };
         match Api::load(path) {
             Ok(api) => {
+                let builtins = match c {
+                    Candidate::File(p) => builtins_beside(p, api.version),
+                    Candidate::Soname(_) => None,
+                };
                 return Ok(Nvrtc {
                     api,
                     found: c.clone(),
+                    _builtins: builtins,
                 });
             }
             Err(why) => tried.push(match c {
@@ -258,6 +266,23 @@ fn load_first(candidates: &[Candidate]) -> Result<Nvrtc, CudaError> {
             tried.join(", ")
         ),
     })
+}
+
+/// NVRTC loads its builtins (`libnvrtc-builtins.so.MAJOR.MINOR`) by name when it first
+/// compiles. CUDA 12's wheels and toolkits find it beside NVRTC (its run path is `$ORIGIN`), but
+/// CUDA 13's wheel (`nvidia/cu13/lib`) has no run path: there every compilation failed with
+/// "failed to open libnvrtc-builtins.so.13.0" unless the folder was on `LD_LIBRARY_PATH`. So the
+/// builtins beside the file NVRTC was loaded from are loaded first: the dynamic loader then
+/// finds them loaded by that name.
+fn builtins_beside(nvrtc: &Path, (major, minor): (u32, u32)) -> Option<libloading::Library> {
+    let file = nvrtc
+        .parent()?
+        .join(format!("libnvrtc-builtins.so.{major}.{minor}"));
+    if !file.is_file() {
+        return None;
+    }
+    // SAFETY: loading NVRTC's builtins runs their initializers, which have no preconditions.
+    unsafe { libloading::Library::new(&file) }.ok()
 }
 
 /// The site-packages folders of `python3`, if there is one.
@@ -417,5 +442,33 @@ mod tests {
         assert!(hint.contains("absent.so"), "{hint}");
         assert!(hint.contains("nvidia-cuda-nvrtc-cu12"), "{hint}");
         std::fs::remove_dir_all(root).ok();
+    }
+
+    #[test]
+    fn the_builtins_beside_a_loaded_nvrtc_file_are_loaded_with_it() {
+        // Beside a file that is not there, or a fake library: nothing.
+        let root = layout(
+            "builtins",
+            &["lib/libnvrtc.so.13", "lib/libnvrtc-builtins.so.13.0"],
+        );
+        assert!(builtins_beside(&root.join("lib/libnvrtc.so.13"), (13, 1)).is_none());
+        assert!(builtins_beside(&root.join("lib/libnvrtc.so.13"), (13, 0)).is_none());
+        std::fs::remove_dir_all(root).ok();
+        // The real one, where NVRTC was found in a folder holding its builtins (the wheels).
+        let Ok(found) = nvrtc() else {
+            eprintln!("skipping the real builtins: no NVRTC");
+            return;
+        };
+        let (major, minor) = found.version();
+        match found.path() {
+            Some(p)
+                if p.with_file_name(format!("libnvrtc-builtins.so.{major}.{minor}"))
+                    .is_file() =>
+            {
+                assert!(builtins_beside(p, (major, minor)).is_some(), "{found}");
+                assert!(found._builtins.is_some(), "{found}");
+            }
+            _ => eprintln!("skipping the real builtins: {found} has none beside it"),
+        }
     }
 }

@@ -259,6 +259,19 @@ def faults(w):
     return out
 
 
+def nvrtc_processes(w):
+    """NVRTC's figures of step 7b: the seconds `gemm_cuda --ptx` reported in one process alone
+    (nvrtc-one) and in each of two at once (nvrtc-two), with the configurations compiled."""
+    line = re.compile(r"NVRTC \((\S+)\): (\d+) of (\d+) configurations compiled to PTX in ([\d.]+) s")
+    out = {}
+    for name in ("nvrtc-one", "nvrtc-two"):
+        found = line.findall(read_text(os.path.join(w, f"{name}.log")))
+        if found:
+            out[name] = {"arch": found[0][0], "compiled": [int(f[1]) for f in found],
+                         "of": [int(f[2]) for f in found], "seconds": [float(f[3]) for f in found]}
+    return out
+
+
 def verdicts(s, sizes):
     """What must hold for the check to pass, each with whether it did."""
     out = {}
@@ -392,6 +405,20 @@ def markdown(s, sizes):
                      + f"); best {fmt(em.get('tuned'))} ms [{em.get('config')}].")
     else:
         lines.append("No summary line: see the step's status above.")
+    nv = s.get("nvrtc") or {}
+    if nv:
+        one, two = nv.get("nvrtc-one") or {}, nv.get("nvrtc-two") or {}
+        lines += ["", "## NVRTC in one process, and in two at once (`gemm_cuda --ptx`, build cache off)", "",
+                  "| run | architecture | compiled | seconds |", "| --- | --- | --- | --- |"]
+        for label, x in (("one process", one), ("two at once", two)):
+            if x:
+                lines.append(f"| {label} | {x['arch']} | {' + '.join(map(str, x['compiled']))} | "
+                             f"{' / '.join(format(t, '.1f') for t in x['seconds'])} |")
+        if one and len(two.get("seconds", [])) == 2:
+            ratio = max(two["seconds"]) / one["seconds"][0]
+            lines.append(f"\nTwo processes took {ratio:.2f} times one's time for twice the builds: "
+                         + ("more processes build faster (NVRTC does not scale within one)." if ratio < 1.5
+                            else "the CPU, not NVRTC's threads, is the limit."))
     lines += ["", "## wgpu on the NVIDIA Vulkan driver", "",
               "| example | device | tuning wall s | default ms | tuned ms | speedup (timed alike) | configuration |",
               "| --- | --- | --- | --- | --- | --- | --- |"]
@@ -437,6 +464,7 @@ def main():
         "shipped": shipped(w),
         "faults": faults(w),
         "wgpu": wgpu(w),
+        "nvrtc": nvrtc_processes(w),
     }
     repeats = attribute_repeats(os.path.join(ROOT, "examples", "gemm_cuda.rs"))
     names = [f"tune-{n}" for n in args.sizes]

@@ -154,6 +154,9 @@ class SummaryTest(unittest.TestCase):
                   + f"\n{kernel} n = 2048:\n  default P {{ tile: 16 }}: 20.500 ms (800.00 GFLOP/s)\n"
                   "  tuned P { tile: 4 }: 10.250 ms (1600.00 GFLOP/s), speedup 2.00x over the default\n"
                   "  (both timed alike, interleaved: ...; 7 rounds, timestamp queries)\n")
+        nvrtc = "NVRTC (sm_90): 1545 of 1545 configurations compiled to PTX in {} s, 0 failed\n"
+        write(os.path.join(w, "nvrtc-one.log"), nvrtc.format(27.2))
+        write(os.path.join(w, "nvrtc-two.log"), nvrtc.format(28.0) + nvrtc.format(29.5))
         dump({"kernel_tuner": "1.5.0", "strategy": "genetic_algorithm", "evaluations": 100, "failed": 2,
                    "best_after": {"25": 0.9, "50": 0.7, "100": 0.6}, "seconds": 120.0},
                   os.path.join(w, "kt.json"))
@@ -204,6 +207,9 @@ class SummaryTest(unittest.TestCase):
             self.assertIn("| 16 at a time (TUNABLE_BATCH=16) | 7.0 | 1.0 | 4.0 | 100 | 0.510 |", md)
             self.assertIn("600 of 1545 configurations (stopped by its time limit) in 150.0 s (4.0 per second; "
                           "all of them at that rate: about 386 s)", md)
+            self.assertEqual(s["nvrtc"]["nvrtc-two"]["seconds"], [28.0, 29.5])
+            self.assertIn("| two at once | sm_90 | 1545 + 1545 | 28.0 / 29.5 |", md)
+            self.assertIn("Two processes took 1.08 times one's time for twice the builds: more processes", md)
             self.assertEqual(s["wgpu"]["matmul"]["speedup"], 2.0)
             self.assertIn("| matmul | wgpu: NVIDIA H100 80GB HBM3 (Vulkan, NVIDIA 580.159.04) | 4.5 | 20.500 | "
                           "10.250 | 2.00 |", md)

@@ -7,27 +7,9 @@
 use tunable_runtime::backend::cuda::{Cuda, CudaError, compile};
 use tunable_runtime::backend::{Dims, Source};
 use tunable_runtime::measure::time_once;
-use tunable_runtime::params::Params;
-use tunable_search::Value;
 
 mod common;
-use common::{nvrtc_found, skip};
-
-#[derive(Clone, Copy, Debug)]
-struct Tile(i64);
-
-impl Params for Tile {
-    const NAMES: &'static [&'static str] = &["TILE"];
-    fn from_values(v: &[Value]) -> Option<Self> {
-        match v {
-            [Value::Int(t)] => Some(Tile(*t)),
-            _ => None,
-        }
-    }
-    fn to_values(&self) -> Vec<Value> {
-        vec![Value::Int(self.0)]
-    }
-}
+use common::{Tile, nvrtc_found, skip};
 
 /// Static shared memory of TILE * TILE floats: TILE = 128 needs 64 KiB, beyond the 48 KiB a
 /// block may declare statically; TILE = 7 is rejected by the source itself.

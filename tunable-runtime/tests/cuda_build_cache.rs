@@ -9,36 +9,18 @@
 use std::path::Path;
 use tunable_runtime::backend::Source;
 use tunable_runtime::backend::cuda::{CudaError, build_cache, compile};
-use tunable_runtime::params::Params;
-use tunable_search::Value;
 
 mod common;
-use common::nvrtc_found;
+use common::{Tile, nvrtc_found};
 
-#[derive(Clone, Copy, Debug)]
-struct Scale(i64);
-
-impl Params for Scale {
-    const NAMES: &'static [&'static str] = &["SCALE"];
-    fn from_values(v: &[Value]) -> Option<Self> {
-        match v {
-            [Value::Int(t)] => Some(Scale(*t)),
-            _ => None,
-        }
-    }
-    fn to_values(&self) -> Vec<Value> {
-        vec![Value::Int(self.0)]
-    }
-}
-
-/// SCALE = 0 is rejected by the source itself.
+/// TILE = 0 is rejected by the source itself.
 static TIMES: Source = Source::new(
     "times",
     r#"
-static_assert(SCALE != 0, "SCALE must not be 0");
+static_assert(TILE != 0, "TILE must not be 0");
 extern "C" __global__ void times(float *x, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) x[i] *= SCALE;
+    if (i < n) x[i] *= TILE;
 }
 "#,
 );
@@ -70,10 +52,10 @@ fn builds_are_kept_across_compilations_and_damaged_entries_are_rebuilt() {
     assert_eq!(counts(), (0, 0));
 
     // Compiled and kept, then loaded: the same outputs.
-    let first = compile(&TIMES, &Scale(3), "sm_80").unwrap();
+    let first = compile(&TIMES, &Tile(3), "sm_80").unwrap();
     assert_eq!(counts(), (0, 1));
     assert_eq!(entries(&dir).len(), 1);
-    let again = compile(&TIMES, &Scale(3), "sm_80").unwrap();
+    let again = compile(&TIMES, &Tile(3), "sm_80").unwrap();
     assert_eq!(counts(), (1, 1));
     assert_eq!(again, first);
     assert!(
@@ -84,8 +66,8 @@ fn builds_are_kept_across_compilations_and_damaged_entries_are_rebuilt() {
     );
 
     // Another definition or architecture is another build.
-    let other = compile(&TIMES, &Scale(5), "sm_80").unwrap();
-    let ptx_only = compile(&TIMES, &Scale(3), "compute_80").unwrap();
+    let other = compile(&TIMES, &Tile(5), "sm_80").unwrap();
+    let ptx_only = compile(&TIMES, &Tile(3), "compute_80").unwrap();
     assert_eq!(counts(), (1, 3));
     assert_ne!(other.ptx, first.ptx);
     assert!(ptx_only.cubin.is_none());
@@ -95,10 +77,10 @@ fn builds_are_kept_across_compilations_and_damaged_entries_are_rebuilt() {
         CudaError::Compile { log, .. } => log,
         e => panic!("{e}"),
     };
-    let log = rejected(compile(&TIMES, &Scale(0), "sm_80").unwrap_err());
-    assert!(log.contains("SCALE must not be 0"), "{log}");
+    let log = rejected(compile(&TIMES, &Tile(0), "sm_80").unwrap_err());
+    assert!(log.contains("TILE must not be 0"), "{log}");
     assert_eq!(counts(), (1, 4));
-    let kept = rejected(compile(&TIMES, &Scale(0), "sm_80").unwrap_err());
+    let kept = rejected(compile(&TIMES, &Tile(0), "sm_80").unwrap_err());
     assert_eq!((kept, counts()), (log, (2, 4)));
 
     // A source NVRTC may complete from files is compiled every time, never kept.
@@ -106,14 +88,14 @@ fn builds_are_kept_across_compilations_and_damaged_entries_are_rebuilt() {
     std::fs::write(&header, "#define OFFSET 1\n").unwrap();
     let code: &'static str = Box::leak(
         format!(
-            "#include \"{}\"\nextern \"C\" __global__ void times(float *x) {{ x[0] += OFFSET * SCALE; }}\n",
+            "#include \"{}\"\nextern \"C\" __global__ void times(float *x) {{ x[0] += OFFSET * TILE; }}\n",
             header.display()
         )
         .into_boxed_str(),
     );
     let reads_a_file = Source::new("times", code);
-    compile(&reads_a_file, &Scale(3), "sm_80").unwrap();
-    compile(&reads_a_file, &Scale(3), "sm_80").unwrap();
+    compile(&reads_a_file, &Tile(3), "sm_80").unwrap();
+    compile(&reads_a_file, &Tile(3), "sm_80").unwrap();
     assert_eq!(counts(), (2, 4));
 
     // Damaged entries (cut short, or garbage) are compiled again and replaced.
@@ -131,10 +113,10 @@ fn builds_are_kept_across_compilations_and_damaged_entries_are_rebuilt() {
         };
         std::fs::write(p, damaged).unwrap();
     }
-    assert_eq!(compile(&TIMES, &Scale(3), "sm_80").unwrap(), first);
-    assert_eq!(compile(&TIMES, &Scale(5), "sm_80").unwrap(), other);
+    assert_eq!(compile(&TIMES, &Tile(3), "sm_80").unwrap(), first);
+    assert_eq!(compile(&TIMES, &Tile(5), "sm_80").unwrap(), other);
     assert_eq!(counts(), (2, 6));
-    assert_eq!(compile(&TIMES, &Scale(3), "sm_80").unwrap(), first);
+    assert_eq!(compile(&TIMES, &Tile(3), "sm_80").unwrap(), first);
     assert_eq!(counts(), (3, 6));
     std::fs::remove_dir_all(&dir).unwrap();
 }

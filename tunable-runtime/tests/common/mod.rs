@@ -2,6 +2,23 @@
 
 #![allow(dead_code)] // Each test binary uses a part.
 
+/// A configuration of one integer parameter, `TILE`.
+#[derive(Clone, Copy, Debug)]
+pub struct Tile(pub i64);
+
+impl tunable_runtime::params::Params for Tile {
+    const NAMES: &'static [&'static str] = &["TILE"];
+    fn from_values(v: &[tunable_search::Value]) -> Option<Self> {
+        match v {
+            [tunable_search::Value::Int(t)] => Some(Tile(*t)),
+            _ => None,
+        }
+    }
+    fn to_values(&self) -> Vec<tunable_search::Value> {
+        vec![tunable_search::Value::Int(self.0)]
+    }
+}
+
 /// Skips a test whose library or device is missing, printing why; fails it instead when
 /// `TUNABLE_REQUIRE` names `what` (`.ci/run` requires `opencl` and `nvrtc`, which it installs; `scripts/gpu-check` requires
 /// `cuda`, a GPU, on the machine it runs on).

@@ -36,10 +36,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::SystemTime;
 
 /// The variable that names the folder, or turns the cache off.
-pub const VAR: &str = "TUNABLE_BUILD_CACHE";
+pub(crate) const VAR: &str = "TUNABLE_BUILD_CACHE";
 
 /// The most the folder holds before its least recently used entries are removed (1 GiB).
-pub const LIMIT_BYTES: u64 = 1 << 30;
+pub(crate) const LIMIT_BYTES: u64 = 1 << 30;
 
 /// The first bytes of every entry, with the format's version.
 const MAGIC: &[u8] = b"tunable NVRTC build 1\n";
@@ -62,7 +62,7 @@ pub struct BuildCacheUse {
     pub folder: &'static Path,
     /// Builds (and programs NVRTC rejected) this process loaded from it instead of compiling.
     pub loaded: usize,
-    /// Builds this process compiled and kept in it.
+    /// Builds (and programs NVRTC rejected) this process compiled and kept in it.
     pub stored: usize,
 }
 

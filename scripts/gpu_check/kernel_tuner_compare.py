@@ -18,6 +18,7 @@ atol 1e-3 relative to its scale (ours checks against the default configuration's
 """
 
 import argparse
+import functools
 import json
 import math
 import os
@@ -53,6 +54,34 @@ def synthetic_cache(path, kernel, n, params, configs, device="simulated"):
            "tune_params_keys": keys, "tune_params": params, "objective": "time", "cache": cache}
     with open(path, "w") as f:
         json.dump(doc, f)
+
+
+def padded_uuid(props, record):
+    """`props` (CuPy's device properties) with its `uuid` 16 bytes long. CuPy reads the device's
+    16-byte UUID as a C string, so a UUID with a zero byte comes back cut at it, and Kernel
+    Tuner's CuPy backend, which makes a `uuid.UUID` of it for its environment record only, then
+    fails the whole tuning with ValueError('bytes is not a 16-char string') (an H200 of
+    2026-11-28, whose first call had passed on another GPU). The cut bytes are lost; zeros stand
+    for them, and `record` says so."""
+    u = props.get("uuid")
+    if isinstance(u, bytes) and len(u) < 16:
+        props = dict(props, uuid=u.ljust(16, b"\0"))
+        record["note"] = (f"CuPy gave the device UUID as {len(u)} bytes (cut at a zero byte); "
+                          "padded with zeros for Kernel Tuner's environment record")
+    return props
+
+
+def whole_device_uuids(record):
+    """Makes `cupy.cuda.runtime.getDeviceProperties` return whole UUIDs ([`padded_uuid`])."""
+    import cupy
+
+    original = cupy.cuda.runtime.getDeviceProperties
+
+    @functools.wraps(original)
+    def whole(device):
+        return padded_uuid(original(device), record)
+
+    cupy.cuda.runtime.getDeviceProperties = whole
 
 
 def main():
@@ -117,6 +146,7 @@ def main():
         synthetic_cache(cache, "gemm", n, params, configs)
         kwargs.update(cache=cache, simulation_mode=True)
     else:
+        whole_device_uuids(record)
         a = rng.uniform(-1, 1, (n, n)).astype(np.float32)
         b = rng.uniform(-1, 1, (n, n)).astype(np.float32)
         c = np.zeros((n, n), dtype=np.float32)

@@ -381,6 +381,8 @@ def markdown(s, sizes):
                  f"{fmt(kt.get('seconds'), '.1f')} |")
     if kt.get("error"):
         lines.append(f"\nKernel Tuner: {kt['error']}")
+    if kt.get("note"):
+        lines.append(f"\nKernel Tuner: {kt['note']}")
     lines += ["", f"## Batch policies (n = {first}, `auto`, 100 evaluations)", "",
               "| policy | wall s | compile s | measure s | evaluations | tuned ms |", "| --- | --- | --- | --- | --- | --- |"]
     for label, name in (("default (by the compile/measure ratio)", f"tune-{first}"),

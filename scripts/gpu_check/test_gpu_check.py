@@ -234,6 +234,23 @@ class SummaryTest(unittest.TestCase):
             self.assertTrue(s["faults"]["checks"]["2"]["ok"])
 
 
+class KernelTunerWorkaroundTest(unittest.TestCase):
+    def test_a_device_uuid_cut_at_a_zero_byte_is_padded_for_kernel_tuner(self):
+        import uuid
+        sys.path.insert(0, HERE)
+        from kernel_tuner_compare import padded_uuid
+        record = {}
+        whole = {"name": b"H200", "uuid": bytes(range(1, 17))}
+        self.assertIs(padded_uuid(whole, record), whole)
+        self.assertEqual(record, {})
+        cut = {"name": b"H200", "uuid": bytes([7, 9, 3])}
+        props = padded_uuid(cut, record)
+        self.assertEqual(props["uuid"], bytes([7, 9, 3]) + bytes(13))
+        self.assertEqual(str(uuid.UUID(bytes=props["uuid"])), "07090300-0000-0000-0000-000000000000")
+        self.assertEqual(cut["uuid"], bytes([7, 9, 3]), "the caller's properties are left alone")
+        self.assertIn("3 bytes", record["note"])
+
+
 @unittest.skipUnless(importlib.util.find_spec("kernel_tuner"), "kernel_tuner is not installed here")
 class KernelTunerDriverTest(unittest.TestCase):
     def test_the_driver_tunes_the_same_space_in_simulation(self):

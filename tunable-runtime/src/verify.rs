@@ -127,15 +127,21 @@ pub(crate) fn threads_for(len: usize) -> usize {
     cores.min(8).min(len / (PARALLEL_FROM / 4)).max(1)
 }
 
+/// Whether `a` is within `tolerance * max(1, |e|)` of `e` (never for a NaN).
+fn within(a: f64, e: f64, tolerance: f64) -> bool {
+    (a - e).abs() <= tolerance * e.abs().max(1.0)
+}
+
 /// Whether every element of `actual` is within the tolerance of `expected`'s, in a loop without
 /// early exits that the compiler vectorizes (a NaN anywhere fails it), on several threads for
 /// large outputs.
 fn all_within(actual: &[f64], expected: &[f64], tolerance: f64) -> bool {
-    let within = |a: f64, e: f64| (a - e).abs() <= tolerance * e.abs().max(1.0);
     let check = |a: &[f64], e: &[f64]| {
-        a.chunks(512)
-            .zip(e.chunks(512))
-            .all(|(a, e)| a.iter().zip(e).fold(true, |ok, (&a, &e)| ok & within(a, e)))
+        a.chunks(512).zip(e.chunks(512)).all(|(a, e)| {
+            a.iter()
+                .zip(e)
+                .fold(true, |ok, (&a, &e)| ok & within(a, e, tolerance))
+        })
     };
     let threads = threads_for(actual.len());
     if threads == 1 {
@@ -168,8 +174,7 @@ pub fn compare(actual: &[f64], expected: &[f64], tolerance: f64) -> Result<(), S
     if all_within(actual, expected, tolerance) {
         return Ok(());
     }
-    let within = |a: f64, e: f64| (a - e).abs() <= tolerance * e.abs().max(1.0);
-    let close = |a: f64, e: f64| (a.is_nan() && e.is_nan()) || within(a, e);
+    let close = |a: f64, e: f64| (a.is_nan() && e.is_nan()) || within(a, e, tolerance);
     let mut bad = actual
         .iter()
         .zip(expected)

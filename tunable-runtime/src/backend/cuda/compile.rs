@@ -64,12 +64,7 @@ pub(crate) fn compile_with(
         .map_err(|_| fail("the kernel name contains a NUL byte".into()))?;
     let nvrtc = library::nvrtc()?;
     let kept = disk::shared().and_then(|cache| {
-        let key = disk::key(
-            (nvrtc.version(), nvrtc.path()),
-            source.code,
-            source.kernel,
-            &options,
-        )?;
+        let key = disk::key(disk::library(nvrtc), source.code, source.kernel, &options)?;
         Some((cache, key))
     });
     let options: Vec<CString> = options
@@ -81,20 +76,8 @@ pub(crate) fn compile_with(
             .api()
             .compile(&code, &name, &options, arch.starts_with("sm_"))
     };
-    // A build, or a program the compiler rejects, is kept; a failure to run NVRTC is not.
     let out = match &kept {
-        Some((cache, key)) => match cache.load(key) {
-            Some(kept) => kept,
-            None => {
-                let out = build();
-                match &out {
-                    Ok(o) => cache.store(key, Ok(o)),
-                    Err(f) if f.rejected => cache.store(key, Err(&f.message)),
-                    Err(_) => {}
-                }
-                out.map_err(|f| f.message)
-            }
-        },
+        Some((cache, key)) => cache.get_or_build(key, build),
         None => build().map_err(|f| f.message),
     }
     .map_err(fail)?;

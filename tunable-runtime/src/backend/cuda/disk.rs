@@ -27,7 +27,7 @@
 //!   entries used least recently (a hit renews an entry's time) are removed until it holds 80%
 //!   of that.
 
-use super::nvrtc::Output;
+use super::nvrtc::{Failure, Output};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -126,14 +126,33 @@ fn folder(
     }
 }
 
-/// The key of a compilation, or `None` if its output may depend on files the key cannot see.
-/// `library` is NVRTC's version and, when it was loaded from a file, that file.
-pub(crate) fn key(
-    library: ((u32, u32), Option<&Path>),
-    code: &str,
-    name: &str,
-    options: &[String],
-) -> Option<String> {
+/// What identifies the NVRTC library in a key: its version and, when it was loaded from a file,
+/// that file's path, size and modification time (read once per process, see [`library`]).
+fn identity((major, minor): (u32, u32), file: Option<&Path>) -> String {
+    let mut id = format!("nvrtc {major}.{minor}\n");
+    if let Some(file) = file {
+        let meta = fs::metadata(file).ok();
+        let modified = meta
+            .as_ref()
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        let size = meta.map_or(0, |m| m.len());
+        id.push_str(&format!("{} {size} {modified}\n", file.display()));
+    }
+    id
+}
+
+/// The identity of the process's NVRTC ([`identity`]), made at the first compilation: the
+/// process loads one NVRTC ([`super::nvrtc`]), so its file is looked at once, not per build.
+pub(crate) fn library(nvrtc: &super::Nvrtc) -> &'static str {
+    static IDENTITY: OnceLock<String> = OnceLock::new();
+    IDENTITY.get_or_init(|| identity(nvrtc.version(), nvrtc.path()))
+}
+
+/// The key of a compilation with the NVRTC `library` identifies ([`library`]), or `None` if its
+/// output may depend on files the key cannot see.
+pub(crate) fn key(library: &str, code: &str, name: &str, options: &[String]) -> Option<String> {
     let reads_files = options.iter().any(|o| {
         ["-I", "--include-path", "--pre-include", "-include"]
             .iter()
@@ -149,18 +168,7 @@ pub(crate) fn key(
     if reads_files || quoted_include {
         return None;
     }
-    let ((major, minor), file) = library;
-    let mut key = format!("nvrtc {major}.{minor}\n");
-    if let Some(file) = file {
-        let meta = fs::metadata(file).ok();
-        let modified = meta
-            .as_ref()
-            .and_then(|m| m.modified().ok())
-            .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos());
-        let size = meta.map_or(0, |m| m.len());
-        key.push_str(&format!("{} {size} {modified}\n", file.display()));
-    }
+    let mut key = library.to_owned();
     key.push_str(name);
     key.push('\n');
     for o in options {
@@ -212,6 +220,26 @@ impl BuildCache {
             let _ = f.set_modified(SystemTime::now());
         }
         Some(build)
+    }
+
+    /// The build kept for `key`, else `build()`'s, kept for next time when it is a build or a
+    /// program the compiler rejected (it fails the same way every time); a failure to run NVRTC
+    /// (out of memory, say) is not kept. The error is NVRTC's message.
+    pub(crate) fn get_or_build(
+        &self,
+        key: &str,
+        build: impl FnOnce() -> Result<Output, Failure>,
+    ) -> Result<Output, String> {
+        if let Some(kept) = self.load(key) {
+            return kept;
+        }
+        let built = build();
+        match &built {
+            Ok(o) => self.store(key, Ok(o)),
+            Err(f) if f.rejected => self.store(key, Err(&f.message)),
+            Err(_) => {}
+        }
+        built.map_err(|f| f.message)
     }
 
     /// Keeps `build` for `key` (best effort: an error only means the next process compiles).
@@ -383,7 +411,8 @@ mod tests {
     #[test]
     fn keys_see_every_input_and_refuse_sources_that_read_files() {
         let opts = |d: &str| vec!["--gpu-architecture=sm_90".to_owned(), format!("-DT={d}")];
-        let k = |v, code, o: &[String]| key((v, None), code, "k.cu", o).unwrap();
+        let v12 = identity((12, 8), None);
+        let k = |v, code, o: &[String]| key(&identity(v, None), code, "k.cu", o).unwrap();
         let base = k((12, 8), "code", &opts("1"));
         assert_ne!(base, k((13, 0), "code", &opts("1")));
         assert_ne!(base, k((12, 8), "code ", &opts("1")));
@@ -391,7 +420,7 @@ mod tests {
         assert_eq!(base, k((12, 8), "code", &opts("1")));
         // The library file's identity joins the key when it is known.
         let here = std::env::current_exe().unwrap();
-        let with_file = key(((12, 8), Some(&here)), "code", "k.cu", &opts("1")).unwrap();
+        let with_file = key(&identity((12, 8), Some(&here)), "code", "k.cu", &opts("1")).unwrap();
         assert_ne!(base, with_file);
         assert!(with_file.contains(&here.display().to_string()));
         // Files the key cannot see.
@@ -403,13 +432,13 @@ mod tests {
         ] {
             let mut with = opts("1");
             with.push(o.to_owned());
-            assert_eq!(key(((12, 8), None), "code", "k.cu", &with), None, "{o}");
+            assert_eq!(key(&v12, "code", "k.cu", &with), None, "{o}");
         }
         let quoted = "  #  include \"mine.h\"\nextern \"C\" __global__ void k() {}";
-        assert_eq!(key(((12, 8), None), quoted, "k.cu", &opts("1")), None);
+        assert_eq!(key(&v12, quoted, "k.cu", &opts("1")), None);
         // NVRTC's own headers, by angle brackets and without an include path, are its version's.
         let angled = "#include <cuda_fp16.h>\nextern \"C\" __global__ void k() {}";
-        assert!(key(((12, 8), None), angled, "k.cu", &opts("1")).is_some());
+        assert!(key(&v12, angled, "k.cu", &opts("1")).is_some());
     }
 
     #[test]

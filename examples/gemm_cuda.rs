@@ -6,6 +6,7 @@
 //! cargo run --release --example gemm_cuda --features cuda,autotune -- --exhaustive  # and time every configuration
 //! cargo run --release --example gemm_cuda --features cuda -- --ptx sm_80            # compile every variant with NVRTC only
 //! cargo run --release --example gemm_cuda --features cuda -- --first-call           # shipped: the first call only
+//! cargo run --release --example gemm_cuda --features cuda -- --pool sm_90           # the compile pool, no GPU
 //! ```
 //!
 //! On a GPU the first call of `gemm_cuda` tunes it (NVRTC per configuration, CUDA-event timing,
@@ -15,7 +16,8 @@
 //! missing and what it falls back to, then compiles every variant of the space with NVRTC (no
 //! GPU needed) and reports how many produce PTX and why the others fail; `--ptx ARCH` does only
 //! that, for the architecture given (default `sm_80`). `--n N` sets the matrix size (a multiple
-//! of 256; default 1024).
+//! of 256; default 1024). `--pool ARCH` times how long a tuning waits for NVRTC on this
+//! machine's compile pool, the GPU's measurements replaced by a wait (see `gemm_cuda/pool.rs`).
 //!
 //! The tuned call is the program's first, as in a shipped program: its wall time, the
 //! configuration it ran, where that came from (tuned, baked, portable set, default), whether its
@@ -26,6 +28,9 @@
 //! status 2 where there is no GPU, instead of falling back.
 
 #![allow(unsafe_code)]
+
+#[path = "gemm_cuda/pool.rs"]
+mod pool;
 
 use std::time::Instant;
 use tunable::backend::cuda::{Buffer, Cuda, CudaError, compile};
@@ -224,6 +229,10 @@ fn main() {
     };
     if args.iter().any(|a| a == "--ptx") {
         ptx_report(&value("--ptx").unwrap_or_else(|| "sm_80".into()));
+        return;
+    }
+    if args.iter().any(|a| a == "--pool") {
+        pool::report(&value("--pool").unwrap_or_else(|| "sm_80".into()), &args);
         return;
     }
     let json = value("--json");

@@ -9,7 +9,7 @@
 //!     [--synthetic f3|f4|bukin6 ... --grid 101] [--stress default|small|large|all|KIND|SPEC,...]
 //!     --strategy NAME[,NAME...] --budget 220 --repeats 35 --seed 1 --out DIR [--peer DIR] [--batch N] [--jobs N]
 //!     [--score kernel-tuner|window] [--anytime 25,50,100,220] [--pairs] [--loko]
-//!     [--warm-start-from CACHE ... | --warm-start-family] [--cost-model h100[:key=value...]]
+//!     [--warm-start-from CACHE ... | --warm-start-family] [--cost-model h100|h200[:key=value...]]
 //! ```
 //!
 //! `--cost-model` adds a table of simulated wall times per objective and strategy under the
@@ -149,9 +149,9 @@ pub(crate) struct BenchArgs {
     #[command(flatten)]
     warm: crate::warm::WarmArgs,
     /// Also simulate each run's wall time under a compile and launch cost model, with the old
-    /// batch policy and with speculative compilation: `h100`, optionally with
-    /// `:compile=S:threads=N:overhead=S:repeats=N:margin=F`. Noisy stress landscapes are left
-    /// out of it.
+    /// batch policy and with speculative compilation: `h100` or `h200`, optionally with
+    /// `:compile=S:threads=N:cores=N:overhead=S:repeats=N:margin=F:gate=B:demand=B:stale=B:depth=N`
+    /// (see [`crate::cost`]). Noisy stress landscapes are left out of it.
     #[arg(long)]
     cost_model: Option<crate::cost::CostModel>,
 }

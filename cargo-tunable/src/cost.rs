@@ -5,9 +5,14 @@
 //! each configuration takes `compile` seconds on one core to compile (NVRTC), and measuring it
 //! takes a fixed `overhead` plus the kernel's own runs (its checked run, then `repeats` timed
 //! runs, or one for a configuration clearly behind the incumbent, as the tuner's early stop
-//! does), at the time the cache recorded for it. Compilation runs on a pool of `threads` cores,
-//! and the measuring thread waits for a build it needs: that wait is the compile time exposed
-//! on the wall. The strategy's own time is left out (the bench reports it apart).
+//! does), at the time the cache recorded for it. Compilation runs on a pool of `threads`
+//! threads, and the measuring thread waits for a build it needs: that wait is the compile time
+//! exposed on the wall. The strategy's own time is left out (the bench reports it apart).
+//!
+//! The machine's CPU is `cores` cores shared by the builds running at once: with more builds
+//! than cores, each goes at `cores / builds` of a core's speed (a compiler that does not build
+//! faster on more threads, as NVRTC on the H200 machine of 2026-11-28, is a machine of few
+//! cores). The measuring thread is not counted against them.
 //!
 //! Two batch policies are simulated:
 //!
@@ -16,18 +21,42 @@
 //!   `min(batch, threads)` threads while the measuring thread times its variants in order; a
 //!   batch of one is compiled on the measuring thread. Batches change what the strategy asks.
 //! - **new** (speculation): the strategy is asked for one configuration at a time; before each
-//!   evaluation the pool is handed the configuration about to be measured and up to `threads`
+//!   evaluation the pool is handed the configuration about to be measured and up to `depth`
 //!   that the strategy expects next ([`Strategy::upcoming`]), newest hints first, as
 //!   [`tunable_runtime::ahead::Pool`] does; a configuration whose build has not started when
-//!   it is needed is compiled by the measuring thread. The configurations evaluated are those of
-//!   the plain replay (asked one at a time), which the bench checks run by run.
+//!   it is needed is compiled by the measuring thread. The pool lets `threads` builds run at
+//!   once, or as many as the runtime's [`Gate`] finds worth it (`gate=1`). The configurations
+//!   evaluated are those of the plain replay (asked one at a time), which the bench checks run
+//!   by run.
 //!
-//! The presets are figures measured on 2026-11-27 (`shared/gpu-results/2026-11-27`): `h100`
-//! is NVRTC at 0.090 s per configuration per core (80 to 105 ms measured), 16 cores, and 31 ms
-//! of measurement overhead per configuration (35 to 37 ms measured per configuration against
-//! about 4 ms of kernels), with `gemm_cuda`'s 5 repeats. Any figure can be set:
-//! `h100:overhead=0.001:threads=8`.
+//! How the new policy treats its hints is set too, to compare the pool's rules before one is
+//! built: `demand=1` counts a build the measuring thread runs itself against the pool's width
+//! (no speculative build starts while the tuner compiles what it waits for, beyond the width);
+//! `stale=0` keeps only the last evaluation's hints queued (older ones not started are set
+//! aside until hinted again); `depth=N` hands over N upcoming configurations per evaluation
+//! (`depth=0`: none, and no pool: `TUNABLE_BATCH=1`). `nice=1` runs the pool's builds at the
+//! lowest priority (Linux's weight 15 against 1024: a build at the normal priority gets its core
+//! first, and the pool shares what is left) and leaves the configuration about to be measured to
+//! the measuring thread, as the runtime does since 2026-11-28. `kernels=F` multiplies the kernel times
+//! the cache recorded (the shared caches' kernels run for milliseconds to tens of
+//! milliseconds, `gemm_cuda`'s on an H200 for half a millisecond to three).
 //!
+//! The presets are figures measured on real machines:
+//! - `h100` (2026-11-27, `shared/gpu-results/2026-11-27`): NVRTC at 0.090 s per configuration
+//!   per core (80 to 105 ms measured), 16 threads on as many cores, 31 ms of measurement
+//!   overhead per configuration (35 to 37 ms measured per configuration against about 4 ms of
+//!   kernels), with `gemm_cuda`'s 5 repeats, and that day's pool (16 wide, at the normal
+//!   priority), so that the figures simulated then are simulated alike now;
+//! - `h200` (2026-11-28, `docs/results/gpu-2026-11-28`): NVRTC 13 at 0.035 s per configuration
+//!   (100 configurations one at a time: 3.3 and 3.6 s of compiling), 16 threads but the
+//!   throughput of 2 cores (the 1,545 configurations took 27.2 s on 2 cores, 26.9 s on 4 and
+//!   32.2 s on 16), 4.5 ms of measurement overhead per configuration (4.2 to 5.6 ms measured),
+//!   and the runtime's pool: the gate, at the lowest priority (`nice=0` is the pool of that
+//!   day's measurements).
+//!
+//! Any figure can be set: `h200:cores=4:depth=4`.
+//!
+//! [`Gate`]: tunable_runtime::ahead::Gate
 //! [`Spent::batch`]: tunable_runtime::tuner::Spent::batch
 //! [`Strategy::upcoming`]: tunable_search::strategy::Strategy::upcoming
 
@@ -38,17 +67,20 @@ use std::convert::Infallible;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use tunable_runtime::ahead::Gate;
 use tunable_runtime::tuner::Spent;
 use tunable_search::Space;
 use tunable_search::strategy::{self, Driver, Evaluator, Outcome, Strategy, StrategySpec};
 
-/// The cost of compiling and measuring, per configuration.
+/// The cost of compiling and measuring, per configuration, and the pool's rules.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct CostModel {
     /// Seconds to compile one configuration on one core.
     pub compile: f64,
-    /// Cores of the compile pool.
+    /// Threads of the compile pool.
     pub threads: usize,
+    /// Cores the builds share (infinite: every build has a core of its own).
+    pub cores: f64,
     /// Seconds of measurement per configuration beyond the kernel's own runs.
     pub overhead: f64,
     /// Timed runs of a contender.
@@ -56,6 +88,19 @@ pub(crate) struct CostModel {
     /// The early stop's margin: a configuration slower than the incumbent by more gets one
     /// timed run.
     pub margin: f64,
+    /// Whether the pool's width is the runtime's [`Gate`]'s (else `threads`).
+    pub gate: bool,
+    /// Whether a build the measuring thread runs counts against the pool's width.
+    pub demand: bool,
+    /// Whether hints of earlier evaluations stay queued.
+    pub stale: bool,
+    /// Upcoming configurations handed over per evaluation (`None`: `threads`).
+    pub depth: Option<usize>,
+    /// The factor on the kernel times recorded in the cache (a faster GPU, a smaller problem).
+    pub kernels: f64,
+    /// Whether the pool's threads run at the lowest priority, and the configuration about to
+    /// be measured is left to the measuring thread.
+    pub nice: bool,
 }
 
 impl CostModel {
@@ -63,21 +108,93 @@ impl CostModel {
     pub const H100: CostModel = CostModel {
         compile: 0.090,
         threads: 16,
+        cores: f64::INFINITY,
         overhead: 0.031,
         repeats: 5,
         margin: 0.05,
+        gate: false,
+        demand: false,
+        stale: true,
+        depth: None,
+        kernels: 1.0,
+        nice: false,
     };
+
+    /// The H200 machine of 2026-11-28 (see the [module docs](self)), with today's pool: the
+    /// gate, at the lowest priority.
+    pub const H200: CostModel = CostModel {
+        compile: 0.035,
+        threads: 16,
+        cores: 2.0,
+        overhead: 0.0045,
+        repeats: 5,
+        margin: 0.05,
+        gate: true,
+        demand: false,
+        stale: true,
+        depth: None,
+        kernels: 1.0,
+        nice: true,
+    };
+
+    /// Upcoming configurations handed over per evaluation.
+    fn depth(&self) -> usize {
+        self.depth.unwrap_or(self.threads)
+    }
+}
+
+impl std::fmt::Display for CostModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "compile {:.3} s per configuration per core, {} threads on {} cores, overhead {:.4} s per configuration, {} repeats, kernel times x {}; pool {}, {} hints per evaluation{}{}{}",
+            self.compile,
+            self.threads,
+            if self.cores.is_finite() {
+                format!("{}", self.cores)
+            } else {
+                "as many".to_owned()
+            },
+            self.overhead,
+            self.repeats,
+            self.kernels,
+            if self.gate {
+                "width by the gate"
+            } else {
+                "as wide as its threads"
+            },
+            self.depth(),
+            if self.demand {
+                ", the tuner's own builds counted against the width"
+            } else {
+                ""
+            },
+            if self.stale {
+                ""
+            } else {
+                ", only the last hints queued"
+            },
+            if self.nice {
+                ", at the lowest priority"
+            } else {
+                ""
+            },
+        )
+    }
 }
 
 impl std::str::FromStr for CostModel {
     type Err = String;
 
-    /// `h100[:compile=S][:threads=N][:overhead=S][:repeats=N][:margin=F]`.
+    /// `h100|h200[:compile=S][:threads=N][:cores=N|inf][:overhead=S][:repeats=N][:margin=F]
+    /// [:gate=0|1][:demand=0|1][:stale=0|1][:depth=N][:kernels=F][:nice=0|1]`.
     fn from_str(s: &str) -> Result<Self, String> {
+        const KEYS: &str = "compile, threads, cores, overhead, repeats, margin, gate, demand, stale, depth, kernels, nice";
         let mut parts = s.split(':');
         let mut model = match parts.next().unwrap_or_default() {
             "h100" => CostModel::H100,
-            other => return Err(format!("unknown cost model '{other}' (known: h100)")),
+            "h200" => CostModel::H200,
+            other => return Err(format!("unknown cost model '{other}' (known: h100, h200)")),
         };
         for part in parts {
             let (key, value) = part
@@ -90,17 +207,26 @@ impl std::str::FromStr for CostModel {
                     .filter(|v| v.is_finite() && *v >= 0.0)
                     .ok_or_else(|| format!("{key}={value} is not a number of zero or more"))
             };
+            let flag = || match value {
+                "0" => Ok(false),
+                "1" => Ok(true),
+                _ => Err(format!("{key}={value} is not 0 or 1")),
+            };
             match key {
                 "compile" => model.compile = number()?,
                 "overhead" => model.overhead = number()?,
                 "margin" => model.margin = number()?,
                 "threads" => model.threads = (number()? as usize).max(1),
+                "cores" if value == "inf" => model.cores = f64::INFINITY,
+                "cores" => model.cores = number()?.max(0.01),
                 "repeats" => model.repeats = (number()? as u32).max(1),
-                _ => {
-                    return Err(format!(
-                        "unknown cost-model key '{key}' (known: compile, threads, overhead, repeats, margin)"
-                    ));
-                }
+                "gate" => model.gate = flag()?,
+                "demand" => model.demand = flag()?,
+                "stale" => model.stale = flag()?,
+                "depth" => model.depth = Some(number()? as usize),
+                "kernels" => model.kernels = number()?,
+                "nice" => model.nice = flag()?,
+                _ => return Err(format!("unknown cost-model key '{key}' (known: {KEYS})")),
             }
         }
         Ok(model)
@@ -108,7 +234,7 @@ impl std::str::FromStr for CostModel {
 }
 
 /// Which batch policy a simulated run follows (see the [module docs](self)).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Policy {
     /// Batches sized by the observed compile/measure ratio.
     Old,
@@ -129,19 +255,32 @@ pub(crate) struct Simulated {
     pub positions: Vec<usize>,
 }
 
-/// The simulated compile pool and clock.
+/// A build on the simulated CPU.
+#[derive(Debug)]
+struct Running {
+    position: usize,
+    /// Core-seconds of work left.
+    left: f64,
+    /// Whether the pool runs it (else the measuring thread).
+    pool: bool,
+}
+
+/// The simulated compile pool, CPU and clock.
 struct Clock<'v> {
     model: CostModel,
     /// Kernel time in milliseconds per position (`None`: the configuration fails).
     values: &'v [Option<f64>],
-    /// Simulated time of the measuring thread.
+    /// Simulated time, of the measuring thread and of the CPU alike.
     now: f64,
-    /// When each pool thread is free.
-    free: Vec<f64>,
+    /// Builds running now.
+    running: Vec<Running>,
     /// Builds handed to the pool and not started, the next first.
     queue: VecDeque<usize>,
-    /// When each build started so far finishes.
+    /// When each build finished.
     done: HashMap<usize, f64>,
+    /// Builds started in all.
+    started: usize,
+    gate: Gate,
     compile_exposed: f64,
     measure: f64,
     best: f64,
@@ -151,48 +290,143 @@ struct Clock<'v> {
 }
 
 impl Clock<'_> {
-    /// Lets the pool start every build it can before `to`.
-    fn advance(&mut self, to: f64) {
-        while !self.queue.is_empty() {
-            let (i, &free) = self
-                .free
-                .iter()
-                .enumerate()
-                .min_by(|a, b| a.1.total_cmp(b.1))
-                .expect("at least one thread");
-            if free > to {
-                break;
+    /// Builds the pool lets run at once now.
+    fn width(&self) -> usize {
+        if self.model.gate && self.policy == Policy::New {
+            self.gate.width()
+        } else {
+            self.model.threads
+        }
+    }
+
+    fn building(&self, p: usize) -> bool {
+        self.running.iter().any(|b| b.position == p)
+    }
+
+    /// Starts the queued builds the pool's width lets start now.
+    fn start(&mut self) {
+        loop {
+            let pool = self.running.iter().filter(|b| b.pool).count();
+            let own = self.running.len() - pool;
+            let busy = pool + if self.model.demand { own } else { 0 };
+            if busy >= self.width() {
+                return;
             }
-            let p = self.queue.pop_front().expect("not empty");
-            if self.done.contains_key(&p) {
+            let Some(p) = self.queue.pop_front() else {
+                return;
+            };
+            if self.done.contains_key(&p) || self.building(p) {
                 continue;
             }
-            let end = free + self.model.compile;
-            self.done.insert(p, end);
-            self.free[i] = end;
+            self.gate.enter();
+            self.started += 1;
+            self.running.push(Running {
+                position: p,
+                left: self.model.compile,
+                pool: true,
+            });
         }
-        // Threads idle until now start what is handed over next from now on.
-        for f in &mut self.free {
-            *f = f.max(to);
+    }
+
+    /// Runs the CPU until `to`, or until the build of `until` is done.
+    fn run(&mut self, to: f64, until: Option<usize>) {
+        loop {
+            self.start();
+            if until.is_some_and(|p| self.done.contains_key(&p)) {
+                return;
+            }
+            if self.running.is_empty() {
+                assert!(to.is_finite(), "waiting for a build nobody runs");
+                self.now = self.now.max(to);
+                return;
+            }
+            let rates = self.rates();
+            let dt = self
+                .running
+                .iter()
+                .zip(&rates)
+                .map(|(b, r)| b.left / r)
+                .fold(f64::INFINITY, f64::min);
+            let at = self.now + dt;
+            if at > to {
+                let dt = (to - self.now).max(0.0);
+                for (b, r) in self.running.iter_mut().zip(&rates) {
+                    b.left -= dt * r;
+                }
+                self.now = self.now.max(to);
+                return;
+            }
+            self.now = at;
+            let waiting = !self.queue.is_empty();
+            for (b, r) in self.running.iter_mut().zip(&rates) {
+                b.left -= dt * r;
+            }
+            let mut i = 0;
+            while i < self.running.len() {
+                if self.running[i].left <= 1e-12 {
+                    let b = self.running.swap_remove(i);
+                    self.done.insert(b.position, at);
+                    if b.pool {
+                        self.gate.leave(at, waiting);
+                    }
+                } else {
+                    i += 1;
+                }
+            }
         }
+    }
+
+    /// The share of a core each running build gets: the cores shared in proportion to the
+    /// builds' weights (Linux's 1024 at the normal priority, 15 at the lowest), a build using
+    /// at most one core.
+    fn rates(&self) -> Vec<f64> {
+        let weight = |b: &Running| {
+            if self.model.nice && b.pool {
+                15.0
+            } else {
+                1024.0
+            }
+        };
+        let mut rates = vec![0.0; self.running.len()];
+        let mut open: Vec<usize> = (0..self.running.len()).collect();
+        let mut cores = self.model.cores;
+        while !open.is_empty() {
+            let total: f64 = open.iter().map(|&i| weight(&self.running[i])).sum();
+            let share = |i: usize| cores * weight(&self.running[i]) / total;
+            let full: Vec<usize> = open.iter().copied().filter(|&i| share(i) >= 1.0).collect();
+            if full.is_empty() {
+                for &i in &open {
+                    rates[i] = share(i);
+                }
+                break;
+            }
+            for &i in &full {
+                rates[i] = 1.0;
+            }
+            cores -= full.len() as f64;
+            open.retain(|i| !full.contains(i));
+        }
+        rates
     }
 
     /// The measuring thread needs `p` built: waits for its build, or builds it.
     fn need(&mut self, p: usize) {
-        self.advance(self.now);
-        let ready = match self.done.get(&p) {
-            Some(&end) => end,
-            None => {
-                self.queue.retain(|&q| q != p);
-                let end = self.now + self.model.compile;
-                self.done.insert(p, end);
-                end
-            }
-        };
-        if ready > self.now {
-            self.compile_exposed += ready - self.now;
-            self.now = ready;
+        self.run(self.now, None);
+        if self.done.contains_key(&p) {
+            return;
         }
+        let from = self.now;
+        if !self.building(p) {
+            self.queue.retain(|&q| q != p);
+            self.started += 1;
+            self.running.push(Running {
+                position: p,
+                left: self.model.compile,
+                pool: false,
+            });
+        }
+        self.run(f64::INFINITY, Some(p));
+        self.compile_exposed += self.now - from;
     }
 
     /// Measures `p` on the measuring thread (after its build).
@@ -206,14 +440,14 @@ impl Clock<'_> {
                     self.best = self.best.min(ms);
                 }
                 (
-                    m.overhead + f64::from(1 + runs) * ms / 1e3,
+                    m.overhead + f64::from(1 + runs) * ms * m.kernels / 1e3,
                     Outcome::Value(ms),
                 )
             }
             None => (m.overhead, Outcome::Failed),
         };
-        self.now += seconds;
         self.measure += seconds;
+        self.run(self.now + seconds, None);
         outcome
     }
 
@@ -232,20 +466,9 @@ impl Evaluator for Clock<'_> {
 
     fn evaluate(&mut self, positions: &[usize]) -> Result<Vec<Outcome>, Infallible> {
         if self.policy == Policy::Old && positions.len() > 1 {
-            // The batch's builds on a pool of their own, started now, in order.
-            self.advance(self.now);
-            let mut free = vec![self.now; self.model.threads.min(positions.len())];
-            for &p in positions {
-                if self.done.contains_key(&p) {
-                    continue;
-                }
-                let t = free
-                    .iter_mut()
-                    .min_by(|a, b| a.total_cmp(b))
-                    .expect("at least one thread");
-                *t += self.model.compile;
-                self.done.insert(p, *t);
-            }
+            // The batch's builds on the pool, started now, in order.
+            self.queue.extend(positions.iter().copied());
+            self.run(self.now, None);
         }
         let out = positions
             .iter()
@@ -262,10 +485,20 @@ impl Evaluator for Clock<'_> {
         if self.policy != Policy::New {
             return;
         }
-        self.advance(self.now);
+        if !self.model.stale {
+            self.queue.clear();
+        }
+        let mut likely = likely;
+        if self.model.nice
+            && let Some((&next, rest)) = likely.split_first()
+        {
+            // The measuring thread builds the next configuration itself, at its own priority.
+            self.queue.retain(|&q| q != next);
+            likely = rest;
+        }
         let mut front: Vec<usize> = Vec::with_capacity(likely.len());
         for &p in likely {
-            if self.done.contains_key(&p) || front.contains(&p) {
+            if self.done.contains_key(&p) || self.building(p) || front.contains(&p) {
                 continue;
             }
             self.queue.retain(|&q| q != p);
@@ -274,6 +507,7 @@ impl Evaluator for Clock<'_> {
         for p in front.into_iter().rev() {
             self.queue.push_front(p);
         }
+        self.run(self.now, None);
     }
 }
 
@@ -293,9 +527,11 @@ pub(crate) fn simulate(
         model,
         values,
         now: 0.0,
-        free: vec![0.0; model.threads.max(1)],
+        running: Vec::new(),
         queue: VecDeque::new(),
         done: HashMap::new(),
+        started: 0,
+        gate: Gate::new(model.threads),
         compile_exposed: 0.0,
         measure: 0.0,
         best: f64::INFINITY,
@@ -305,7 +541,7 @@ pub(crate) fn simulate(
     let driver = Driver::new(strategy, budget).first(first);
     let driver = match policy {
         Policy::Old => driver.batch_by(|_| spent.get().batch(model.threads)),
-        Policy::New => driver.ahead(model.threads),
+        Policy::New => driver.ahead(model.depth()),
     };
     let rec = match driver.run(&mut clock) {
         Ok(rec) => rec,
@@ -314,7 +550,7 @@ pub(crate) fn simulate(
     Simulated {
         wall: clock.compile_exposed + clock.measure,
         compile_exposed: clock.compile_exposed,
-        compiled: clock.done.len(),
+        compiled: clock.started,
         positions: rec.trials.iter().map(|t| t.position).collect(),
     }
 }
@@ -418,10 +654,7 @@ pub(crate) fn simulate_runs(
 
 /// The table of simulated wall times.
 pub(crate) fn markdown(model: CostModel, rows: &[CostRow]) -> String {
-    let mut t = format!(
-        "\n## Simulated wall time (cost model: compile {:.3} s per configuration per core, {} cores, overhead {:.3} s per configuration, {} repeats)\n\n",
-        model.compile, model.threads, model.overhead, model.repeats
-    );
+    let mut t = format!("\n## Simulated wall time (cost model: {model})\n\n");
     t += "| objective | strategy | old wall s | old compile exposed s | new wall s | new compile exposed s | compilations old / new | new = replay |\n";
     t += "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
     for r in rows {

@@ -20,7 +20,7 @@ const GAIN: f64 = 1.25;
 
 /// The number of builds a pool lets run at once, found by measuring (see the module docs).
 #[derive(Debug)]
-pub(crate) struct Gate {
+pub struct Gate {
     /// Builds allowed to run at once.
     limit: usize,
     /// The pool's threads: the widest the gate opens.
@@ -38,7 +38,7 @@ pub(crate) struct Gate {
 
 impl Gate {
     /// A gate for a pool of `max` threads, letting one build run at a time at first.
-    pub(crate) fn new(max: usize) -> Self {
+    pub fn new(max: usize) -> Self {
         let max = max.max(1);
         Gate {
             limit: 1,
@@ -51,19 +51,19 @@ impl Gate {
     }
 
     /// Whether another build may start now.
-    pub(crate) fn open(&self) -> bool {
+    pub fn open(&self) -> bool {
         self.running < self.limit
     }
 
     /// A build starts.
-    pub(crate) fn enter(&mut self) {
+    pub fn enter(&mut self) {
         self.running += 1;
     }
 
     /// A build is done at `now` (seconds on any clock that only goes forward); `waiting` says
     /// whether builds are waiting to start. A window in which the pool ran out of builds says
     /// nothing about its width, and is started again.
-    pub(crate) fn leave(&mut self, now: f64, waiting: bool) {
+    pub fn leave(&mut self, now: f64, waiting: bool) {
         self.running = self.running.saturating_sub(1);
         if self.settled {
             return;
@@ -96,7 +96,7 @@ impl Gate {
     }
 
     /// Builds allowed to run at once now.
-    pub(crate) fn width(&self) -> usize {
+    pub fn width(&self) -> usize {
         self.limit
     }
 

@@ -34,25 +34,24 @@
 //! (no speculative build starts while the tuner compiles what it waits for, beyond the width);
 //! `stale=0` keeps only the last evaluation's hints queued (older ones not started are set
 //! aside until hinted again); `depth=N` hands over N upcoming configurations per evaluation
-//! (`depth=0`: none, and no pool: `TUNABLE_BATCH=1`). `nice=1` runs the pool's builds at the
-//! lowest priority (Linux's weight 15 against 1024: a build at the normal priority gets its core
-//! first, and the pool shares what is left) and leaves the configuration about to be measured to
-//! the measuring thread, as the runtime does since 2026-11-28. `kernels=F` multiplies the kernel times
-//! the cache recorded (the shared caches' kernels run for milliseconds to tens of
+//! (`depth=0`: none, and no pool: `TUNABLE_BATCH=1`). `own=1` leaves the configuration about to be
+//! measured to the measuring thread instead of handing it to the pool first, as the runtime
+//! does since 2026-11-28. `kernels=F` multiplies the kernel times the cache recorded (the shared caches' kernels run for milliseconds to tens of
 //! milliseconds, `gemm_cuda`'s on an H200 for half a millisecond to three).
 //!
 //! The presets are figures measured on real machines:
 //! - `h100` (2026-11-27, `shared/gpu-results/2026-11-27`): NVRTC at 0.090 s per configuration
 //!   per core (80 to 105 ms measured), 16 threads on as many cores, 31 ms of measurement
 //!   overhead per configuration (35 to 37 ms measured per configuration against about 4 ms of
-//!   kernels), with `gemm_cuda`'s 5 repeats, and that day's pool (16 wide, at the normal
-//!   priority), so that the figures simulated then are simulated alike now;
+//!   kernels), with `gemm_cuda`'s 5 repeats, and that day's pool (16 wide, handed the
+//!   configuration about to be measured), so that the figures simulated then are simulated
+//!   alike now;
 //! - `h200` (2026-11-28, `docs/results/gpu-2026-11-28`): NVRTC 13 at 0.035 s per configuration
 //!   (100 configurations one at a time: 3.3 and 3.6 s of compiling), 16 threads but the
 //!   throughput of 2 cores (the 1,545 configurations took 27.2 s on 2 cores, 26.9 s on 4 and
 //!   32.2 s on 16), 4.5 ms of measurement overhead per configuration (4.2 to 5.6 ms measured),
-//!   and the runtime's pool: the gate, at the lowest priority (`nice=0` is the pool of that
-//!   day's measurements).
+//!   and the runtime's pool: the gate, the configuration about to be measured built by the
+//!   measuring thread (`own=0` is the pool of that day's measurements).
 //!
 //! Any figure can be set: `h200:cores=4:depth=4`.
 //!
@@ -98,9 +97,9 @@ pub(crate) struct CostModel {
     pub depth: Option<usize>,
     /// The factor on the kernel times recorded in the cache (a faster GPU, a smaller problem).
     pub kernels: f64,
-    /// Whether the pool's threads run at the lowest priority, and the configuration about to
-    /// be measured is left to the measuring thread.
-    pub nice: bool,
+    /// Whether the configuration about to be measured is left to the measuring thread (else
+    /// handed to the pool first).
+    pub own: bool,
 }
 
 impl CostModel {
@@ -117,7 +116,7 @@ impl CostModel {
         stale: true,
         depth: None,
         kernels: 1.0,
-        nice: false,
+        own: false,
     };
 
     /// The H200 machine of 2026-11-28 (see the [module docs](self)), with today's pool: the
@@ -134,7 +133,7 @@ impl CostModel {
         stale: true,
         depth: None,
         kernels: 1.0,
-        nice: true,
+        own: true,
     };
 
     /// Upcoming configurations handed over per evaluation.
@@ -174,8 +173,8 @@ impl std::fmt::Display for CostModel {
             } else {
                 ", only the last hints queued"
             },
-            if self.nice {
-                ", at the lowest priority"
+            if self.own {
+                ", the next configuration built by the measuring thread"
             } else {
                 ""
             },
@@ -187,9 +186,9 @@ impl std::str::FromStr for CostModel {
     type Err = String;
 
     /// `h100|h200[:compile=S][:threads=N][:cores=N|inf][:overhead=S][:repeats=N][:margin=F]
-    /// [:gate=0|1][:demand=0|1][:stale=0|1][:depth=N][:kernels=F][:nice=0|1]`.
+    /// [:gate=0|1][:demand=0|1][:stale=0|1][:depth=N][:kernels=F][:own=0|1]`.
     fn from_str(s: &str) -> Result<Self, String> {
-        const KEYS: &str = "compile, threads, cores, overhead, repeats, margin, gate, demand, stale, depth, kernels, nice";
+        const KEYS: &str = "compile, threads, cores, overhead, repeats, margin, gate, demand, stale, depth, kernels, own";
         let mut parts = s.split(':');
         let mut model = match parts.next().unwrap_or_default() {
             "h100" => CostModel::H100,
@@ -225,7 +224,7 @@ impl std::str::FromStr for CostModel {
                 "stale" => model.stale = flag()?,
                 "depth" => model.depth = Some(number()? as usize),
                 "kernels" => model.kernels = number()?,
-                "nice" => model.nice = flag()?,
+                "own" => model.own = flag()?,
                 _ => return Err(format!("unknown cost-model key '{key}' (known: {KEYS})")),
             }
         }
@@ -340,26 +339,26 @@ impl Clock<'_> {
                 self.now = self.now.max(to);
                 return;
             }
-            let rates = self.rates();
+            // Every build at a core's speed, or an equal share of the cores.
+            let rate = (self.model.cores / self.running.len() as f64).min(1.0);
             let dt = self
                 .running
                 .iter()
-                .zip(&rates)
-                .map(|(b, r)| b.left / r)
+                .map(|b| b.left / rate)
                 .fold(f64::INFINITY, f64::min);
             let at = self.now + dt;
             if at > to {
                 let dt = (to - self.now).max(0.0);
-                for (b, r) in self.running.iter_mut().zip(&rates) {
-                    b.left -= dt * r;
+                for b in &mut self.running {
+                    b.left -= dt * rate;
                 }
                 self.now = self.now.max(to);
                 return;
             }
             self.now = at;
             let waiting = !self.queue.is_empty();
-            for (b, r) in self.running.iter_mut().zip(&rates) {
-                b.left -= dt * r;
+            for b in &mut self.running {
+                b.left -= dt * rate;
             }
             let mut i = 0;
             while i < self.running.len() {
@@ -374,39 +373,6 @@ impl Clock<'_> {
                 }
             }
         }
-    }
-
-    /// The share of a core each running build gets: the cores shared in proportion to the
-    /// builds' weights (Linux's 1024 at the normal priority, 15 at the lowest), a build using
-    /// at most one core.
-    fn rates(&self) -> Vec<f64> {
-        let weight = |b: &Running| {
-            if self.model.nice && b.pool {
-                15.0
-            } else {
-                1024.0
-            }
-        };
-        let mut rates = vec![0.0; self.running.len()];
-        let mut open: Vec<usize> = (0..self.running.len()).collect();
-        let mut cores = self.model.cores;
-        while !open.is_empty() {
-            let total: f64 = open.iter().map(|&i| weight(&self.running[i])).sum();
-            let share = |i: usize| cores * weight(&self.running[i]) / total;
-            let full: Vec<usize> = open.iter().copied().filter(|&i| share(i) >= 1.0).collect();
-            if full.is_empty() {
-                for &i in &open {
-                    rates[i] = share(i);
-                }
-                break;
-            }
-            for &i in &full {
-                rates[i] = 1.0;
-            }
-            cores -= full.len() as f64;
-            open.retain(|i| !full.contains(i));
-        }
-        rates
     }
 
     /// The measuring thread needs `p` built: waits for its build, or builds it.
@@ -489,7 +455,7 @@ impl Evaluator for Clock<'_> {
             self.queue.clear();
         }
         let mut likely = likely;
-        if self.model.nice
+        if self.model.own
             && let Some((&next, rest)) = likely.split_first()
         {
             // The measuring thread builds the next configuration itself, at its own priority.
@@ -761,5 +727,130 @@ mod tests {
         assert!("a100".parse::<CostModel>().is_err());
         assert!("h100:speed=3".parse::<CostModel>().is_err());
         assert!("h100:compile=-1".parse::<CostModel>().is_err());
+        let m: CostModel = "h200:cores=inf:gate=0:demand=1:stale=0:depth=3:kernels=0.5:own=0"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            m,
+            CostModel {
+                cores: f64::INFINITY,
+                gate: false,
+                demand: true,
+                stale: false,
+                depth: Some(3),
+                kernels: 0.5,
+                own: false,
+                ..CostModel::H200
+            }
+        );
+        assert!("h200:gate=yes".parse::<CostModel>().is_err());
+        assert!(CostModel::H200.to_string().contains("2 cores"));
+    }
+
+    /// A clock for `model` over `values`, under the new policy, at time 0 with nothing built.
+    fn clock(model: CostModel, values: &[Option<f64>]) -> Clock<'_> {
+        Clock {
+            model,
+            values,
+            now: 0.0,
+            running: Vec::new(),
+            queue: VecDeque::new(),
+            done: HashMap::new(),
+            started: 0,
+            gate: Gate::new(model.threads),
+            compile_exposed: 0.0,
+            measure: 0.0,
+            best: f64::INFINITY,
+            policy: Policy::New,
+            spent: Rc::default(),
+        }
+    }
+
+    #[test]
+    fn builds_beyond_the_cores_share_them() {
+        let v = values(10);
+        let model = CostModel {
+            compile: 1.0,
+            cores: 2.0,
+            gate: false,
+            threads: 4,
+            ..CostModel::H200
+        };
+        // Four builds on two cores: each at half speed, all done at 2 s.
+        let mut c = clock(model, &v);
+        c.prepare(&[9, 0, 1, 2, 3]);
+        assert!(
+            c.queue.is_empty() && !c.building(9),
+            "9 is the measuring thread's"
+        );
+        c.run(1.5, None);
+        assert_eq!((c.running.len(), c.now), (4, 1.5));
+        c.need(0);
+        assert_eq!((c.now, c.compile_exposed), (2.0, 0.5));
+        assert_eq!(c.done.len(), 4);
+        // The measuring thread's own build beside two of the pool's: a third of the cores'
+        // time each until the pool's are done, then a core of its own.
+        let mut c = clock(
+            CostModel {
+                threads: 2,
+                ..model
+            },
+            &v,
+        );
+        c.prepare(&[9, 0, 1]);
+        c.need(9);
+        // 0..1.5 s: three builds at 2/3 speed, each 1.0 done at 1.5 s.
+        assert!((c.now - 1.5).abs() < 1e-9, "{}", c.now);
+        assert_eq!(c.started, 3);
+        // With `demand`, the measuring thread's build counts against the width: one pool build
+        // beside it, each on a core, instead of two pool builds and a third of the cores each.
+        for (demand, done) in [(true, 1.0), (false, 1.5)] {
+            let mut c = clock(
+                CostModel {
+                    threads: 2,
+                    demand,
+                    ..model
+                },
+                &v,
+            );
+            c.running.push(Running {
+                position: 9,
+                left: 1.0,
+                pool: false,
+            });
+            c.queue.extend([5, 6]);
+            c.run(f64::INFINITY, Some(9));
+            assert!((c.now - done).abs() < 1e-9, "demand {demand}: {}", c.now);
+        }
+    }
+
+    #[test]
+    fn on_few_cores_the_gate_keeps_guesses_from_crowding_the_needed_build() {
+        let space = Arc::new(
+            SpaceBuilder::new()
+                .param("a", 0..20)
+                .param("b", 0..10)
+                .build()
+                .unwrap(),
+        );
+        let v = values(space.len());
+        let run = |model: CostModel, name: &str| {
+            let mut s = strategy::build(&name.parse().unwrap(), Arc::clone(&space), 3).unwrap();
+            simulate(s.as_mut(), 60, &[], &v, model, Policy::New)
+        };
+        // Wrong guesses on a pool as wide as its threads crowd the two cores.
+        let gated = run(CostModel::H200, "auto");
+        let wide = run(
+            CostModel {
+                gate: false,
+                ..CostModel::H200
+            },
+            "auto",
+        );
+        assert_eq!(gated.positions, wide.positions);
+        assert!(
+            gated.compile_exposed < wide.compile_exposed,
+            "{gated:?} against {wide:?}"
+        );
     }
 }

@@ -6,10 +6,9 @@
 //! function of the tiles, the block size and the staging, nothing measured). Three ways of
 //! compiling, each run in turn, `--rounds` times:
 //!
-//! - **now**: the tuner's pool, its threads at the lowest priority, the configuration about to
-//!   be measured built by the measuring thread;
-//! - **before**: the pool before 2026-11-28, at the normal priority, handed that configuration
-//!   too;
+//! - **now**: the tuner's way: the pool builds the guesses, and the measuring thread builds the
+//!   configuration about to be measured;
+//! - **before**: the way before 2026-11-28: the pool is handed that configuration too, first;
 //! - **none**: nothing compiled ahead (`TUNABLE_BATCH=1`).
 //!
 //! Every run compiles from nothing (the build cache is turned off). `--evaluations N` (default
@@ -31,18 +30,16 @@ use tunable_search::strategy::{self, Driver, Evaluator, Outcome};
 struct Way {
     /// Whether a pool compiles ahead.
     ahead: bool,
-    /// Whether its threads run at the lowest priority.
-    lowest: bool,
-    /// Whether it is handed the configuration about to be measured.
+    /// Whether the pool is handed the configuration about to be measured.
     asked: bool,
 }
 
-const WAYS: [(&str, Way); 5] = [
+/// The ways compared, in the order each round runs them.
+const WAYS: [(&str, Way); 3] = [
     (
         "now",
         Way {
             ahead: true,
-            lowest: true,
             asked: false,
         },
     ),
@@ -50,23 +47,6 @@ const WAYS: [(&str, Way); 5] = [
         "before",
         Way {
             ahead: true,
-            lowest: false,
-            asked: true,
-        },
-    ),
-    (
-        "normal-own",
-        Way {
-            ahead: true,
-            lowest: false,
-            asked: false,
-        },
-    ),
-    (
-        "nice-pool",
-        Way {
-            ahead: true,
-            lowest: true,
             asked: true,
         },
     ),
@@ -74,7 +54,6 @@ const WAYS: [(&str, Way); 5] = [
         "none",
         Way {
             ahead: false,
-            lowest: false,
             asked: false,
         },
     ),
@@ -200,11 +179,7 @@ pub fn report(arch: &str, args: &[String]) {
     let mut totals: HashMap<&str, Vec<(f64, f64)>> = HashMap::new();
     for round in 1..=rounds {
         for (name, way) in WAYS {
-            let pool = match way {
-                Way { ahead: false, .. } => None,
-                Way { lowest: true, .. } => Some(Pool::new(threads)),
-                Way { lowest: false, .. } => Some(Pool::at_normal_priority(threads)),
-            };
+            let pool = way.ahead.then(|| Pool::new(threads));
             let mut fake = Fake {
                 space: Arc::clone(&space),
                 arch: arch.to_owned(),
@@ -225,7 +200,7 @@ pub fn report(arch: &str, args: &[String]) {
             let wall = start.elapsed().as_secs_f64();
             let built = fake.cells.values().filter(|c| c.get().is_some()).count();
             println!(
-                "  round {round}, {name:>10}: {wall:.2} s, {:.2} s of it waiting for NVRTC; {} evaluated, {built} compiled",
+                "  round {round}, {name:>6}: {wall:.2} s, {:.2} s of it waiting for NVRTC; {} evaluated, {built} compiled",
                 fake.waited,
                 rec.trials.len()
             );
@@ -236,7 +211,7 @@ pub fn report(arch: &str, args: &[String]) {
         let runs = &totals[name];
         let n = runs.len() as f64;
         println!(
-            "  mean {name:>10}: {:.2} s, {:.2} s waiting for NVRTC",
+            "  mean {name:>6}: {:.2} s, {:.2} s waiting for NVRTC",
             runs.iter().map(|r| r.0).sum::<f64>() / n,
             runs.iter().map(|r| r.1).sum::<f64>() / n
         );

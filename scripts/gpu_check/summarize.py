@@ -272,6 +272,18 @@ def nvrtc_processes(w):
     return out
 
 
+def pool_ways(w):
+    """The compile pool's ways of step 7c (`gemm_cuda --pool`): per way, its rounds' wall seconds
+    and seconds spent waiting for NVRTC, in the order the log gives them."""
+    line = re.compile(r"^\s+round \d+,\s+(\S+): ([\d.]+) s, ([\d.]+) s of it waiting", re.M)
+    out = {}
+    for way, wall, waited in line.findall(read_text(os.path.join(w, "pool.log"))):
+        x = out.setdefault(way, {"wall": [], "waited": []})
+        x["wall"].append(float(wall))
+        x["waited"].append(float(waited))
+    return out
+
+
 def verdicts(s, sizes):
     """What must hold for the check to pass, each with whether it did."""
     out = {}
@@ -421,6 +433,15 @@ def markdown(s, sizes):
             lines.append(f"\nTwo processes took {ratio:.2f} times one's time for twice the builds: "
                          + ("more processes build faster (NVRTC does not scale within one)." if ratio < 1.5
                             else "the CPU, not NVRTC's threads, is the limit."))
+    ways = s.get("pool") or {}
+    if ways:
+        lines += ["", "## The compile pool's ways (`gemm_cuda --pool`: NVRTC for real, an 8 ms wait per "
+                  "measurement, no GPU)", "",
+                  "| way | rounds | mean wall s | mean s waiting for NVRTC | walls |", "| --- | --- | --- | --- | --- |"]
+        for way, x in ways.items():
+            n = len(x["wall"])
+            lines.append(f"| {way} | {n} | {sum(x['wall']) / n:.2f} | {sum(x['waited']) / n:.2f} | "
+                         f"{' / '.join(format(t, '.2f') for t in x['wall'])} |")
     lines += ["", "## wgpu on the NVIDIA Vulkan driver", "",
               "| example | device | tuning wall s | default ms | tuned ms | speedup (timed alike) | configuration |",
               "| --- | --- | --- | --- | --- | --- | --- |"]
@@ -467,6 +488,7 @@ def main():
         "faults": faults(w),
         "wgpu": wgpu(w),
         "nvrtc": nvrtc_processes(w),
+        "pool": pool_ways(w),
     }
     repeats = attribute_repeats(os.path.join(ROOT, "examples", "gemm_cuda.rs"))
     names = [f"tune-{n}" for n in args.sizes]

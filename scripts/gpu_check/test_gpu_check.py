@@ -157,6 +157,10 @@ class SummaryTest(unittest.TestCase):
         nvrtc = "NVRTC (sm_90): 1545 of 1545 configurations compiled to PTX in {} s, 0 failed\n"
         write(os.path.join(w, "nvrtc-one.log"), nvrtc.format(27.2))
         write(os.path.join(w, "nvrtc-two.log"), nvrtc.format(28.0) + nvrtc.format(29.5))
+        write(os.path.join(w, "pool.log"), "gemm_cuda --pool sm_90: auto, 100 evaluations, ...\n" + "".join(
+            f"  round {r}, {way:>6}: {wall} s, {waited} s of it waiting for NVRTC; 100 evaluated, 120 compiled\n"
+            for r in (1, 2) for way, wall, waited in (("now", 3.0 + r, 2.5), ("before", 4.0, 3.5), ("none", 5.0, 4.5)))
+            + "  mean    now: 4.50 s, 2.50 s waiting for NVRTC\n")
         dump({"kernel_tuner": "1.5.0", "strategy": "genetic_algorithm", "evaluations": 100, "failed": 2,
                    "best_after": {"25": 0.9, "50": 0.7, "100": 0.6}, "seconds": 120.0},
                   os.path.join(w, "kt.json"))
@@ -210,6 +214,9 @@ class SummaryTest(unittest.TestCase):
             self.assertEqual(s["nvrtc"]["nvrtc-two"]["seconds"], [28.0, 29.5])
             self.assertIn("| two at once | sm_90 | 1545 + 1545 | 28.0 / 29.5 |", md)
             self.assertIn("Two processes took 1.08 times one's time for twice the builds: more processes", md)
+            self.assertEqual(s["pool"]["now"], {"wall": [4.0, 5.0], "waited": [2.5, 2.5]})
+            self.assertEqual(list(s["pool"]), ["now", "before", "none"])
+            self.assertIn("| now | 2 | 4.50 | 2.50 | 4.00 / 5.00 |", md)
             self.assertEqual(s["wgpu"]["matmul"]["speedup"], 2.0)
             self.assertIn("| matmul | wgpu: NVIDIA H100 80GB HBM3 (Vulkan, NVIDIA 580.159.04) | 4.5 | 20.500 | "
                           "10.250 | 2.00 |", md)

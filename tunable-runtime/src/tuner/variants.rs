@@ -13,10 +13,9 @@
 //!
 //! Asked one at a time with hints ([`Evaluator::prepare`]: the configuration about to be
 //! measured and those the strategy expects next), a GPU kernel's variants are handed to a
-//! [`Pool`](ahead::Pool) that lives as long as the evaluator and keeps compiling, at the lowest
-//! priority, while the caller's thread measures: the speculative compilation of
-//! [`crate::ahead`]. The configuration about to be measured is not handed over: the caller's
-//! thread builds it when it runs it, at its own priority. On a device that
+//! [`Pool`](ahead::Pool) that lives as long as the evaluator and keeps compiling while the
+//! caller's thread measures: the speculative compilation of [`crate::ahead`]. The configuration
+//! about to be measured is not handed over: the caller's thread builds it when it runs it. On a device that
 //! runs on the host's cores the hints are ignored, so that no build disturbs a timing.
 
 use super::{Cost, Evaluation, Retime, capture};
@@ -160,7 +159,7 @@ impl<'a, 'r, P: Params, M: Measurement> Variants<'a, 'r, P, M> {
 
     /// Hands the builds of the hinted positions (most likely first) to the pool; see
     /// [`Evaluator::prepare`]. The first, about to be measured, is left to this thread, which
-    /// builds it at its own priority when it runs it (the pool's threads run at the lowest).
+    /// builds it when it runs it (see [`crate::ahead`]'s speculation).
     /// Nothing for a kernel that asked no GPU backend for anything yet, or whose device runs on
     /// the host's cores, or on a single core.
     fn hint(&mut self, likely: &[usize]) {

@@ -34,10 +34,11 @@
 //! (no speculative build starts while the tuner compiles what it waits for, beyond the width);
 //! `stale=0` keeps only the last evaluation's hints queued (older ones not started are set
 //! aside until hinted again); `depth=N` hands over N upcoming configurations per evaluation
-//! (`depth=0`: none, and no pool: `TUNABLE_BATCH=1`). `own=1` leaves the configuration about to be
-//! measured to the measuring thread instead of handing it to the pool first, as the runtime
-//! does since 2026-11-28. `kernels=F` multiplies the kernel times the cache recorded (the shared caches' kernels run for milliseconds to tens of
-//! milliseconds, `gemm_cuda`'s on an H200 for half a millisecond to three).
+//! (`depth=0`: none, and no pool: `TUNABLE_BATCH=1`). `own=1` leaves the configuration about
+//! to be measured to the measuring thread instead of handing it to the pool first, as the
+//! runtime does since 2026-11-28. `kernels=F` multiplies the kernel times the cache recorded
+//! (the shared caches' kernels run for milliseconds to tens of milliseconds, `gemm_cuda`'s on
+//! an H200 for half a millisecond to three).
 //!
 //! The presets are figures measured on real machines:
 //! - `h100` (2026-11-27, `shared/gpu-results/2026-11-27`): NVRTC at 0.090 s per configuration
@@ -288,7 +289,31 @@ struct Clock<'v> {
     spent: Rc<Cell<Spent>>,
 }
 
-impl Clock<'_> {
+impl<'v> Clock<'v> {
+    /// A clock at time 0 with nothing built, publishing the old policy's view to `spent`.
+    fn new(
+        model: CostModel,
+        values: &'v [Option<f64>],
+        policy: Policy,
+        spent: Rc<Cell<Spent>>,
+    ) -> Self {
+        Clock {
+            model,
+            values,
+            now: 0.0,
+            running: Vec::new(),
+            queue: VecDeque::new(),
+            done: HashMap::new(),
+            started: 0,
+            gate: Gate::new(model.threads),
+            compile_exposed: 0.0,
+            measure: 0.0,
+            best: f64::INFINITY,
+            policy,
+            spent,
+        }
+    }
+
     /// Builds the pool lets run at once now.
     fn width(&self) -> usize {
         if self.model.gate && self.policy == Policy::New {
@@ -489,21 +514,7 @@ pub(crate) fn simulate(
     policy: Policy,
 ) -> Simulated {
     let spent = Rc::new(Cell::new(Spent::default()));
-    let mut clock = Clock {
-        model,
-        values,
-        now: 0.0,
-        running: Vec::new(),
-        queue: VecDeque::new(),
-        done: HashMap::new(),
-        started: 0,
-        gate: Gate::new(model.threads),
-        compile_exposed: 0.0,
-        measure: 0.0,
-        best: f64::INFINITY,
-        policy,
-        spent: Rc::clone(&spent),
-    };
+    let mut clock = Clock::new(model, values, policy, Rc::clone(&spent));
     let driver = Driver::new(strategy, budget).first(first);
     let driver = match policy {
         Policy::Old => driver.batch_by(|_| spent.get().batch(model.threads)),
@@ -673,15 +684,20 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn the_new_policy_evaluates_what_a_plain_replay_does_and_hides_the_compilation() {
-        let space = Arc::new(
+    /// A space of 200 configurations.
+    fn space() -> Arc<Space> {
+        Arc::new(
             SpaceBuilder::new()
                 .param("a", 0..20)
                 .param("b", 0..10)
                 .build()
                 .unwrap(),
-        );
+        )
+    }
+
+    #[test]
+    fn the_new_policy_evaluates_what_a_plain_replay_does_and_hides_the_compilation() {
+        let space = space();
         let v = values(space.len());
         let model = CostModel::H100;
         for name in ["exhaustive", "random", "auto"] {
@@ -747,23 +763,9 @@ mod tests {
         assert!(CostModel::H200.to_string().contains("2 cores"));
     }
 
-    /// A clock for `model` over `values`, under the new policy, at time 0 with nothing built.
+    /// A clock for `model` over `values`, under the new policy.
     fn clock(model: CostModel, values: &[Option<f64>]) -> Clock<'_> {
-        Clock {
-            model,
-            values,
-            now: 0.0,
-            running: Vec::new(),
-            queue: VecDeque::new(),
-            done: HashMap::new(),
-            started: 0,
-            gate: Gate::new(model.threads),
-            compile_exposed: 0.0,
-            measure: 0.0,
-            best: f64::INFINITY,
-            policy: Policy::New,
-            spent: Rc::default(),
-        }
+        Clock::new(model, values, Policy::New, Rc::default())
     }
 
     #[test]
@@ -826,13 +828,7 @@ mod tests {
 
     #[test]
     fn on_few_cores_the_gate_keeps_guesses_from_crowding_the_needed_build() {
-        let space = Arc::new(
-            SpaceBuilder::new()
-                .param("a", 0..20)
-                .param("b", 0..10)
-                .build()
-                .unwrap(),
-        );
+        let space = space();
         let v = values(space.len());
         let run = |model: CostModel, name: &str| {
             let mut s = strategy::build(&name.parse().unwrap(), Arc::clone(&space), 3).unwrap();

@@ -28,10 +28,9 @@
 //! each evaluation it hands over the builds of the configurations the strategy expects to ask
 //! next ([`Strategy::upcoming`]), newest hints first. The pool's threads build them while the
 //! caller's thread builds and measures the configuration asked; a build nobody ends up asking
-//! for costs an idle core for a while and nothing else, and a configuration asked before its
-//! build started is built by the thread that needs it (the backends build each kernel once,
-//! whoever gets there first). Which configurations are evaluated, and in which order, never depends on
-//! the pool.
+//! for costs a core for a while, and a configuration asked before its build started is built by
+//! the thread that needs it (the backends build each kernel once, whoever gets there first).
+//! Which configurations are evaluated, and in which order, never depends on the pool.
 //!
 //! The pool runs one build at a time at first and doubles its width while the builds'
 //! throughput at the new width is at least 1.25 times that at the last, since a compiler need
@@ -42,9 +41,9 @@
 //! The configuration about to be measured is not handed to the pool: the caller's thread builds
 //! it when it runs it, so that it never waits for a free lane, and the pool's lanes go to the
 //! guesses. Measured with NVRTC on the 2-core development machine (`gemm_cuda --pool`, 60
-//! evaluations of `auto`, 20 rounds): 0.84 +- 0.49 s less than handing it over, on 12.5 s. Running
-//! the pool's threads at the lowest priority as well was tried and dropped: with the cores busy
-//! elsewhere, a guessed build the tuner then needed starved (50.3 s against 14.9 s).
+//! evaluations of `auto`, 20 rounds): 0.84 +- 0.49 s less than handing it over, on 12.5 s.
+//! Running the pool's threads at the lowest priority as well was tried and dropped: with the
+//! cores busy elsewhere, a guessed build the tuner then needed starved (50.3 s against 14.9 s).
 //!
 //! [`Strategy::upcoming`]: tunable_search::strategy::Strategy::upcoming
 

@@ -15,8 +15,9 @@
 //! measured and those the strategy expects next), a GPU kernel's variants are handed to a
 //! [`Pool`](ahead::Pool) that lives as long as the evaluator and keeps compiling while the
 //! caller's thread measures: the speculative compilation of [`crate::ahead`]. The configuration
-//! about to be measured is not handed over: the caller's thread builds it when it runs it. On a device that
-//! runs on the host's cores the hints are ignored, so that no build disturbs a timing.
+//! about to be measured is not handed over: the caller's thread builds it when it runs it. On a
+//! device that runs on the host's cores the hints are ignored, so that no build disturbs a
+//! timing.
 
 use super::{Cost, Evaluation, Retime, capture};
 use crate::ahead;
@@ -159,9 +160,9 @@ impl<'a, 'r, P: Params, M: Measurement> Variants<'a, 'r, P, M> {
 
     /// Hands the builds of the hinted positions (most likely first) to the pool; see
     /// [`Evaluator::prepare`]. The first, about to be measured, is left to this thread, which
-    /// builds it when it runs it (see [`crate::ahead`]'s speculation).
-    /// Nothing for a kernel that asked no GPU backend for anything yet, or whose device runs on
-    /// the host's cores, or on a single core.
+    /// builds it when it runs it (see [`crate::ahead`]'s speculation). Nothing for a kernel
+    /// that asked no GPU backend for anything yet, or whose device runs on the host's cores, or
+    /// on a single core.
     fn hint(&mut self, likely: &[usize]) {
         if !self.backend || ahead::widest_batch() < 2 {
             return;

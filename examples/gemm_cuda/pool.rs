@@ -21,7 +21,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 use tunable::Params;
 use tunable::backend::cuda::compile;
-use tunable_runtime::ahead::{Build, Pool, own_build};
+use tunable_runtime::ahead::{Build, Pool};
 use tunable_search::Space;
 use tunable_search::strategy::{self, Driver, Evaluator, Outcome};
 
@@ -32,26 +32,15 @@ struct Way {
     ahead: bool,
     /// Whether the pool is handed the configuration about to be measured.
     asked: bool,
-    /// Whether the measuring thread's own builds count against the pool's width.
-    demand: bool,
 }
 
 /// The ways compared, in the order each round runs them.
-const WAYS: [(&str, Way); 4] = [
-    (
-        "demand",
-        Way {
-            ahead: true,
-            asked: false,
-            demand: true,
-        },
-    ),
+const WAYS: [(&str, Way); 3] = [
     (
         "now",
         Way {
             ahead: true,
             asked: false,
-            demand: false,
         },
     ),
     (
@@ -59,7 +48,6 @@ const WAYS: [(&str, Way); 4] = [
         Way {
             ahead: true,
             asked: true,
-            demand: false,
         },
     ),
     (
@@ -67,7 +55,6 @@ const WAYS: [(&str, Way); 4] = [
         Way {
             ahead: false,
             asked: false,
-            demand: false,
         },
     ),
 ];
@@ -120,14 +107,8 @@ impl Evaluator for Fake {
             let p = self.params(position);
             let (cell, _) = self.cell(position);
             let start = Instant::now();
-            let (arch, built, demand) = (&self.arch, &cell, self.way.demand);
-            let ok = *built.get_or_init(|| {
-                if demand {
-                    own_build(|| compile(&GEMM, &p, arch).is_ok())
-                } else {
-                    compile(&GEMM, &p, arch).is_ok()
-                }
-            });
+            let (arch, built) = (&self.arch, &cell);
+            let ok = *built.get_or_init(|| compile(&GEMM, &p, arch).is_ok());
             self.waited += start.elapsed().as_secs_f64();
             std::thread::sleep(self.measure);
             out.push(if ok {

@@ -52,7 +52,6 @@ mod gate;
 pub use gate::Gate;
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
@@ -127,25 +126,6 @@ pub fn note_request(host: bool) {
 /// compile ahead.
 pub fn requests() -> u64 {
     REQUESTS.get()
-}
-
-/// Builds the tuning threads of this process are running themselves now ([`own_build`]).
-static OWN: AtomicUsize = AtomicUsize::new(0);
-
-/// Runs `build` on this thread as a build the tuner waits for: while it runs, it counts against
-/// the width of every compile [`Pool`] of the process, so that no guess starts beside it beyond
-/// what the cores build at once (the backends call it when the measuring thread compiles a
-/// kernel itself).
-pub fn own_build<R>(build: impl FnOnce() -> R) -> R {
-    struct Running;
-    impl Drop for Running {
-        fn drop(&mut self) {
-            OWN.fetch_sub(1, Ordering::SeqCst);
-        }
-    }
-    OWN.fetch_add(1, Ordering::SeqCst);
-    let _running = Running;
-    build()
 }
 
 /// Threads of the compile pool: the machine's cores.
@@ -329,30 +309,17 @@ impl Queue {
         let mut state = self.lock();
         loop {
             let State { builds, gate } = &mut *state;
-            let mut crowded = false;
             match builds.as_mut() {
                 None => return None,
-                Some(q) if gate.open() && !q.is_empty() => {
-                    if gate.open_beside(OWN.load(Ordering::SeqCst)) {
-                        let (_, b) = q.pop_front().expect("not empty");
+                Some(q) if gate.open() => {
+                    if let Some((_, b)) = q.pop_front() {
                         gate.enter();
                         return Some(b);
                     }
-                    crowded = true;
                 }
                 Some(_) => {}
             }
-            // Held back by the tuner's own builds: look again shortly (they end without telling
-            // the pool).
-            state = if crowded {
-                let wait = std::time::Duration::from_millis(2);
-                self.ready
-                    .wait_timeout(state, wait)
-                    .unwrap_or_else(|e| e.into_inner())
-                    .0
-            } else {
-                self.ready.wait(state).unwrap_or_else(|e| e.into_inner())
-            };
+            state = self.ready.wait(state).unwrap_or_else(|e| e.into_inner());
         }
     }
 
@@ -383,9 +350,6 @@ mod tests {
     use super::*;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
-
-    /// The pool tests that time builds, and the one that holds every pool back, one at a time.
-    static POOL_TESTS: Mutex<()> = Mutex::new(());
 
     #[test]
     fn collects_builds_then_runs_them_on_the_pool() {
@@ -436,7 +400,6 @@ mod tests {
 
     #[test]
     fn the_pool_widens_only_while_wider_builds_faster() {
-        let _serial = POOL_TESTS.lock().unwrap_or_else(|e| e.into_inner());
         assert_eq!(width_after(30, None), 4, "builds that run side by side");
         assert_eq!(
             width_after(30, Some(Arc::default())),
@@ -526,41 +489,6 @@ mod tests {
         })]);
         drop(pool);
         assert_eq!(ran.load(Ordering::SeqCst), 0);
-    }
-
-    #[test]
-    fn the_tuners_own_build_holds_the_pool_back() {
-        let _serial = POOL_TESTS.lock().unwrap_or_else(|e| e.into_inner());
-        let wait = std::time::Duration::from_secs(20);
-        let pool = Pool::new(2);
-        let (inside_tx, inside_rx) = std::sync::mpsc::channel::<()>();
-        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
-        let own = std::thread::spawn(move || {
-            own_build(|| {
-                inside_tx.send(()).unwrap();
-                let _ = release_rx.recv_timeout(wait);
-            })
-        });
-        inside_rx.recv_timeout(wait).unwrap();
-        let started = Arc::new(AtomicUsize::new(0));
-        let s = Arc::clone(&started);
-        pool.push_front(vec![Build::new(false, move || {
-            s.fetch_add(1, Ordering::SeqCst);
-        })]);
-        // The pool is one wide at first: its one build waits for the tuner's.
-        std::thread::sleep(std::time::Duration::from_millis(50));
-        assert_eq!(
-            started.load(Ordering::SeqCst),
-            0,
-            "started beside the tuner's build"
-        );
-        release_tx.send(()).unwrap();
-        own.join().unwrap();
-        let start = std::time::Instant::now();
-        while started.load(Ordering::SeqCst) == 0 {
-            assert!(start.elapsed() < wait, "never started");
-            std::thread::sleep(std::time::Duration::from_millis(1));
-        }
     }
 
     #[test]

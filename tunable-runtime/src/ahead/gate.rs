@@ -58,11 +58,6 @@ impl Gate {
         self.running < self.limit
     }
 
-    /// Whether another build may start now beside `others` builds run outside the pool.
-    pub fn open_beside(&self, others: usize) -> bool {
-        self.running + others < self.limit
-    }
-
     /// A build starts.
     pub fn enter(&mut self) {
         self.running += 1;

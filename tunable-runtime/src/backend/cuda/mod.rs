@@ -348,11 +348,11 @@ impl Cuda {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(key);
-        // Built here, the tuner waits for it: it counts against the compile pool's width.
-        let build = || ahead::own_build(|| image::compile_images(source, defs, arch, config));
         let images = match ahead {
-            Some(cell) => cell.get_or_init(build).clone()?,
-            None => build()?,
+            Some(cell) => cell
+                .get_or_init(|| image::compile_images(source, defs, arch, config))
+                .clone()?,
+            None => image::compile_images(source, defs, arch, config)?,
         };
         // Always a CUBIN first for an `sm_` architecture.
         let mut loaded = self.module(source, config, &images[0])?;

@@ -41,9 +41,11 @@
 //! The configuration about to be measured is not handed to the pool: the caller's thread builds
 //! it when it runs it, so that it never waits for a free lane, and the pool's lanes go to the
 //! guesses. Measured with NVRTC on the 2-core development machine (`gemm_cuda --pool`, 60
-//! evaluations of `auto`, 20 rounds): 0.84 +- 0.49 s less than handing it over, on 12.5 s.
-//! Running the pool's threads at the lowest priority as well was tried and dropped: with the
-//! cores busy elsewhere, a guessed build the tuner then needed starved (50.3 s against 14.9 s).
+//! evaluations of `auto`, 28 rounds): 0.61 +- 0.46 s less than handing it over, on 12.7 s, a
+//! gain within the noise; with the cores busy elsewhere, 14.4 against 15.3 s. Tried and dropped:
+//! the pool's threads at the lowest priority (with the cores busy elsewhere, a guessed build the
+//! tuner then needed starved: 50.3 s against 14.9 s), and counting the tuner's own build
+//! against the pool's width (fewer guesses built: 2.8 +- 0.9 s more, 8 rounds).
 //!
 //! [`Strategy::upcoming`]: tunable_search::strategy::Strategy::upcoming
 

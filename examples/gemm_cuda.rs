@@ -218,15 +218,18 @@ impl Report {
     }
 }
 
+/// The value after `flag` in `args`, unless it is missing or another flag.
+fn flag_value(args: &[String], flag: &str) -> Option<String> {
+    args.iter()
+        .skip_while(|a| *a != flag)
+        .nth(1)
+        .filter(|v| !v.starts_with("--"))
+        .cloned()
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let value = |flag: &str| {
-        args.iter()
-            .skip_while(|a| *a != flag)
-            .nth(1)
-            .filter(|v| !v.starts_with("--"))
-            .cloned()
-    };
+    let value = |flag: &str| flag_value(&args, flag);
     if args.iter().any(|a| a == "--ptx") {
         ptx_report(&value("--ptx").unwrap_or_else(|| "sm_80".into()));
         return;

@@ -372,19 +372,16 @@ impl<'v> Clock<'v> {
                 .map(|b| b.left / rate)
                 .fold(f64::INFINITY, f64::min);
             let at = self.now + dt;
+            let step = (at.min(to) - self.now).max(0.0);
+            for b in &mut self.running {
+                b.left -= step * rate;
+            }
             if at > to {
-                let dt = (to - self.now).max(0.0);
-                for b in &mut self.running {
-                    b.left -= dt * rate;
-                }
                 self.now = self.now.max(to);
                 return;
             }
             self.now = at;
             let waiting = !self.queue.is_empty();
-            for b in &mut self.running {
-                b.left -= dt * rate;
-            }
             let mut i = 0;
             while i < self.running.len() {
                 if self.running[i].left <= 1e-12 {

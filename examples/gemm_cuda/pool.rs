@@ -15,7 +15,7 @@
 //! 100), `--measure-ms M` (default 8: what a `gemm_cuda` configuration's measuring took on an
 //! H200 at n = 2048), `--rounds R` (default 2).
 
-use super::{GEMM, GemmCudaParams, gemm_cuda_space};
+use super::{GEMM, GemmCudaParams, flag_value, gemm_cuda_space};
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -107,8 +107,7 @@ impl Evaluator for Fake {
             let p = self.params(position);
             let (cell, _) = self.cell(position);
             let start = Instant::now();
-            let (arch, built) = (&self.arch, &cell);
-            let ok = *built.get_or_init(|| compile(&GEMM, &p, arch).is_ok());
+            let ok = *cell.get_or_init(|| compile(&GEMM, &p, &self.arch).is_ok());
             self.waited += start.elapsed().as_secs_f64();
             std::thread::sleep(self.measure);
             out.push(if ok {
@@ -147,20 +146,12 @@ impl Evaluator for Fake {
     }
 }
 
-fn value(args: &[String], flag: &str) -> Option<String> {
-    args.iter()
-        .skip_while(|a| *a != flag)
-        .nth(1)
-        .filter(|v| !v.starts_with("--"))
-        .cloned()
-}
-
 /// Runs `--pool ARCH` (see the [module docs](self)).
 pub fn report(arch: &str, args: &[String]) {
     // SAFETY: set before any thread of this program starts.
     unsafe { std::env::set_var("TUNABLE_BUILD_CACHE", "off") };
     let number = |flag: &str, default: f64| {
-        value(args, flag)
+        flag_value(args, flag)
             .and_then(|v| v.parse::<f64>().ok())
             .unwrap_or(default)
     };

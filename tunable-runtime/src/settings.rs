@@ -24,6 +24,9 @@
 //! - `TUNABLE_EMBEDDED=on|off`: whether the GPU backends load the device binaries embedded for
 //!   the baked configurations (default `on`); `off` compiles every kernel from its source (see
 //!   [`crate::backend::embedded`]).
+//! - `TUNABLE_NVRTC_MINIMAL=on|off`: whether the CUDA backend compiles with NVRTC's `-minimal`
+//!   first (default `on`; a source that needs the full language is compiled again without it;
+//!   see `backend::cuda`, with the feature `cuda`).
 //! - `TUNABLE_BUILD_CACHE=FOLDER|off`: where the CUDA backend keeps NVRTC's builds across
 //!   processes (default `$XDG_CACHE_HOME/tunable/cuda`, else `$HOME/.cache/tunable/cuda`); `off`
 //!   compiles every configuration each process evaluates (see `backend::cuda::build_cache`, with
@@ -187,14 +190,29 @@ pub const TIMEOUT_VAR: &str = "TUNABLE_TIMEOUT";
 /// If `TUNABLE_EMBEDDED` holds another value: the message names the valid ones, rather than
 /// guess whether binaries were wanted.
 pub fn embedded_binaries() -> bool {
-    match std::env::var("TUNABLE_EMBEDDED").as_deref() {
+    switch("TUNABLE_EMBEDDED")
+}
+
+/// Whether the CUDA backend tries NVRTC's `-minimal` first: `TUNABLE_NVRTC_MINIMAL` is `on`
+/// (the default when unset) or `off` (see `backend::cuda`'s compilation, with the feature
+/// `cuda`).
+///
+/// # Panics
+/// If `TUNABLE_NVRTC_MINIMAL` holds another value, as [`embedded_binaries`].
+pub fn nvrtc_minimal() -> bool {
+    switch("TUNABLE_NVRTC_MINIMAL")
+}
+
+/// An `on`/`off` setting that is on when unset; panics naming the valid values otherwise.
+fn switch(name: &'static str) -> bool {
+    match std::env::var(name).as_deref() {
         Err(std::env::VarError::NotPresent) | Ok("on") => true,
         Ok("off") => false,
         _ => panic!(
             "tunable: {}",
             RuntimeError::BadSetting {
-                name: "TUNABLE_EMBEDDED",
-                value: std::env::var_os("TUNABLE_EMBEDDED")
+                name,
+                value: std::env::var_os(name)
                     .unwrap_or_default()
                     .to_string_lossy()
                     .into_owned(),

@@ -1,7 +1,9 @@
 //! # Compiling with NVRTC
 //!
 //! Each configuration is compiled with `--gpu-architecture=<arch>`, the source's options and one
-//! `-DNAME=value` per parameter. For a real architecture (`sm_80`) NVRTC also runs `ptxas`, so
+//! `-DNAME=value` per parameter, and `-minimal` first where NVRTC takes it (the same output in
+//! less time; a source that needs the full language is compiled again without it: see
+//! [`super::minimal`]). For a real architecture (`sm_80`) NVRTC also runs `ptxas`, so
 //! resource errors (too much shared memory, too many registers for a bound) are compile errors
 //! with `ptxas`'s message, and the result holds a CUBIN as well as the PTX; for a virtual one
 //! (`compute_80`) it holds PTX only. A [`super::Cuda`] handle compiles for its device's
@@ -11,8 +13,10 @@
 use super::disk;
 use super::error::CudaError;
 use super::library;
+use super::minimal;
 use crate::backend::{Source, definitions};
 use crate::params::Params;
+use crate::settings;
 use std::ffi::CString;
 
 /// A kernel compiled for one configuration.
@@ -67,14 +71,24 @@ pub(crate) fn compile_with(
         let key = disk::key(disk::library(nvrtc), source.code, source.kernel, &options)?;
         Some((cache, key))
     });
-    let options: Vec<CString> = options
+    let api = nvrtc.api();
+    let try_flag = minimal::wanted(api.version, &options, settings::nvrtc_minimal());
+    let mut options: Vec<CString> = options
         .into_iter()
         .map(|o| CString::new(o).expect("checked for NUL bytes above"))
         .collect();
+    let plain = options.len();
+    options.push(CString::new(minimal::FLAG).expect("no NUL byte"));
+    let source_hash = minimal::source_hash(code.as_bytes());
     let build = || {
-        nvrtc
-            .api()
-            .compile(&code, &name, &options, arch.starts_with("sm_"))
+        minimal::compile(source_hash, try_flag, |flag| {
+            let used = if flag {
+                &options[..]
+            } else {
+                &options[..plain]
+            };
+            api.compile(&code, &name, used, arch.starts_with("sm_"))
+        })
     };
     let out = match &kept {
         Some((cache, key)) => cache.get_or_build(key, build),

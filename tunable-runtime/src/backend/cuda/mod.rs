@@ -36,6 +36,9 @@
 //!
 //! - **Compilation:** NVRTC with `--gpu-architecture=sm_XY` of the device's compute capability,
 //!   the source's options and one `-DNAME=value` per parameter; entry points are `extern "C"`.
+//!   With NVRTC 12.4 or later `-minimal` is tried first (the same build, sooner; a source that
+//!   needs the full language is compiled again without it; `TUNABLE_NVRTC_MINIMAL=off` never
+//!   tries it).
 //!   Compiling for the real architecture runs `ptxas` inside NVRTC, so shared-memory and
 //!   register limits show up as compile failures with its log. The CUBIN is loaded as a module;
 //!   modules are cached per configuration in the [`Cuda`] handle, failures included.
@@ -77,6 +80,7 @@ mod error;
 mod image;
 mod launch;
 mod library;
+mod minimal;
 mod nvrtc;
 
 pub use buffer::Buffer;

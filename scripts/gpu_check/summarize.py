@@ -261,10 +261,11 @@ def faults(w):
 
 def nvrtc_processes(w):
     """NVRTC's figures of step 7b: the seconds `gemm_cuda --ptx` reported in one process alone
-    (nvrtc-one) and in each of two at once (nvrtc-two), with the configurations compiled."""
+    (nvrtc-one), in each of two at once (nvrtc-two) and in one without NVRTC's -minimal
+    (nvrtc-full), with the configurations compiled."""
     line = re.compile(r"NVRTC \((\S+)\): (\d+) of (\d+) configurations compiled to PTX in ([\d.]+) s")
     out = {}
-    for name in ("nvrtc-one", "nvrtc-two"):
+    for name in ("nvrtc-one", "nvrtc-two", "nvrtc-full"):
         found = line.findall(read_text(os.path.join(w, f"{name}.log")))
         if found:
             out[name] = {"arch": found[0][0], "compiled": [int(f[1]) for f in found],
@@ -422,9 +423,11 @@ def markdown(s, sizes):
     nv = s.get("nvrtc") or {}
     if nv:
         one, two = nv.get("nvrtc-one") or {}, nv.get("nvrtc-two") or {}
+        full = nv.get("nvrtc-full") or {}
         lines += ["", "## NVRTC in one process, and in two at once (`gemm_cuda --ptx`, build cache off)", "",
                   "| run | architecture | compiled | seconds |", "| --- | --- | --- | --- |"]
-        for label, x in (("one process", one), ("two at once", two)):
+        for label, x in (("one process", one), ("two at once", two),
+                         ("one process, without -minimal", full)):
             if x:
                 lines.append(f"| {label} | {x['arch']} | {' + '.join(map(str, x['compiled']))} | "
                              f"{' / '.join(format(t, '.1f') for t in x['seconds'])} |")
@@ -433,6 +436,10 @@ def markdown(s, sizes):
             lines.append(f"\nTwo processes took {ratio:.2f} times one's time for twice the builds: "
                          + ("more processes build faster (NVRTC does not scale within one)." if ratio < 1.5
                             else "the CPU, not NVRTC's threads, is the limit."))
+        if one and full:
+            saved = full["seconds"][0] - one["seconds"][0]
+            lines.append(f"\nNVRTC's -minimal saved {saved:.1f} s of {full['seconds'][0]:.1f} "
+                         f"({100 * saved / full['seconds'][0]:.1f}%; one run each way).")
     ways = s.get("pool") or {}
     if ways:
         lines += ["", "## The compile pool's ways (`gemm_cuda --pool`: NVRTC for real, an 8 ms wait per "

@@ -157,6 +157,7 @@ class SummaryTest(unittest.TestCase):
         nvrtc = "NVRTC (sm_90): 1545 of 1545 configurations compiled to PTX in {} s, 0 failed\n"
         write(os.path.join(w, "nvrtc-one.log"), nvrtc.format(27.2))
         write(os.path.join(w, "nvrtc-two.log"), nvrtc.format(28.0) + nvrtc.format(29.5))
+        write(os.path.join(w, "nvrtc-full.log"), nvrtc.format(29.0))
         write(os.path.join(w, "pool.log"), "gemm_cuda --pool sm_90: auto, 100 evaluations, ...\n" + "".join(
             f"  round {r}, {way:>6}: {wall} s, {waited} s of it waiting for NVRTC; 100 evaluated, 120 compiled\n"
             for r in (1, 2) for way, wall, waited in (("now", 3.0 + r, 2.5), ("before", 4.0, 3.5), ("none", 5.0, 4.5)))
@@ -214,6 +215,8 @@ class SummaryTest(unittest.TestCase):
             self.assertEqual(s["nvrtc"]["nvrtc-two"]["seconds"], [28.0, 29.5])
             self.assertIn("| two at once | sm_90 | 1545 + 1545 | 28.0 / 29.5 |", md)
             self.assertIn("Two processes took 1.08 times one's time for twice the builds: more processes", md)
+            self.assertIn("| one process, without -minimal | sm_90 | 1545 | 29.0 |", md)
+            self.assertIn("NVRTC's -minimal saved 1.8 s of 29.0 (6.2%; one run each way).", md)
             self.assertEqual(s["pool"]["now"], {"wall": [4.0, 5.0], "waited": [2.5, 2.5]})
             self.assertEqual(list(s["pool"]), ["now", "before", "none"])
             self.assertIn("| now | 2 | 4.50 | 2.50 | 4.00 / 5.00 |", md)

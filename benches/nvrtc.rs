@@ -29,24 +29,8 @@ fn main() {
     divan::main();
 }
 
-/// A configuration of the one-line kernel.
-#[derive(Clone, Copy, Debug)]
-struct Tile(i64);
-
-impl Params for Tile {
-    const NAMES: &'static [&'static str] = &["TILE"];
-    fn from_values(v: &[Value]) -> Option<Self> {
-        match v {
-            [Value::Int(t)] => Some(Tile(*t)),
-            _ => None,
-        }
-    }
-    fn to_values(&self) -> Vec<Value> {
-        vec![Value::Int(self.0)]
-    }
-}
-
-/// A configuration of `examples/gemm_cuda.cu`, its parameters in `NAMES`' order.
+/// A configuration of `examples/gemm_cuda.cu`, its parameters in `NAMES`' order (the one-line
+/// kernel reads one of them).
 #[derive(Clone, Copy, Debug)]
 struct Gemm([i64; 7]);
 
@@ -75,7 +59,7 @@ impl Params for Gemm {
 
 static ONE_LINE: Source = Source::new(
     "scale",
-    r#"extern "C" __global__ void scale(float *x) { x[threadIdx.x] *= TILE; }"#,
+    r#"extern "C" __global__ void scale(float *x) { x[threadIdx.x] *= tile_size_x; }"#,
 );
 
 static GEMM: Source = Source::new("gemm", include_str!("../examples/gemm_cuda.cu"));
@@ -91,7 +75,7 @@ fn compile_with<P: Params>(b: divan::Bencher, minimal: &str, source: &Source, co
 /// A one-line kernel: the compilation's fixed part.
 #[divan::bench(args = ["on", "off"], sample_count = 30)]
 fn one_line(b: divan::Bencher, minimal: &str) {
-    compile_with(b, minimal, &ONE_LINE, Tile(3));
+    compile_with(b, minimal, &ONE_LINE, GEMM_DEFAULT);
 }
 
 /// `gemm_cuda`'s default configuration: a kernel of a few dozen lines.

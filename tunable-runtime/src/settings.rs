@@ -26,7 +26,8 @@
 //!   [`crate::backend::embedded`]).
 //! - `TUNABLE_NVRTC_MINIMAL=on|off`: whether the CUDA backend compiles with NVRTC's `-minimal`
 //!   first (default `on`; a source that needs the full language is compiled again without it;
-//!   see `backend::cuda`, with the feature `cuda`).
+//!   see `backend::cuda`, with the feature `cuda`). Another value makes the CUDA backend's
+//!   constructor and compilation fail (`BadSetting`).
 //! - `TUNABLE_BUILD_CACHE=FOLDER|off`: where the CUDA backend keeps NVRTC's builds across
 //!   processes (default `$XDG_CACHE_HOME/tunable/cuda`, else `$HOME/.cache/tunable/cuda`); `off`
 //!   compiles every configuration each process evaluates (see `backend::cuda::build_cache`, with
@@ -195,30 +196,53 @@ pub fn embedded_binaries() -> bool {
 
 /// Whether the CUDA backend tries NVRTC's `-minimal` first: `TUNABLE_NVRTC_MINIMAL` is `on`
 /// (the default when unset) or `off` (see `backend::cuda`'s compilation, with the feature
-/// `cuda`).
-///
-/// # Panics
-/// If `TUNABLE_NVRTC_MINIMAL` holds another value, as [`embedded_binaries`].
-pub fn nvrtc_minimal() -> bool {
-    switch("TUNABLE_NVRTC_MINIMAL")
+/// `cuda`); another value is returned as the error. The CUDA backend's constructor and its
+/// compilation refuse it (`CudaError::BadSetting`) rather than guess.
+pub fn nvrtc_minimal() -> Result<bool, String> {
+    switch_of("TUNABLE_NVRTC_MINIMAL")
 }
 
 /// An `on`/`off` setting that is on when unset; panics naming the valid values otherwise.
 fn switch(name: &'static str) -> bool {
-    match std::env::var(name).as_deref() {
-        Err(std::env::VarError::NotPresent) | Ok("on") => true,
-        Ok("off") => false,
-        _ => panic!(
+    switch_of(name).unwrap_or_else(|value| {
+        panic!(
             "tunable: {}",
             RuntimeError::BadSetting {
                 name,
-                value: std::env::var_os(name)
-                    .unwrap_or_default()
-                    .to_string_lossy()
-                    .into_owned(),
+                value,
                 expected: "on, off".into(),
             }
-        ),
+        )
+    })
+}
+
+/// An `on`/`off` setting that is on when unset, or the value it holds otherwise.
+fn switch_of(name: &'static str) -> Result<bool, String> {
+    switch_value(std::env::var_os(name).as_deref())
+}
+
+/// [`switch_of`] on the variable's value (`None`: unset).
+fn switch_value(raw: Option<&std::ffi::OsStr>) -> Result<bool, String> {
+    match raw.map(|v| v.to_str()) {
+        None | Some(Some("on")) => Ok(true),
+        Some(Some("off")) => Ok(false),
+        Some(_) => Err(raw.unwrap_or_default().to_string_lossy().into_owned()),
+    }
+}
+
+#[cfg(test)]
+mod switch_tests {
+    use super::switch_value;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn a_switch_is_on_unset_or_on_off_when_off_and_refused_otherwise() {
+        let of = |v: Option<&str>| switch_value(v.map(OsStr::new));
+        assert_eq!(of(None), Ok(true));
+        assert_eq!(of(Some("on")), Ok(true));
+        assert_eq!(of(Some("off")), Ok(false));
+        assert_eq!(of(Some("Off")), Err("Off".to_owned()));
+        assert_eq!(of(Some("")), Err(String::new()));
     }
 }
 

@@ -1,14 +1,15 @@
 //! NVRTC's `-minimal`, tried first (`backend::cuda`'s compilation): with real NVRTC, a kernel
 //! compiles to the same PTX, CUBIN and log with and without it; a source that needs the full
 //! language compiles anyway; a configuration `ptxas` or the source itself rejects fails with the
-//! same log either way; and the flag is really passed (a source that compiles only under it).
+//! same log either way; the flag is really passed (a source that compiles only under it); and a
+//! value of the variable other than `on` or `off` is refused.
 //! One test in a binary of its own, as it switches `TUNABLE_NVRTC_MINIMAL` in the environment.
 //! Skips, printing why, without NVRTC.
 #![cfg(feature = "cuda")]
 #![allow(unsafe_code)] // setting the environment
 
 use tunable_runtime::backend::Source;
-use tunable_runtime::backend::cuda::{Compiled, CudaError, compile, nvrtc};
+use tunable_runtime::backend::cuda::{Compiled, Cuda, CudaError, compile, nvrtc};
 
 mod common;
 use common::{Tile, nvrtc_found};
@@ -64,6 +65,14 @@ fn log(e: CudaError) -> String {
 fn minimal_builds_match_full_ones_and_sources_needing_more_still_compile() {
     // SAFETY: as in `with_flag`.
     unsafe { std::env::set_var("TUNABLE_BUILD_CACHE", "off") };
+    // A value the backend does not take fails its constructor first, with or without a GPU.
+    // SAFETY: as in `with_flag`.
+    unsafe { std::env::set_var("TUNABLE_NVRTC_MINIMAL", "yes") };
+    let refused = CudaError::BadSetting {
+        name: "TUNABLE_NVRTC_MINIMAL",
+        value: "yes".into(),
+    };
+    assert_eq!(Cuda::new(0).unwrap_err(), refused);
     if !nvrtc_found() {
         return;
     }
@@ -96,6 +105,13 @@ fn minimal_builds_match_full_ones_and_sources_needing_more_still_compile() {
     let textured = with_flag(true, &TEXTURED, 2).unwrap();
     assert_eq!(textured, with_flag(false, &TEXTURED, 2).unwrap());
     assert!(with_flag(true, &TEXTURED, 3).is_ok());
+
+    // And the compilation.
+    // SAFETY: as in `with_flag`.
+    unsafe { std::env::set_var("TUNABLE_NVRTC_MINIMAL", "yes") };
+    let error = compile(&TILED, &Tile(32), "sm_80").unwrap_err();
+    assert_eq!(error, refused);
+    assert!(error.to_string().contains("expected on or off"), "{error}");
 
     if version >= (12, 4) {
         assert!(

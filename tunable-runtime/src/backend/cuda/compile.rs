@@ -16,7 +16,6 @@ use super::library;
 use super::minimal;
 use crate::backend::{Source, definitions};
 use crate::params::Params;
-use crate::settings;
 use std::ffi::CString;
 
 /// A kernel compiled for one configuration.
@@ -72,7 +71,7 @@ pub(crate) fn compile_with(
         Some((cache, key))
     });
     let api = nvrtc.api();
-    let try_flag = minimal::wanted(api.version, &options, settings::nvrtc_minimal());
+    let try_flag = minimal::wanted(api.version, &options, minimal::setting()?);
     let mut options: Vec<CString> = options
         .into_iter()
         .map(|o| CString::new(o).expect("checked for NUL bytes above"))

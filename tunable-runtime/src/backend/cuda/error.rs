@@ -2,8 +2,9 @@
 //!
 //! Every way a CUDA variant can fail, each naming the configuration at fault: returned from a
 //! `#[tunable]` body it becomes a failed configuration with this message as its reason.
-//! [`CudaError::MissingLibrary`] and [`CudaError::NoDevice`] come from the constructor (or from
-//! [`super::compile`] without NVRTC), before any configuration runs.
+//! [`CudaError::MissingLibrary`], [`CudaError::NoDevice`] and the bad settings
+//! ([`CudaError::BadTimeout`], [`CudaError::BadSetting`]) come from the constructor (or from
+//! [`super::compile`]), before any configuration runs.
 
 use std::time::Duration;
 
@@ -15,6 +16,14 @@ pub enum CudaError {
     #[error("TUNABLE_TIMEOUT={value:?} is not valid; expected a number of seconds, 0 or more")]
     BadTimeout {
         /// The variable's value.
+        value: String,
+    },
+    /// An `on`/`off` setting the backend reads (`TUNABLE_NVRTC_MINIMAL`) holds another value.
+    #[error("{name}={value:?} is not valid; expected on or off")]
+    BadSetting {
+        /// The variable.
+        name: &'static str,
+        /// Its value.
         value: String,
     },
     /// The CUDA driver or NVRTC library could not be loaded.

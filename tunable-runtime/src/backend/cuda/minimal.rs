@@ -16,20 +16,31 @@
 //!   from then on; if it fails too, the second failure is the configuration's.
 //!
 //! It is not tried with an older NVRTC, when the source's options already hold `-minimal` or
-//! `--minimal`, or with `TUNABLE_NVRTC_MINIMAL=off` (read at each compilation). Builds kept on
+//! `--minimal`, or with `TUNABLE_NVRTC_MINIMAL=off` (read at each compilation; another value
+//! than `on` or `off` fails the compilation and the backend's constructor with
+//! [`CudaError::BadSetting`]). Builds kept on
 //! disk ([`super::build_cache`]) are keyed without the flag: the output is the same.
 
+use super::error::CudaError;
 use super::nvrtc::{Failure, Output};
 use std::collections::HashSet;
 use std::sync::{LazyLock, Mutex};
 
 /// The flag.
 pub(crate) const FLAG: &str = "-minimal";
+/// The variable that turns it off.
+pub(crate) const VAR: &str = "TUNABLE_NVRTC_MINIMAL";
 /// The first NVRTC version that accepts it.
 pub(crate) const SINCE: (u32, u32) = (12, 4);
 
 /// Sources (by a hash of their code) that compiled only without the flag in this process.
 static FULL: LazyLock<Mutex<HashSet<u64>>> = LazyLock::new(|| Mutex::new(HashSet::new()));
+
+/// Whether the setting ([`VAR`]) lets the flag be tried, or the backend's error for a value it
+/// does not take.
+pub(crate) fn setting() -> Result<bool, CudaError> {
+    crate::settings::nvrtc_minimal().map_err(|value| CudaError::BadSetting { name: VAR, value })
+}
 
 /// Whether a compilation with `options` by NVRTC `version` tries the flag, given the setting
 /// (`TUNABLE_NVRTC_MINIMAL` on or off).

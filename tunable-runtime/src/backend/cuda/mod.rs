@@ -167,9 +167,12 @@ impl std::fmt::Debug for Cuda {
 }
 
 impl Cuda {
-    /// Device `ordinal` (0 is the first GPU). Checks that the driver loads before any driver
-    /// call; NVRTC is looked for when a kernel is first compiled (not for embedded binaries).
+    /// Device `ordinal` (0 is the first GPU). Checks the backend's settings
+    /// (`TUNABLE_NVRTC_MINIMAL`, `TUNABLE_TIMEOUT`: [`CudaError::BadSetting`],
+    /// [`CudaError::BadTimeout`]) and that the driver loads before any driver call; NVRTC is
+    /// looked for when a kernel is first compiled (not for embedded binaries).
     pub fn new(ordinal: usize) -> Result<Cuda, CudaError> {
+        minimal::setting()?;
         library::driver()?;
         let api = |call| {
             move |e| CudaError::Api {

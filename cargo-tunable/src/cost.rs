@@ -12,7 +12,7 @@
 //! The machine's CPU is `cores` cores shared by the builds running at once: with more builds
 //! than cores, each goes at `cores / builds` of a core's speed (a compiler that does not build
 //! faster on more threads, as NVRTC on the H200 machine of 2026-11-28, is a machine of few
-//! cores). The measuring thread is not counted against them.
+//! cores). A build the measuring thread runs itself shares them too; its measuring does not.
 //!
 //! Two batch policies are simulated:
 //!
@@ -120,8 +120,8 @@ impl CostModel {
         own: false,
     };
 
-    /// The H200 machine of 2026-11-28 (see the [module docs](self)), with today's pool: the
-    /// gate, at the lowest priority.
+    /// The H200 machine of 2026-11-28 (see the [module docs](self)), with the runtime's pool:
+    /// the gate, and the configuration about to be measured built by the measuring thread.
     pub const H200: CostModel = CostModel {
         compile: 0.035,
         threads: 16,
@@ -647,7 +647,6 @@ pub(crate) fn markdown(model: CostModel, rows: &[CostRow]) -> String {
         );
     }
     let mut strategies: Vec<&str> = rows.iter().map(|r| r.strategy.as_str()).collect();
-    strategies.dedup();
     strategies.sort_unstable();
     strategies.dedup();
     for s in strategies {

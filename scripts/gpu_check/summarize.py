@@ -424,7 +424,7 @@ def markdown(s, sizes):
     if nv:
         one, two = nv.get("nvrtc-one") or {}, nv.get("nvrtc-two") or {}
         full = nv.get("nvrtc-full") or {}
-        lines += ["", "## NVRTC in one process, and in two at once (`gemm_cuda --ptx`, build cache off)", "",
+        lines += ["", "## NVRTC in one process, in two at once, and without -minimal (`gemm_cuda --ptx`, build cache off)", "",
                   "| run | architecture | compiled | seconds |", "| --- | --- | --- | --- |"]
         for label, x in (("one process", one), ("two at once", two),
                          ("one process, without -minimal", full)):

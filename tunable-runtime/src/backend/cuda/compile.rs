@@ -78,7 +78,7 @@ pub(crate) fn compile_with(
         .collect();
     let plain = options.len();
     options.push(CString::new(minimal::FLAG).expect("no NUL byte"));
-    let source_hash = minimal::source_hash(code.as_bytes());
+    let source_hash = tunable_search::fingerprint::fnv1a(&[code.as_bytes()]);
     let build = || {
         minimal::compile(source_hash, try_flag, |flag| {
             let used = if flag {

@@ -54,8 +54,8 @@ pub(crate) fn retry(failure: &Failure) -> bool {
     !(failure.rejected && failure.message.contains("ptxas"))
 }
 
-/// Compiles a source whose code hashes to `source` with `build`, which compiles with the flag
-/// (`true`) or without it, following the rules of the module docs; `try_flag` is
+/// Compiles a source whose code hashes to `source` (its FNV-1a) with `build`, which compiles
+/// with the flag (`true`) or without it, following the rules of the module docs; `try_flag` is
 /// [`wanted`]'s answer before the source's history is known.
 pub(crate) fn compile(
     source: u64,
@@ -75,14 +75,6 @@ pub(crate) fn compile(
             Ok(out)
         }
     }
-}
-
-/// The hash [`compile`] remembers a source by.
-pub(crate) fn source_hash(code: &[u8]) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    code.hash(&mut h);
-    h.finish()
 }
 
 #[cfg(test)]
@@ -197,11 +189,5 @@ mod tests {
         };
         let (out, asked) = run(6, true, unknown_option, || ok("full"));
         assert_eq!((out.as_str(), asked), ("full", vec![true, false]));
-    }
-
-    #[test]
-    fn sources_are_told_apart_by_their_code() {
-        assert_eq!(source_hash(b"a"), source_hash(b"a"));
-        assert_ne!(source_hash(b"a"), source_hash(b"b"));
     }
 }

@@ -5,6 +5,7 @@
 //! cargo run --release --example gemm_cuda --features cuda,autotune                  # tune, report
 //! cargo run --release --example gemm_cuda --features cuda,autotune -- --exhaustive  # and time every configuration
 //! cargo run --release --example gemm_cuda --features cuda -- --ptx sm_80            # compile every variant with NVRTC only
+//! cargo run --release --example gemm_cuda --features cuda -- --ptx sm_80 --alone    # the same, one program per variant
 //! cargo run --release --example gemm_cuda --features cuda -- --first-call           # shipped: the first call only
 //! cargo run --release --example gemm_cuda --features cuda -- --pool sm_90           # the compile pool, no GPU
 //! ```
@@ -15,7 +16,8 @@
 //! build embeds and loads without NVRTC. Without a driver or GPU the program says which library or device is
 //! missing and what it falls back to, then compiles every variant of the space with NVRTC (no
 //! GPU needed) and reports how many produce PTX and why the others fail; `--ptx ARCH` does only
-//! that, for the architecture given (default `sm_80`). `--n N` sets the matrix size (a multiple
+//! that, for the architecture given (default `sm_80`), eight configurations to an NVRTC program
+//! (`compile_many`; `--alone`: one each). `--n N` sets the matrix size (a multiple
 //! of 256; default 1024). `--pool ARCH` times how long a tuning waits for NVRTC on this
 //! machine's compile pool, the GPU's measurements replaced by a wait (see `gemm_cuda/pool.rs`).
 //!
@@ -33,7 +35,7 @@
 mod pool;
 
 use std::time::Instant;
-use tunable::backend::cuda::{Buffer, Cuda, CudaError, compile};
+use tunable::backend::cuda::{BATCH, Buffer, Cuda, CudaError, compile_many};
 use tunable::backend::{Dims, Source};
 use tunable::compare::{METHOD, ROUNDS, side_by_side, speedup};
 use tunable::{Params, tunable};
@@ -91,34 +93,54 @@ pub fn gemm_cuda(
     }
 }
 
-/// Compiles every configuration of the space with NVRTC for `arch` on `threads` threads: the
-/// configurations that produced PTX, and those that failed with their error.
+/// Compiles every configuration of the space with NVRTC for `arch` on `threads` threads (see
+/// [`compile_each`]): the configurations that produced PTX, and those that failed with their
+/// error.
 pub fn compile_all(
     arch: &str,
     threads: usize,
+    alone: bool,
 ) -> (Vec<GemmCudaParams>, Vec<(GemmCudaParams, CudaError)>) {
     let space = gemm_cuda_space();
     let configs: Vec<GemmCudaParams> = (0..space.len())
         .map(|pos| GemmCudaParams::from_values(&space.values(pos)).expect("fits"))
         .collect();
-    compile_each(&configs, arch, threads)
+    compile_each(&configs, arch, threads, alone)
 }
 
-/// Compiles each of `configs` with NVRTC for `arch` on `threads` threads.
+/// Compiles each of `configs` with NVRTC for `arch` on `threads` threads, each taking the next
+/// [`BATCH`] configurations in turn and compiling them in one program (`compile_many`), or one
+/// at a time with `alone`.
 pub fn compile_each(
     configs: &[GemmCudaParams],
     arch: &str,
     threads: usize,
+    alone: bool,
 ) -> (Vec<GemmCudaParams>, Vec<(GemmCudaParams, CudaError)>) {
-    let chunk = configs.len().div_ceil(threads.max(1)).max(1);
+    let group = if alone { 1 } else { BATCH };
+    let next = std::sync::atomic::AtomicUsize::new(0);
     let results: Vec<(GemmCudaParams, Result<(), CudaError>)> = std::thread::scope(|s| {
-        let handles: Vec<_> = configs
-            .chunks(chunk)
-            .map(|part| {
-                s.spawn(move || {
-                    part.iter()
-                        .map(|p| (*p, compile(&GEMM, p, arch).map(drop)))
-                        .collect::<Vec<_>>()
+        let handles: Vec<_> = (0..threads.max(1))
+            .map(|_| {
+                s.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let start = next.fetch_add(group, std::sync::atomic::Ordering::Relaxed);
+                        let Some(part) = configs.get(start..(start + group).min(configs.len()))
+                        else {
+                            break;
+                        };
+                        if part.is_empty() {
+                            break;
+                        }
+                        let built = compile_many(&GEMM, part, arch);
+                        done.extend(
+                            part.iter()
+                                .copied()
+                                .zip(built.into_iter().map(|r| r.map(drop))),
+                        );
+                    }
+                    done
                 })
             })
             .collect();
@@ -137,10 +159,10 @@ pub fn compile_each(
     (ok, failed)
 }
 
-fn ptx_report(arch: &str) {
+fn ptx_report(arch: &str, alone: bool) {
     let start = Instant::now();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let (ok, failed) = compile_all(arch, threads);
+    let (ok, failed) = compile_all(arch, threads, alone);
     println!(
         "NVRTC ({arch}): {} of {} configurations compiled to PTX in {:.1} s, {} failed",
         ok.len(),
@@ -231,7 +253,8 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let value = |flag: &str| flag_value(&args, flag);
     if args.iter().any(|a| a == "--ptx") {
-        ptx_report(&value("--ptx").unwrap_or_else(|| "sm_80".into()));
+        let alone = args.iter().any(|a| a == "--alone");
+        ptx_report(&value("--ptx").unwrap_or_else(|| "sm_80".into()), alone);
         return;
     }
     if args.iter().any(|a| a == "--pool") {
@@ -265,7 +288,7 @@ fn main() {
             match tunable::backend::cuda::nvrtc() {
                 Ok(found) => {
                     println!("  {found}");
-                    ptx_report("sm_80")
+                    ptx_report("sm_80", false)
                 }
                 Err(e) => println!("  {e}"),
             }

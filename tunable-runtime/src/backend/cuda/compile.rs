@@ -14,6 +14,7 @@ use super::disk;
 use super::error::CudaError;
 use super::library;
 use super::minimal;
+use super::nvrtc::{Failure, Output};
 use crate::backend::{Source, definitions};
 use crate::params::Params;
 use std::ffi::CString;
@@ -27,6 +28,9 @@ pub struct Compiled {
     pub cubin: Option<Vec<u8>>,
     /// NVRTC's log (warnings; empty when there are none).
     pub log: String,
+    /// The entry point's name in the PTX and CUBIN: the source's kernel, or a name of its own
+    /// when several configurations were compiled in one program ([`super::compile_many`]).
+    pub entry: String,
 }
 
 /// Compiles `source` for `params` with NVRTC for `arch` (`sm_80`, `compute_90`, ...), without a
@@ -55,12 +59,7 @@ pub(crate) fn compile_with(
         config: config.to_owned(),
         log,
     };
-    let mut options = vec![format!("--gpu-architecture={arch}")];
-    options.extend(source.options.iter().map(|o| (*o).to_owned()));
-    options.extend(defs.iter().cloned());
-    if options.iter().any(|o| o.contains('\0')) {
-        return Err(fail("an option contains a NUL byte".into()));
-    }
+    let options = options(source, arch, defs).map_err(fail)?;
     let code =
         CString::new(source.code).map_err(|_| fail("the source contains a NUL byte".into()))?;
     let name = CString::new(format!("{}.cu", source.kernel))
@@ -70,35 +69,72 @@ pub(crate) fn compile_with(
         let key = disk::key(disk::library(nvrtc), source.code, source.kernel, &options)?;
         Some((cache, key))
     });
+    let on = minimal::setting()?;
+    let run = || build(nvrtc, source, &code, &name, options.clone(), arch, on);
+    let out = match &kept {
+        Some((cache, key)) => cache.get_or_build(key, run),
+        None => run().map_err(|f| f.message),
+    }
+    .map_err(fail)?;
+    finish(out, source.kernel, source.kernel, config)
+}
+
+/// The options of a compilation for `arch` with the definitions `defs` (before `-minimal`), or
+/// why they cannot be passed.
+pub(crate) fn options(source: &Source, arch: &str, defs: &[String]) -> Result<Vec<String>, String> {
+    let mut options = vec![format!("--gpu-architecture={arch}")];
+    options.extend(source.options.iter().map(|o| (*o).to_owned()));
+    options.extend(defs.iter().cloned());
+    if options.iter().any(|o| o.contains('\0')) {
+        return Err("an option contains a NUL byte".into());
+    }
+    Ok(options)
+}
+
+/// One NVRTC compilation of `code` (named `name` in the log) with `options`, `-minimal` first
+/// where it is wanted and `minimal_on` (the setting) lets it be tried ([`minimal`]'s rules,
+/// keyed by `source`'s code).
+pub(crate) fn build(
+    nvrtc: &library::Nvrtc,
+    source: &Source,
+    code: &CString,
+    name: &CString,
+    options: Vec<String>,
+    arch: &str,
+    minimal_on: bool,
+) -> Result<Output, Failure> {
     let api = nvrtc.api();
-    let try_flag = minimal::wanted(api.version, &options, minimal::setting()?);
+    let try_flag = minimal::wanted(api.version, &options, minimal_on);
     let mut options: Vec<CString> = options
         .into_iter()
-        .map(|o| CString::new(o).expect("checked for NUL bytes above"))
+        .map(|o| CString::new(o).expect("checked for NUL bytes"))
         .collect();
     let plain = options.len();
     options.push(CString::new(minimal::FLAG).expect("no NUL byte"));
-    let source_hash = tunable_search::fingerprint::fnv1a(&[code.as_bytes()]);
-    let build = || {
-        minimal::compile(source_hash, try_flag, |flag| {
-            let used = if flag {
-                &options[..]
-            } else {
-                &options[..plain]
-            };
-            api.compile(&code, &name, used, arch.starts_with("sm_"))
-        })
-    };
-    let out = match &kept {
-        Some((cache, key)) => cache.get_or_build(key, build),
-        None => build().map_err(|f| f.message),
-    }
-    .map_err(fail)?;
+    let source_hash = tunable_search::fingerprint::fnv1a(&[source.code.as_bytes()]);
+    minimal::compile(source_hash, try_flag, |flag| {
+        let used = if flag {
+            &options[..]
+        } else {
+            &options[..plain]
+        };
+        api.compile(code, name, used, arch.starts_with("sm_"))
+    })
+}
+
+/// The configuration's result from NVRTC's output: its PTX must hold the entry point `entry`
+/// (the source's `kernel`, or the name it was given in a program of several configurations).
+pub(crate) fn finish(
+    out: Output,
+    kernel: &str,
+    entry: &str,
+    config: &str,
+) -> Result<Compiled, CudaError> {
     let ptx = String::from_utf8_lossy(&out.ptx).into_owned();
-    if !ptx.contains(&format!(".entry {}(", source.kernel)) {
+    if !ptx.contains(&format!(".entry {entry}(")) {
         return Err(CudaError::NoKernel {
             config: config.to_owned(),
-            kernel: source.kernel.to_owned(),
+            kernel: kernel.to_owned(),
             code: "the PTX has no entry point of that name".into(),
         });
     }
@@ -106,5 +142,6 @@ pub(crate) fn compile_with(
         ptx,
         cubin: out.cubin,
         log: out.log,
+        entry: entry.to_owned(),
     })
 }

@@ -208,6 +208,11 @@ impl BuildCache {
         self.dir.join(format!("{hash:016x}.{EXTENSION}"))
     }
 
+    /// Whether a build is kept for `key` (its file exists; [`BuildCache::load`] reads it).
+    pub(crate) fn contains(&self, key: &str) -> bool {
+        self.path(key).is_file()
+    }
+
     /// The build kept for `key` (or the log of a program the compiler rejected), if there is a
     /// whole one.
     pub(crate) fn load(&self, key: &str) -> Option<Result<Output, String>> {

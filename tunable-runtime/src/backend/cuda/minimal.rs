@@ -36,6 +36,14 @@ pub(crate) const SINCE: (u32, u32) = (12, 4);
 /// Sources (by a hash of their code) that compiled only without the flag in this process.
 static FULL: LazyLock<Mutex<HashSet<u64>>> = LazyLock::new(|| Mutex::new(HashSet::new()));
 
+/// Whether the source whose code hashes to `source` compiled only without the flag in this
+/// process.
+pub(crate) fn needs_full(source: u64) -> bool {
+    FULL.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .contains(&source)
+}
+
 /// Whether the setting ([`VAR`]) lets the flag be tried, or the backend's error for a value it
 /// does not take.
 pub(crate) fn setting() -> Result<bool, CudaError> {

@@ -73,6 +73,7 @@
 
 #![allow(unsafe_code)]
 
+mod batch;
 mod buffer;
 mod compile;
 mod disk;
@@ -83,6 +84,7 @@ mod library;
 mod minimal;
 mod nvrtc;
 
+pub use batch::{BATCH, compile_many};
 pub use buffer::Buffer;
 pub use compile::{Compiled, compile};
 pub use disk::{BuildCacheUse, build_cache};

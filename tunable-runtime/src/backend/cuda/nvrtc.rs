@@ -79,6 +79,7 @@ impl Failure {
 const COMPILATION: Status = 6;
 
 /// What one compilation produced.
+#[derive(Clone)]
 pub(crate) struct Output {
     pub(crate) ptx: Vec<u8>,
     pub(crate) cubin: Option<Vec<u8>>,

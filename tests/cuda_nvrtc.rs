@@ -84,7 +84,7 @@ fn every_valid_variant_compiles_to_ptx() {
         .map(|pos| GemmCudaParams::from_values(&space.values(pos)).expect("fits"))
         .collect();
     let configs = sample(configs);
-    let (ok, failed) = compile_each(&configs, ARCH, threads());
+    let (ok, failed) = compile_each(&configs, ARCH, threads(), false);
     println!(
         "NVRTC ({ARCH}): {} of {} configurations compiled ({} of the space) in {:.1} s",
         ok.len(),
@@ -149,7 +149,7 @@ fn excluded_variants_fail_for_the_reason_their_constraint_states() {
         "a constraint the test does not know"
     );
     let configs = sample(excluded.iter().map(|(p, _)| *p).collect());
-    let (ok, failed) = compile_each(&configs, ARCH, threads());
+    let (ok, failed) = compile_each(&configs, ARCH, threads(), false);
     let reason = |p: &GemmCudaParams| &excluded.iter().find(|(q, _)| q == p).expect("known").1;
     let (mut vector, mut shared, mut threads_only) = (0, 0, 0);
     for (p, e) in &failed {

@@ -1,27 +1,32 @@
 //! `gemm_cuda --pool ARCH`: how long a tuning of this kernel waits for NVRTC on this machine,
-//! with no GPU. `auto` runs as the tuner runs it (one configuration at a time, the default
+//! with no GPU. `auto` (or `--strategy`) runs as the tuner runs it (one configuration at a time, the default
 //! first, its expected next configurations handed to the compile pool) while NVRTC compiles
 //! every configuration for real on the runtime's pool ([`Pool`]); the GPU's measurement is
 //! replaced by a fixed wait, and the kernel times the strategy is told are made up (a smooth
-//! function of the tiles, the block size and the staging, nothing measured). Three ways of
-//! compiling, each run in turn, `--rounds` times:
+//! function of the tiles, the block size and the staging, nothing measured). The builds go
+//! through the CUDA backend's own [`BuildsAhead`], as the tuner's do. Three ways of compiling,
+//! each run in turn, `--rounds` times:
 //!
-//! - **now**: the tuner's way: the pool builds the guesses, and the measuring thread builds the
-//!   configuration about to be measured;
-//! - **before**: the way before 2026-11-28: the pool is handed that configuration too, first;
+//! - **batched**: the tuner's way: the pool builds the guesses, up to [`BATCH`] of them in one
+//!   NVRTC program, and the measuring thread builds the configuration about to be measured
+//!   unless it is built or being built;
+//! - **alone**: the same with one configuration per program (`TUNABLE_NVRTC_BATCH=1`, the way
+//!   before 2026-11-28's programs of several);
 //! - **none**: nothing compiled ahead (`TUNABLE_BATCH=1`).
 //!
 //! Every run compiles from nothing (the build cache is turned off). `--evaluations N` (default
 //! 100), `--measure-ms M` (default 8: what a `gemm_cuda` configuration's measuring took on an
-//! H200 at n = 2048), `--rounds R` (default 2).
+//! H200 at n = 2048), `--rounds R` (default 2), `--strategy S` (default `auto`), `--ahead N`
+//! (the configurations expected next handed to the pool before each evaluation; default the
+//! threads, as the tuner).
 
 use super::{GEMM, GemmCudaParams, flag_value, gemm_cuda_space};
-use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tunable::Params;
-use tunable::backend::cuda::compile;
-use tunable_runtime::ahead::{Build, Pool};
+use tunable::backend::cuda::{BATCH, BuildsAhead};
+use tunable_runtime::ahead::Pool;
 use tunable_search::Space;
 use tunable_search::strategy::{self, Driver, Evaluator, Outcome};
 
@@ -30,56 +35,49 @@ use tunable_search::strategy::{self, Driver, Evaluator, Outcome};
 struct Way {
     /// Whether a pool compiles ahead.
     ahead: bool,
-    /// Whether the pool is handed the configuration about to be measured.
-    asked: bool,
+    /// The most configurations in one NVRTC program.
+    batch: usize,
 }
 
 /// The ways compared, in the order each round runs them.
 const WAYS: [(&str, Way); 3] = [
     (
-        "now",
+        "batched",
         Way {
             ahead: true,
-            asked: false,
+            batch: BATCH,
         },
     ),
     (
-        "before",
+        "alone",
         Way {
             ahead: true,
-            asked: true,
+            batch: 1,
         },
     ),
     (
         "none",
         Way {
             ahead: false,
-            asked: false,
+            batch: 1,
         },
     ),
 ];
 
-/// A configuration's build, whoever runs it first (as the CUDA backend's cells).
-type Cell = Arc<OnceLock<bool>>;
-
 /// The evaluator: builds (or waits for the build of) each configuration, then "measures" it.
 struct Fake {
     space: Arc<Space>,
-    arch: String,
     way: Way,
     pool: Option<Pool>,
-    cells: HashMap<usize, Cell>,
+    builds: Arc<BuildsAhead>,
+    /// The configurations handed to the pool.
+    handed: HashSet<usize>,
     measure: Duration,
     /// Seconds the measuring thread spent building or waiting for builds.
     waited: f64,
 }
 
 impl Fake {
-    fn cell(&mut self, position: usize) -> (Cell, bool) {
-        let fresh = !self.cells.contains_key(&position);
-        (Arc::clone(self.cells.entry(position).or_default()), fresh)
-    }
-
     fn params(&self, position: usize) -> GemmCudaParams {
         GemmCudaParams::from_values(&self.space.values(position)).expect("fits")
     }
@@ -105,9 +103,8 @@ impl Evaluator for Fake {
         let mut out = Vec::with_capacity(positions.len());
         for &position in positions {
             let p = self.params(position);
-            let (cell, _) = self.cell(position);
             let start = Instant::now();
-            let ok = *cell.get_or_init(|| compile(&GEMM, &p, &self.arch).is_ok());
+            let ok = self.builds.take(&GEMM, &p).is_ok();
             self.waited += start.elapsed().as_secs_f64();
             std::thread::sleep(self.measure);
             out.push(if ok {
@@ -123,20 +120,13 @@ impl Evaluator for Fake {
         if !self.way.ahead {
             return;
         }
-        let likely = if self.way.asked {
-            likely
-        } else {
-            // The configuration about to be measured is left to the measuring thread.
-            likely.get(1..).unwrap_or_default()
-        };
+        // The configuration about to be measured is left to the measuring thread.
+        let likely = likely.get(1..).unwrap_or_default();
         let mut fresh = Vec::new();
         for &position in likely {
-            let (cell, new) = self.cell(position);
-            if new {
-                let (p, arch) = (self.params(position), self.arch.clone());
-                let build = Build::new(false, move || {
-                    cell.get_or_init(|| compile(&GEMM, &p, &arch).is_ok());
-                });
+            let p = self.params(position);
+            if let Some(build) = self.builds.hand(&GEMM, &p).expect("definitions") {
+                self.handed.insert(position);
                 fresh.push((position, build));
             }
         }
@@ -158,13 +148,18 @@ pub fn report(arch: &str, args: &[String]) {
     let evaluations = number("--evaluations", 100.0) as usize;
     let measure = Duration::from_secs_f64(number("--measure-ms", 8.0) / 1e3);
     let rounds = number("--rounds", 2.0) as usize;
+    let name = flag_value(args, "--strategy").unwrap_or_else(|| "auto".into());
+    let spec = name
+        .parse()
+        .unwrap_or_else(|e| panic!("--strategy {name}: {e}"));
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let hints = number("--ahead", threads as f64) as usize;
     let space = Arc::new(gemm_cuda_space());
     let default = space
         .position_of_values(&GemmCudaParams::default().to_values())
         .expect("the default is in the space");
     println!(
-        "gemm_cuda --pool {arch}: auto, {evaluations} evaluations, NVRTC for real on {threads} threads, {:.1} ms of made-up measuring each",
+        "gemm_cuda --pool {arch}: {name}, {evaluations} evaluations, NVRTC for real on {threads} threads, {:.1} ms of made-up measuring each",
         measure.as_secs_f64() * 1e3
     );
     let mut totals: HashMap<&str, Vec<(f64, f64)>> = HashMap::new();
@@ -173,27 +168,26 @@ pub fn report(arch: &str, args: &[String]) {
             let pool = way.ahead.then(|| Pool::new(threads));
             let mut fake = Fake {
                 space: Arc::clone(&space),
-                arch: arch.to_owned(),
                 way,
                 pool,
-                cells: HashMap::new(),
+                builds: BuildsAhead::new(arch, way.batch),
+                handed: HashSet::new(),
                 measure,
                 waited: 0.0,
             };
-            let mut auto = strategy::build(&"auto".parse().expect("auto"), Arc::clone(&space), 1)
-                .expect("auto builds");
-            let mut driver = Driver::new(auto.as_mut(), evaluations).first(&[default]);
+            let mut strategy = strategy::build(&spec, Arc::clone(&space), 1).expect("builds");
+            let mut driver = Driver::new(strategy.as_mut(), evaluations).first(&[default]);
             if way.ahead {
-                driver = driver.ahead(threads);
+                driver = driver.ahead(hints);
             }
             let start = Instant::now();
             let Ok(rec) = driver.run(&mut fake);
             let wall = start.elapsed().as_secs_f64();
-            let built = fake.cells.values().filter(|c| c.get().is_some()).count();
             println!(
-                "  round {round}, {name:>6}: {wall:.2} s, {:.2} s of it waiting for NVRTC; {} evaluated, {built} compiled",
+                "  round {round}, {name:>7}: {wall:.2} s, {:.2} s of it waiting for NVRTC; {} evaluated, {} handed to the pool",
                 fake.waited,
-                rec.trials.len()
+                rec.trials.len(),
+                fake.handed.len()
             );
             totals.entry(name).or_default().push((wall, fake.waited));
         }
@@ -202,7 +196,7 @@ pub fn report(arch: &str, args: &[String]) {
         let runs = &totals[name];
         let n = runs.len() as f64;
         println!(
-            "  mean {name:>6}: {:.2} s, {:.2} s waiting for NVRTC",
+            "  mean {name:>7}: {:.2} s, {:.2} s waiting for NVRTC",
             runs.iter().map(|r| r.0).sum::<f64>() / n,
             runs.iter().map(|r| r.1).sum::<f64>() / n
         );

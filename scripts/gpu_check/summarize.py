@@ -273,12 +273,12 @@ def nvrtc_processes(w):
     return out
 
 
-def pool_ways(w):
-    """The compile pool's ways of step 7c (`gemm_cuda --pool`): per way, its rounds' wall seconds
-    and seconds spent waiting for NVRTC, in the order the log gives them."""
+def pool_ways(w, name="pool"):
+    """The compile pool's ways of step 7c (`gemm_cuda --pool`, the log `name`): per way, its
+    rounds' wall seconds and seconds spent waiting for NVRTC, in the order the log gives them."""
     line = re.compile(r"^\s+round \d+,\s+(\S+): ([\d.]+) s, ([\d.]+) s of it waiting", re.M)
     out = {}
-    for way, wall, waited in line.findall(read_text(os.path.join(w, "pool.log"))):
+    for way, wall, waited in line.findall(read_text(os.path.join(w, f"{name}.log"))):
         x = out.setdefault(way, {"wall": [], "waited": []})
         x["wall"].append(float(wall))
         x["waited"].append(float(waited))
@@ -440,9 +440,11 @@ def markdown(s, sizes):
             saved = full["seconds"][0] - one["seconds"][0]
             lines.append(f"\nNVRTC's -minimal saved {saved:.1f} s of {full['seconds'][0]:.1f} "
                          f"({100 * saved / full['seconds'][0]:.1f}%; one run each way).")
-    ways = s.get("pool") or {}
-    if ways:
-        lines += ["", "## The compile pool's ways (`gemm_cuda --pool`: NVRTC for real, an 8 ms wait per "
+    for key, what in (("pool", "100 evaluations of `auto`"), ("pool_exhaustive", "300 evaluations of `exhaustive`")):
+        ways = s.get(key) or {}
+        if not ways:
+            continue
+        lines += ["", f"## The compile pool's ways, {what} (`gemm_cuda --pool`: NVRTC for real, an 8 ms wait per "
                   "measurement, no GPU)", "",
                   "| way | rounds | mean wall s | mean s waiting for NVRTC | walls |", "| --- | --- | --- | --- | --- |"]
         for way, x in ways.items():
@@ -496,6 +498,7 @@ def main():
         "wgpu": wgpu(w),
         "nvrtc": nvrtc_processes(w),
         "pool": pool_ways(w),
+        "pool_exhaustive": pool_ways(w, "pool-exhaustive"),
     }
     repeats = attribute_repeats(os.path.join(ROOT, "examples", "gemm_cuda.rs"))
     names = [f"tune-{n}" for n in args.sizes]

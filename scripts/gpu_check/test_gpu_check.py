@@ -159,9 +159,12 @@ class SummaryTest(unittest.TestCase):
         write(os.path.join(w, "nvrtc-two.log"), nvrtc.format(28.0) + nvrtc.format(29.5))
         write(os.path.join(w, "nvrtc-full.log"), nvrtc.format(29.0))
         write(os.path.join(w, "pool.log"), "gemm_cuda --pool sm_90: auto, 100 evaluations, ...\n" + "".join(
-            f"  round {r}, {way:>6}: {wall} s, {waited} s of it waiting for NVRTC; 100 evaluated, 120 compiled\n"
-            for r in (1, 2) for way, wall, waited in (("now", 3.0 + r, 2.5), ("before", 4.0, 3.5), ("none", 5.0, 4.5)))
-            + "  mean    now: 4.50 s, 2.50 s waiting for NVRTC\n")
+            f"  round {r}, {way:>7}: {wall} s, {waited} s of it waiting for NVRTC; 100 evaluated, 120 handed to the pool\n"
+            for r in (1, 2) for way, wall, waited in (("batched", 3.0 + r, 2.5), ("alone", 4.0, 3.5), ("none", 5.0, 4.5)))
+            + "  mean batched: 4.50 s, 2.50 s waiting for NVRTC\n")
+        write(os.path.join(w, "pool-exhaustive.log"), "gemm_cuda --pool sm_90: exhaustive, 300 evaluations, ...\n"
+              "  round 1, batched: 6.00 s, 3.00 s of it waiting for NVRTC; 300 evaluated, 298 handed to the pool\n"
+              "  round 1,   alone: 7.50 s, 4.50 s of it waiting for NVRTC; 300 evaluated, 298 handed to the pool\n")
         dump({"kernel_tuner": "1.5.0", "strategy": "genetic_algorithm", "evaluations": 100, "failed": 2,
                    "best_after": {"25": 0.9, "50": 0.7, "100": 0.6}, "seconds": 120.0},
                   os.path.join(w, "kt.json"))
@@ -217,9 +220,12 @@ class SummaryTest(unittest.TestCase):
             self.assertIn("Two processes took 1.08 times one's time for twice the builds: more processes", md)
             self.assertIn("| one process, without -minimal | sm_90 | 1545 | 29.0 |", md)
             self.assertIn("NVRTC's -minimal saved 1.8 s of 29.0 (6.2%; one run each way).", md)
-            self.assertEqual(s["pool"]["now"], {"wall": [4.0, 5.0], "waited": [2.5, 2.5]})
-            self.assertEqual(list(s["pool"]), ["now", "before", "none"])
-            self.assertIn("| now | 2 | 4.50 | 2.50 | 4.00 / 5.00 |", md)
+            self.assertEqual(s["pool"]["batched"], {"wall": [4.0, 5.0], "waited": [2.5, 2.5]})
+            self.assertEqual(list(s["pool"]), ["batched", "alone", "none"])
+            self.assertIn("| batched | 2 | 4.50 | 2.50 | 4.00 / 5.00 |", md)
+            self.assertEqual(s["pool_exhaustive"]["alone"], {"wall": [7.5], "waited": [4.5]})
+            self.assertIn("## The compile pool's ways, 300 evaluations of `exhaustive`", md)
+            self.assertIn("| alone | 1 | 7.50 | 4.50 | 7.50 |", md)
             self.assertEqual(s["wgpu"]["matmul"]["speedup"], 2.0)
             self.assertIn("| matmul | wgpu: NVIDIA H100 80GB HBM3 (Vulkan, NVIDIA 580.159.04) | 4.5 | 20.500 | "
                           "10.250 | 2.00 |", md)

@@ -28,6 +28,10 @@
 //!   first (default `on`; a source that needs the full language is compiled again without it;
 //!   see `backend::cuda`, with the feature `cuda`). Another value makes the CUDA backend's
 //!   constructor and compilation fail (`BadSetting`).
+//! - `TUNABLE_NVRTC_BATCH=N`: the most configurations the CUDA backend compiles in one NVRTC
+//!   program when it builds ahead for the tuner (default 8; `1` compiles each alone; see
+//!   `backend::cuda::compile_many`). Another value than a whole number from 1 makes the CUDA
+//!   backend's constructor fail (`BadSetting`).
 //! - `TUNABLE_BUILD_CACHE=FOLDER|off`: where the CUDA backend keeps NVRTC's builds across
 //!   processes (default `$XDG_CACHE_HOME/tunable/cuda`, else `$HOME/.cache/tunable/cuda`); `off`
 //!   compiles every configuration each process evaluates (see `backend::cuda::build_cache`, with
@@ -202,6 +206,27 @@ pub fn nvrtc_minimal() -> Result<bool, String> {
     switch_of("TUNABLE_NVRTC_MINIMAL")
 }
 
+/// The most configurations the CUDA backend compiles in one NVRTC program when it builds ahead:
+/// `TUNABLE_NVRTC_BATCH`, a whole number from 1 (default [`NVRTC_BATCH`] when unset); `Err`
+/// holds another value.
+pub fn nvrtc_batch() -> Result<usize, String> {
+    nvrtc_batch_of(std::env::var_os("TUNABLE_NVRTC_BATCH").as_deref())
+}
+
+/// [`nvrtc_batch`]'s default.
+pub const NVRTC_BATCH: usize = 8;
+
+/// [`nvrtc_batch`] of the variable's value `raw`.
+fn nvrtc_batch_of(raw: Option<&std::ffi::OsStr>) -> Result<usize, String> {
+    let Some(raw) = raw else {
+        return Ok(NVRTC_BATCH);
+    };
+    raw.to_str()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n >= 1)
+        .ok_or_else(|| raw.to_string_lossy().into_owned())
+}
+
 /// An `on`/`off` setting that is on when unset; panics naming the valid values otherwise.
 fn switch(name: &'static str) -> bool {
     switch_of(name).unwrap_or_else(|value| {
@@ -243,6 +268,23 @@ mod switch_tests {
         assert_eq!(of(Some("off")), Ok(false));
         assert_eq!(of(Some("Off")), Err("Off".to_owned()));
         assert_eq!(of(Some("")), Err(String::new()));
+    }
+}
+
+#[cfg(test)]
+mod nvrtc_batch_tests {
+    use super::{NVRTC_BATCH, nvrtc_batch_of};
+    use std::ffi::OsStr;
+
+    #[test]
+    fn a_batch_is_a_whole_number_from_one_and_eight_unset() {
+        let of = |v: Option<&str>| nvrtc_batch_of(v.map(OsStr::new));
+        assert_eq!(of(None), Ok(NVRTC_BATCH));
+        assert_eq!(of(Some(" 4 ")), Ok(4));
+        assert_eq!(of(Some("1")), Ok(1));
+        for bad in ["0", "-2", "eight", ""] {
+            assert_eq!(of(Some(bad)), Err(bad.to_owned()), "{bad}");
+        }
     }
 }
 

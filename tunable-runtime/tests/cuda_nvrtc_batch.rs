@@ -3,13 +3,20 @@
 //! macros the source defines or defaults per configuration; a configuration that fails in a
 //! program of several gets its own compilation's error and the others are still compiled
 //! together; a source that cannot be put in a namespace is compiled one by one; the results keep
-//! the configurations' order. Skips, printing why, without NVRTC.
+//! the configurations' order. The builds ahead of the tuner (`BuildsAhead`) compile the
+//! configurations handed over alone until guesses have proved right, then several in one
+//! program. Skips, printing why, without NVRTC.
 //! One test in a binary of its own, as it turns the build cache off in the environment.
 #![cfg(feature = "cuda")]
 #![allow(unsafe_code)] // setting the environment
 
+use std::sync::Arc;
+use tunable_runtime::ahead::run_pool;
 use tunable_runtime::backend::Source;
-use tunable_runtime::backend::cuda::{BATCH, Compiled, CudaError, compile, compile_many};
+use tunable_runtime::backend::cuda::{
+    BATCH, BuildsAhead, Compiled, CudaError, compile, compile_many,
+};
+use tunable_search::format::artifact::Kind;
 
 mod common;
 use common::{Tile, nvrtc_found};
@@ -171,4 +178,47 @@ fn configurations_compiled_together_match_their_own_compilations() {
         assert_eq!(result, &compile(&INCLUDES, tile, arch));
         assert!(error_log(result).contains("scaled.cu("), "{result:?}");
     }
+
+    builds_ahead_put_guesses_in_one_program_once_they_prove_right(arch);
+}
+
+/// Runs `builds` on a pool of one thread, to the end.
+fn run(builds: Vec<tunable_runtime::ahead::Build>) {
+    run_pool(builds, 1, || ());
+}
+
+fn builds_ahead_put_guesses_in_one_program_once_they_prove_right(arch: &str) {
+    let builds = BuildsAhead::new(arch, BATCH);
+    let hand = |t: i64| builds.hand(&TILED, &Tile(t)).unwrap();
+    // No guess has been taken yet: the pool compiles the first one alone.
+    let handed: Vec<_> = (1..=8).map(|t| hand(t).expect("waiting")).collect();
+    // Handed again while nobody has started it (the pool may have dropped the first build).
+    assert!(hand(1).is_some());
+    let mut handed = handed.into_iter();
+    run(vec![handed.next().unwrap()]);
+    assert!(hand(1).is_none(), "built: not handed again");
+    for t in 1..=8 {
+        // The first was built by the pool, the others are compiled alone as they are taken.
+        let images = builds.take(&TILED, &Tile(t)).expect("compiles");
+        assert_eq!(images[0].entry, "tiled", "TILE={t}");
+    }
+    run(handed.collect()); // taken already: nothing to do
+    // Eight of eight guesses taken: the next ones share programs.
+    let handed: Vec<_> = (9..=14).map(|t| hand(t).expect("waiting")).collect();
+    run(handed);
+    let taken: Vec<_> = (9..=14)
+        .map(|t| builds.take(&TILED, &Tile(t)).expect("compiles"))
+        .collect();
+    for (t, images) in (9..=14).zip(&taken) {
+        assert_ne!(images[0].entry, "tiled", "TILE={t} was compiled alone");
+        let alone = compile(&TILED, &Tile(t), arch).unwrap();
+        let ptx = images.iter().find(|i| i.kind == Kind::Ptx).expect("PTX");
+        assert_eq!(
+            entry_text(&String::from_utf8_lossy(&ptx.bytes), &images[0].entry),
+            entry_text(&alone.ptx, "tiled"),
+            "TILE={t}"
+        );
+    }
+    // The configurations of one program share its bytes.
+    assert!(Arc::ptr_eq(&taken[0][0].bytes, &taken[5][0].bytes));
 }

@@ -71,6 +71,7 @@ fn minimal_builds_match_full_ones_and_sources_needing_more_still_compile() {
     let refused = CudaError::BadSetting {
         name: "TUNABLE_NVRTC_MINIMAL",
         value: "yes".into(),
+        expected: "on or off",
     };
     assert_eq!(Cuda::new(0).unwrap_err(), refused);
     if !nvrtc_found() {

@@ -166,6 +166,25 @@ pub(crate) fn compile_items(
         .collect()
 }
 
+/// The most configurations a build ahead puts in one program (`TUNABLE_NVRTC_BATCH`, default
+/// [`BATCH`]), or the backend's error for a value it does not take.
+pub(crate) fn setting() -> Result<usize, CudaError> {
+    crate::settings::nvrtc_batch().map_err(|value| CudaError::BadSetting {
+        name: "TUNABLE_NVRTC_BATCH",
+        value,
+        expected: "a whole number from 1",
+    })
+}
+
+/// Whether configurations of `source` may share a program: nothing in its text refuses it, and
+/// no program of it failed unexplained in this process.
+pub(crate) fn batchable(source: &Source) -> bool {
+    refusal(source).is_none()
+        && !remembered(tunable_search::fingerprint::fnv1a(&[source
+            .code
+            .as_bytes()]))
+}
+
 /// Whether `hash`'s source is compiled one by one for the rest of the process.
 fn remembered(hash: u64) -> bool {
     ALONE

@@ -18,13 +18,16 @@ pub enum CudaError {
         /// The variable's value.
         value: String,
     },
-    /// An `on`/`off` setting the backend reads (`TUNABLE_NVRTC_MINIMAL`) holds another value.
-    #[error("{name}={value:?} is not valid; expected on or off")]
+    /// A setting the backend reads (`TUNABLE_NVRTC_MINIMAL`, `TUNABLE_NVRTC_BATCH`) holds a
+    /// value it does not take.
+    #[error("{name}={value:?} is not valid; expected {expected}")]
     BadSetting {
         /// The variable.
         name: &'static str,
         /// Its value.
         value: String,
+        /// What it takes (`on or off`, `a whole number from 1`).
+        expected: &'static str,
     },
     /// The CUDA driver or NVRTC library could not be loaded.
     #[error("CUDA is not available: cannot load {library} ({hint})")]

@@ -16,7 +16,7 @@ use super::error::CudaError;
 use crate::backend::embedded::{self, Provenance};
 use crate::backend::{Source, definitions, record};
 use crate::params::Params;
-use std::borrow::Cow;
+use std::sync::Arc;
 use tunable_search::format::artifact::Kind;
 
 /// The kinds a CUDA backend loads, in order of preference: a CUBIN needs no JIT compilation by
@@ -28,10 +28,15 @@ const KINDS: [Kind; 2] = [Kind::Cubin, Kind::Ptx];
 pub struct Image {
     /// PTX or CUBIN.
     pub kind: Kind,
-    /// The image (PTX text without a trailing NUL).
-    pub bytes: Cow<'static, [u8]>,
+    /// The image (PTX text without a trailing NUL), shared by the configurations compiled in one
+    /// NVRTC program.
+    pub bytes: Arc<[u8]>,
     /// Embedded in the build, or compiled with NVRTC now.
     pub provenance: Provenance,
+    /// The configuration's entry point in the image: the source's kernel, or a name of its own
+    /// when several configurations were compiled in one program ([`super::compile_many`]; the
+    /// tuner's builds ahead).
+    pub entry: String,
 }
 
 impl Image {
@@ -59,8 +64,9 @@ pub(crate) fn embedded_images(
         .into_iter()
         .map(|(kind, bytes)| Image {
             kind,
-            bytes: Cow::Borrowed(bytes),
+            bytes: Arc::from(bytes),
             provenance: Provenance::Embedded,
+            entry: source.kernel.to_owned(),
         })
         .collect();
     (images, found.refused)
@@ -69,15 +75,32 @@ pub(crate) fn embedded_images(
 /// The images of an NVRTC compilation, the one to load first: the CUBIN (if compiled for an
 /// `sm_` architecture), then the PTX.
 pub(crate) fn compiled_images(compiled: Compiled) -> Vec<Image> {
+    shared_images(compiled, &mut Vec::new())
+}
+
+/// [`compiled_images`], sharing the bytes of an image in `seen` (the images of the
+/// configurations compiled in the same program) where they are the same.
+pub(crate) fn shared_images(compiled: Compiled, seen: &mut Vec<Arc<[u8]>>) -> Vec<Image> {
+    let mut share = |bytes: Vec<u8>| -> Arc<[u8]> {
+        if let Some(same) = seen.iter().find(|s| ***s == *bytes) {
+            return Arc::clone(same);
+        }
+        let bytes: Arc<[u8]> = Arc::from(bytes);
+        seen.push(Arc::clone(&bytes));
+        bytes
+    };
+    let entry = compiled.entry;
     let cubin = compiled.cubin.map(|c| Image {
         kind: Kind::Cubin,
-        bytes: Cow::Owned(c),
+        bytes: share(c),
         provenance: Provenance::Compiled,
+        entry: entry.clone(),
     });
     let ptx = Image {
         kind: Kind::Ptx,
-        bytes: Cow::Owned(compiled.ptx.into_bytes()),
+        bytes: share(compiled.ptx.into_bytes()),
         provenance: Provenance::Compiled,
+        entry,
     };
     cubin.into_iter().chain([ptx]).collect()
 }
@@ -94,10 +117,25 @@ pub(crate) fn compile_images(
 }
 
 /// Notes the images of a program for the tuner's recording, if one is in progress on this
-/// thread.
+/// thread. Images compiled with other configurations are not what a shipped binary embeds:
+/// the configuration is compiled alone if its images are written ([`record`]).
 pub(crate) fn note(source: &Source, defs: &[String], arch: &str, images: &[Image]) {
     let key = || record::key(source.code, source.kernel, source.options, defs, arch);
     record::note(key, defs, || {
+        if images.iter().any(|i| i.entry != source.kernel) {
+            let (source, defs, arch) = (*source, defs.to_vec(), arch.to_owned());
+            return Box::new(move || {
+                let images = compile_images(&source, &defs, &arch, &defs.join(" "))
+                    .map_err(|e| e.to_string())?;
+                Ok(images
+                    .iter()
+                    .map(|i| {
+                        let recipe = embedded::wanted(&source, &defs, &arch, &[i.kind]).remove(0);
+                        (recipe, i.bytes.to_vec())
+                    })
+                    .collect())
+            });
+        }
         let binaries: Vec<_> = images
             .iter()
             .map(|i| {

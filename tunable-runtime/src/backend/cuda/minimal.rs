@@ -47,7 +47,11 @@ pub(crate) fn needs_full(source: u64) -> bool {
 /// Whether the setting ([`VAR`]) lets the flag be tried, or the backend's error for a value it
 /// does not take.
 pub(crate) fn setting() -> Result<bool, CudaError> {
-    crate::settings::nvrtc_minimal().map_err(|value| CudaError::BadSetting { name: VAR, value })
+    crate::settings::nvrtc_minimal().map_err(|value| CudaError::BadSetting {
+        name: VAR,
+        value,
+        expected: "on or off",
+    })
 }
 
 /// Whether a compilation with `options` by NVRTC `version` tries the flag, given the setting

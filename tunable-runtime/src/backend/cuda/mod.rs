@@ -78,30 +78,34 @@ mod buffer;
 mod compile;
 mod disk;
 mod error;
+mod handed;
 mod image;
 mod launch;
 mod library;
 mod minimal;
 mod nvrtc;
+mod slot;
 
 pub use batch::{BATCH, compile_many};
 pub use buffer::Buffer;
 pub use compile::{Compiled, compile};
 pub use disk::{BuildCacheUse, build_cache};
 pub use error::CudaError;
+pub use handed::BuildsAhead;
 pub use image::{Image, image};
 pub use launch::{CompiledKernel, KernelArg, Launch};
 pub use library::{Nvrtc, nvrtc};
 
-use crate::ahead::{self, Build};
+use crate::ahead;
 use crate::backend::embedded::{self, Provenance};
 use crate::backend::{Source, definitions};
 use crate::measure::report_compile_time;
 use crate::params::Params;
+use cudarc::driver::CudaModule;
 use cudarc::driver::sys::CUdevice_attribute;
 use cudarc::driver::{CudaContext, CudaFunction, CudaStream, DriverError};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 /// The name of a driver error code.
@@ -137,8 +141,8 @@ pub(crate) struct Loaded {
 
 type Key = (usize, usize, String);
 
-/// An NVRTC compilation, done once by whichever thread gets there first.
-type Compiling = Arc<OnceLock<Result<Vec<Image>, CudaError>>>;
+/// A module loaded from an image of several configurations, by the image's bytes.
+type SharedModule = (Weak<[u8]>, Weak<CudaModule>);
 
 pub(crate) struct Inner {
     pub(crate) ctx: Arc<CudaContext>,
@@ -147,8 +151,12 @@ pub(crate) struct Inner {
     arch: String,
     pub(crate) limits: Limits,
     cache: Mutex<HashMap<Key, Result<Arc<Loaded>, CudaError>>>,
-    /// Compilations started ahead ([`crate::ahead`]), until their module is loaded.
-    ahead: Mutex<HashMap<Key, Compiling>>,
+    /// Configurations handed to the compile pool ([`crate::ahead`]), until their module is
+    /// loaded.
+    builds: Arc<BuildsAhead>,
+    /// The modules of programs of several configurations, by their image's bytes, so that the
+    /// configurations of one program share one module.
+    shared_modules: Mutex<Vec<SharedModule>>,
 }
 
 /// A CUDA device with its context, stream and module cache. Cheap to clone (shared).
@@ -170,11 +178,12 @@ impl std::fmt::Debug for Cuda {
 
 impl Cuda {
     /// Device `ordinal` (0 is the first GPU). Checks the backend's settings
-    /// (`TUNABLE_NVRTC_MINIMAL`, `TUNABLE_TIMEOUT`: [`CudaError::BadSetting`],
+    /// (`TUNABLE_NVRTC_MINIMAL`, `TUNABLE_NVRTC_BATCH`, `TUNABLE_TIMEOUT`: [`CudaError::BadSetting`],
     /// [`CudaError::BadTimeout`]) and that the driver loads before any driver call; NVRTC is
     /// looked for when a kernel is first compiled (not for embedded binaries).
     pub fn new(ordinal: usize) -> Result<Cuda, CudaError> {
         minimal::setting()?;
+        let limit = batch::setting()?;
         library::driver()?;
         let api = |call| {
             move |e| CudaError::Api {
@@ -229,7 +238,8 @@ impl Cuda {
                 arch: format!("sm_{major}{minor}"),
                 limits,
                 cache: Mutex::new(HashMap::new()),
-                ahead: Mutex::new(HashMap::new()),
+                builds: BuildsAhead::new(&format!("sm_{major}{minor}"), limit),
+                shared_modules: Mutex::new(Vec::new()),
             }),
             timeout: crate::settings::launch_timeout()
                 .map_err(|value| CudaError::BadTimeout { value })?,
@@ -282,24 +292,19 @@ impl Cuda {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .contains_key(&key);
-            let cell = Arc::clone(
-                self.inner
-                    .ahead
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .entry(key)
-                    .or_default(),
-            );
             let embedded = || {
                 let (images, _) =
                     image::embedded_images(source, &defs, &self.inner.arch, P::artifacts());
                 !images.is_empty()
             };
-            if !loaded && cell.get().is_none() && !embedded() {
-                let (arch, source, config) = (self.inner.arch.clone(), *source, config.clone());
-                ahead::defer(Build::new(false, move || {
-                    cell.get_or_init(|| image::compile_images(&source, &defs, &arch, &config));
-                }));
+            if !loaded
+                && !embedded()
+                && let Some(build) = self
+                    .inner
+                    .builds
+                    .hand_defs(key, source, defs, config.clone())
+            {
+                ahead::defer(build);
             }
             return Err(CudaError::Deferred { config });
         }
@@ -351,36 +356,25 @@ impl Cuda {
         }
         embedded::say_compiling(source.kernel, config, &reasons);
         // Compiled ahead (or being compiled: wait for it), else compiled now.
-        let ahead = self
-            .inner
-            .ahead
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(key);
-        let images = match ahead {
-            Some(cell) => cell
-                .get_or_init(|| image::compile_images(source, defs, arch, config))
-                .clone()?,
-            None => image::compile_images(source, defs, arch, config)?,
-        };
+        let images = self.inner.builds.take_defs(key, source, defs, config)?;
         // Always a CUBIN first for an `sm_` architecture.
         let mut loaded = self.module(source, config, &images[0])?;
         loaded.images = images;
         Ok(loaded)
     }
 
-    /// `image` loaded as a module, with its kernel function and limits.
+    /// `image` loaded as a module (the one already loaded for another configuration of its
+    /// program, if any), with its kernel function and limits.
     fn module(&self, source: &Source, config: &str, image: &Image) -> Result<Loaded, CudaError> {
         let module = self
             .inner
-            .ctx
-            .load_module(cudarc::nvrtc::Ptx::from_binary(image.module_data()))
+            .module(image, image.entry != source.kernel)
             .map_err(|e| CudaError::ModuleLoad {
                 config: config.to_owned(),
                 code: code(e),
             })?;
         let function = module
-            .load_function(source.kernel)
+            .load_function(&image.entry)
             .map_err(|e| CudaError::NoKernel {
                 config: config.to_owned(),
                 kernel: source.kernel.to_owned(),
@@ -400,5 +394,36 @@ impl Cuda {
             provenance: image.provenance,
             images: Vec::new(),
         })
+    }
+}
+
+impl Inner {
+    /// `image` loaded as a module; with `shared` (an image of several configurations), the module
+    /// already loaded from the same bytes, if one is.
+    fn module(&self, image: &Image, shared: bool) -> Result<Arc<CudaModule>, DriverError> {
+        let load = || {
+            self.ctx
+                .load_module(cudarc::nvrtc::Ptx::from_binary(image.module_data()))
+        };
+        if !shared {
+            return load();
+        }
+        let mut modules = self
+            .shared_modules
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        modules.retain(|(bytes, module)| bytes.strong_count() > 0 && module.strong_count() > 0);
+        let found = modules.iter().find_map(|(bytes, module)| {
+            let bytes = bytes.upgrade()?;
+            Arc::ptr_eq(&bytes, &image.bytes)
+                .then(|| module.upgrade())
+                .flatten()
+        });
+        if let Some(module) = found {
+            return Ok(module);
+        }
+        let module = load()?;
+        modules.push((Arc::downgrade(&image.bytes), Arc::downgrade(&module)));
+        Ok(module)
     }
 }

@@ -1,7 +1,8 @@
 //! What one NVRTC compilation of a configuration costs, with NVRTC's `-minimal` (the CUDA
 //! backend's default) and without it (`TUNABLE_NVRTC_MINIMAL=off`), for a one-line kernel and
-//! for a `gemm_cuda` configuration. No GPU is needed; without NVRTC it prints why and measures
-//! nothing.
+//! for a `gemm_cuda` configuration; and eight `gemm_cuda` configurations compiled one by one
+//! against in one program (`compile_many`). No GPU is needed; without NVRTC it prints why and
+//! measures nothing.
 //!
 //! ```text
 //! cargo bench --bench nvrtc --features cuda
@@ -13,7 +14,7 @@
 #![allow(unsafe_code)] // setting the environment before divan starts its threads
 
 use tunable::backend::Source;
-use tunable::backend::cuda::{compile, nvrtc};
+use tunable::backend::cuda::{compile, compile_many, nvrtc};
 use tunable::{Params, Value};
 
 fn main() {
@@ -82,4 +83,35 @@ fn one_line(b: divan::Bencher, minimal: &str) {
 #[divan::bench(args = ["on", "off"], sample_count = 20)]
 fn gemm(b: divan::Bencher, minimal: &str) {
     compile_with(b, minimal, &GEMM, GEMM_DEFAULT);
+}
+
+/// Eight `gemm_cuda` configurations of a tuning's kind (tiles of 1 to 8, staged or not).
+const EIGHT: [Gemm; 8] = [
+    Gemm([16, 16, 1, 1, 16, 1, 0]),
+    Gemm([32, 8, 2, 2, 16, 2, 1]),
+    Gemm([16, 8, 4, 4, 32, 4, 1]),
+    Gemm([64, 4, 2, 4, 16, 1, 0]),
+    Gemm([32, 4, 4, 8, 16, 4, 1]),
+    Gemm([16, 16, 8, 2, 32, 2, 0]),
+    Gemm([32, 16, 1, 4, 16, 1, 1]),
+    Gemm([16, 4, 8, 8, 16, 4, 0]),
+];
+
+/// The eight compiled one by one, or in one NVRTC program (`-minimal` on, the default).
+#[divan::bench(args = ["alone", "together"], sample_count = 10)]
+fn eight_gemm(b: divan::Bencher, how: &str) {
+    // SAFETY: as in `compile_with`.
+    unsafe { std::env::set_var("TUNABLE_NVRTC_MINIMAL", "on") };
+    b.bench_local(|| {
+        if how == "alone" {
+            for c in &EIGHT {
+                compile(&GEMM, c, "sm_90").expect("compiles");
+            }
+        } else {
+            for r in compile_many(&GEMM, &EIGHT, "sm_90") {
+                let c = r.expect("compiles");
+                assert_ne!(c.entry, "gemm", "compiled alone");
+            }
+        }
+    });
 }

@@ -5,7 +5,7 @@
 //! replaced by a fixed wait, and the kernel times the strategy is told are made up (a smooth
 //! function of the tiles, the block size and the staging, nothing measured). The builds go
 //! through the CUDA backend's own [`BuildsAhead`], as the tuner's do. Three ways of compiling,
-//! each run in turn, `--rounds` times:
+//! each run in turn, `--rounds` times (each round starting with the next way):
 //!
 //! - **batched**: the tuner's way: the pool builds the guesses, up to [`BATCH`] of them in one
 //!   NVRTC program, and the measuring thread builds the configuration about to be measured
@@ -72,6 +72,8 @@ struct Fake {
     builds: Arc<BuildsAhead>,
     /// The configurations handed to the pool.
     handed: HashSet<usize>,
+    /// Of those, the configurations measured.
+    measured: usize,
     measure: Duration,
     /// Seconds the measuring thread spent building or waiting for builds.
     waited: f64,
@@ -103,6 +105,7 @@ impl Evaluator for Fake {
         let mut out = Vec::with_capacity(positions.len());
         for &position in positions {
             let p = self.params(position);
+            self.measured += usize::from(self.handed.contains(&position));
             let start = Instant::now();
             let ok = self.builds.take(&GEMM, &p).is_ok();
             self.waited += start.elapsed().as_secs_f64();
@@ -164,7 +167,9 @@ pub fn report(arch: &str, args: &[String]) {
     );
     let mut totals: HashMap<&str, Vec<(f64, f64)>> = HashMap::new();
     for round in 1..=rounds {
-        for (name, way) in WAYS {
+        // Each round starts with the next way, so that no way always runs first.
+        for k in 0..WAYS.len() {
+            let (name, way) = WAYS[(k + round - 1) % WAYS.len()];
             let pool = way.ahead.then(|| Pool::new(threads));
             let mut fake = Fake {
                 space: Arc::clone(&space),
@@ -172,6 +177,7 @@ pub fn report(arch: &str, args: &[String]) {
                 pool,
                 builds: BuildsAhead::new(arch, way.batch),
                 handed: HashSet::new(),
+                measured: 0,
                 measure,
                 waited: 0.0,
             };
@@ -184,10 +190,11 @@ pub fn report(arch: &str, args: &[String]) {
             let Ok(rec) = driver.run(&mut fake);
             let wall = start.elapsed().as_secs_f64();
             println!(
-                "  round {round}, {name:>7}: {wall:.2} s, {:.2} s of it waiting for NVRTC; {} evaluated, {} handed to the pool",
+                "  round {round}, {name:>7}: {wall:.2} s, {:.2} s of it waiting for NVRTC; {} evaluated, {} handed to the pool, {} of them measured",
                 fake.waited,
                 rec.trials.len(),
-                fake.handed.len()
+                fake.handed.len(),
+                fake.measured
             );
             totals.entry(name).or_default().push((wall, fake.waited));
         }

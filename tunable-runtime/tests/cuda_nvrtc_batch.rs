@@ -5,7 +5,7 @@
 //! together; a source that cannot be put in a namespace is compiled one by one; the results keep
 //! the configurations' order. The builds ahead of the tuner (`BuildsAhead`) compile the
 //! configurations handed over alone until guesses have proved right, then several in one
-//! program. Skips, printing why, without NVRTC.
+//! program, and alone again once guesses miss. Skips, printing why, without NVRTC.
 //! One test in a binary of its own, as it turns the build cache off in the environment.
 #![cfg(feature = "cuda")]
 #![allow(unsafe_code)] // setting the environment
@@ -221,4 +221,18 @@ fn builds_ahead_put_guesses_in_one_program_once_they_prove_right(arch: &str) {
     }
     // The configurations of one program share its bytes.
     assert!(Arc::ptr_eq(&taken[0][0].bytes, &taken[5][0].bytes));
+    // Seven guesses missed (handed before one taken, never taken themselves) for 15 taken: the
+    // guesses are compiled alone again.
+    let missed: Vec<_> = (15..=22).map(|t| hand(t).expect("waiting")).collect();
+    builds.take(&TILED, &Tile(22)).expect("compiles");
+    drop(missed); // the pool dropped them unstarted
+    let handed: Vec<_> = (23..=28).map(|t| hand(t).expect("waiting")).collect();
+    run(handed);
+    for t in 23..=28 {
+        let images = builds.take(&TILED, &Tile(t)).expect("compiles");
+        assert_eq!(
+            images[0].entry, "tiled",
+            "TILE={t} was compiled with others"
+        );
+    }
 }

@@ -4,11 +4,25 @@
 //! to be compiled to [`BuildsAhead`], which gives the tuner's pool a [`Build`] for it. Each
 //! configuration has a [`Slot`]: the first thread to claim it compiles it, the others wait for
 //! its result. A pool thread that claims one also claims up to `limit - 1` other configurations
-//! of the same source waiting in the pool, the newest first (the pool builds the newest guesses
-//! first), and compiles them all in one NVRTC program ([`super::batch`]): each costs 46 / 41 /
-//! 38 ms in programs of 2 / 4 / 8 against 57 ms alone (`gemm_cuda`, NVRTC 12.9, development
-//! machine). The configuration the tuner is about to measure is compiled alone by the tuner's
-//! thread if nobody has started it, so that it never waits for a whole program.
+//! of the same source waiting in the pool, the newest first, and compiles them all in one NVRTC
+//! program ([`super::batch`]): each costs 46 / 41 / 38 ms in programs of 2 / 4 / 8 against 57 ms
+//! alone (`gemm_cuda`, NVRTC 12.9, development machine). The configuration the tuner is about
+//! to measure is compiled alone by the tuner's thread if nobody has started it.
+//!
+//! A program's configurations are done only when all are: the tuner waits for a whole program
+//! when the configuration it measures next is in one, and a guess it never measures costs its
+//! share. So programs of several are built only
+//! - once the guesses have proved right: at least [`PRECISE_AFTER`] configurations taken had
+//!   been handed over, [`PRECISE_RATIO`] times as many as the guesses missed (handed over before
+//!   the latest one taken, and not taken). `exhaustive`'s and `random`'s guesses are taken in
+//!   their order and never miss; `auto`'s often do;
+//! - of at least [`MIN_GROUP`] configurations (fewer waiting: the one started is built alone);
+//! - with the newest of those waiting: the pool starts the guesses the strategy expects first,
+//!   so the others of its program are those expected last, which the tuner needs last.
+//!
+//! In `gemm_cuda --pool` (2 cores, 16 guesses per evaluation) this took `exhaustive` from 3.84
+//! to 3.09 s and `random` from 4.05 to 3.63 s, and formed no program of several for `auto`; see
+//! `docs/results.md`.
 //!
 //! Needs no device: `gemm_cuda --pool` drives it with NVRTC for real and the GPU's measurement
 //! replaced by a wait.
@@ -27,6 +41,15 @@ use std::sync::{Arc, Mutex};
 
 /// How many handed configurations must have been taken before programs of several are built.
 const PRECISE_AFTER: u64 = 8;
+
+/// How many guesses taken per guess missed programs of several need (a guess missed: handed
+/// over before the latest one taken, and not taken).
+const PRECISE_RATIO: u64 = 3;
+
+/// The fewest configurations of a program of several (fewer waiting: the one started is built
+/// alone). A program of two saves a fifth of each one's compilation (46 against 57 ms) and
+/// doubles the wait for the first; from four, it saves over a quarter.
+const MIN_GROUP: usize = 4;
 
 /// What compiling a configuration gives: its images, CUBIN first.
 pub(crate) type Built = Result<Vec<Image>, CudaError>;
@@ -82,6 +105,8 @@ pub struct BuildsAhead {
     count: AtomicU64,
     /// Configurations taken that had been handed over.
     hits: AtomicU64,
+    /// The latest order of a configuration taken that had been handed over (plus one; 0: none).
+    last_hit: AtomicU64,
 }
 
 impl std::fmt::Debug for BuildsAhead {
@@ -104,6 +129,7 @@ impl BuildsAhead {
             handed: Mutex::new(HashMap::new()),
             count: AtomicU64::new(0),
             hits: AtomicU64::new(0),
+            last_hit: AtomicU64::new(0),
         })
     }
 
@@ -173,20 +199,21 @@ impl BuildsAhead {
         match handed {
             Some(h) => {
                 self.hits.fetch_add(1, Ordering::Relaxed);
+                self.last_hit.fetch_max(h.slot.order + 1, Ordering::Relaxed);
                 h.slot.get_or_build(alone)
             }
             None => alone(),
         }
     }
 
-    /// Whether the guesses have been right often enough for programs of several: at least
-    /// [`PRECISE_AFTER`] configurations taken had been handed over, and as many as half of all
-    /// handed over. A program's configurations are done only when all are, so a guess that is
-    /// never taken delays the others; `exhaustive`'s and `random`'s hints are all taken in the
-    /// end, `auto`'s few of them.
-    fn precise(&self) -> bool {
+    /// Whether the guesses have been right often enough for programs of several (see the
+    /// [module docs](self)), given those `handed` over and not taken.
+    fn precise(&self, handed: &HashMap<Key, Handed>) -> bool {
         let hits = self.hits.load(Ordering::Relaxed);
-        hits >= PRECISE_AFTER && 2 * hits >= self.count.load(Ordering::Relaxed)
+        let last = self.last_hit.load(Ordering::Relaxed);
+        // Handed before the latest one taken, and not taken: guesses that missed.
+        let missed = handed.values().filter(|h| h.slot.order < last).count() as u64;
+        hits >= PRECISE_AFTER && hits >= PRECISE_RATIO * missed
     }
 
     /// Builds a handed configuration unless a thread has started it, with up to `limit - 1`
@@ -198,13 +225,16 @@ impl BuildsAhead {
                 return;
             };
             let mut group = vec![(claim, own)];
-            if self.limit > 1 && self.precise() && batch::batchable(&own.source) {
+            if self.limit > 1 && self.precise(&handed) && batch::batchable(&own.source) {
                 let mut others: Vec<&Handed> = handed
                     .iter()
                     .filter(|(k, h)| *k != key && h.source == own.source && h.slot.waiting())
                     .map(|(_, h)| h)
                     .collect();
                 others.sort_by_key(|h| std::cmp::Reverse(h.slot.order));
+                if others.len() + 1 < MIN_GROUP.min(self.limit) {
+                    others.clear();
+                }
                 for h in others.into_iter().take(self.limit - 1) {
                     if let Some(claim) = h.slot.claim() {
                         group.push((claim, h));

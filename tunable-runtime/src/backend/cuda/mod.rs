@@ -44,8 +44,13 @@
 //!   modules are cached per configuration in the [`Cuda`] handle, failures included.
 //!   [`compile`] does the same without a device. While the tuner collects a batch
 //!   ([`crate::ahead`]), the NVRTC compilation is handed over to its compile pool (NVRTC runs on
-//!   any thread) and the module is loaded on the first launch; compile time is reported with
-//!   [`crate::measure::report_compile_time`].
+//!   any thread; [`BuildsAhead`]) and the module is loaded on the first launch; compile time is
+//!   reported with [`crate::measure::report_compile_time`].
+//! - **Several configurations in one program:** [`compile_many`] compiles up to [`BATCH`]
+//!   configurations of a source in one NVRTC program, sharing its fixed cost (each in a
+//!   namespace of its own, its entry point renamed: [`Compiled::entry`]). The compile pool does
+//!   the same with the strategy's guesses once they have proved right (`TUNABLE_NVRTC_BATCH`,
+//!   default 8); the configurations of one program share its module.
 //! - **Builds kept on disk:** every build (and every program NVRTC rejects, with its log) is
 //!   also kept in a folder shared by every process ([`build_cache`]; `TUNABLE_BUILD_CACHE`
 //!   names it or, `off`, turns it off), so that the next tuning of the same kernel, another
@@ -104,6 +109,7 @@ use crate::params::Params;
 use cudarc::driver::CudaModule;
 use cudarc::driver::sys::CUdevice_attribute;
 use cudarc::driver::{CudaContext, CudaFunction, CudaStream, DriverError};
+use handed::Key;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
@@ -138,8 +144,6 @@ pub(crate) struct Loaded {
     /// The images the module was made of or compiled with (for the tuner's recording).
     images: Vec<Image>,
 }
-
-type Key = (usize, usize, String);
 
 /// A module loaded from an image of several configurations, by the image's bytes.
 type SharedModule = (Weak<[u8]>, Weak<CudaModule>);

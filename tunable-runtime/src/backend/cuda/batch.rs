@@ -62,8 +62,20 @@ const FILE: &str = "tunable-batch";
 static ALONE: LazyLock<Mutex<HashSet<u64>>> = LazyLock::new(|| Mutex::new(HashSet::new()));
 
 /// Compiles each of `configs` for `arch` (`sm_80`, `compute_90`, ...) like [`super::compile`],
-/// with up to [`BATCH`] configurations in one NVRTC program (see the [module docs](self)): the
-/// results in the order of `configs`. A configuration compiled with others has the program's
+/// with up to [`BATCH`] configurations in one NVRTC program: the results in the order of
+/// `configs`.
+///
+/// Each configuration is a namespace of its own in the program, with its definitions, its
+/// entry point renamed and every macro the source defines undefined after it; its PTX is the
+/// configuration's compiled alone, up to names and labels. A configuration that fails in a
+/// program is compiled again alone (its error is its own, with the source's line numbers) and
+/// the others together again. A source that includes headers, says `#pragma once` or `#line`,
+/// or undefines a macro its options define is compiled one configuration at a time, and so is,
+/// for the rest of the process, a source whose program failed in a way no configuration
+/// explains. Globals of a configuration compiled with others are in its namespace (their PTX
+/// names are mangled).
+///
+/// A configuration compiled with others has the program's
 /// PTX and CUBIN, holding its entry point under a name of its own ([`Compiled::entry`]), and
 /// the part of the program's log about it; one kept in the build cache ([`super::build_cache`])
 /// is loaded from there, and one compiled alone is kept there as [`super::compile`] keeps it

@@ -66,8 +66,15 @@ pub(crate) struct Handed {
     config: String,
 }
 
-/// The configurations of one architecture handed to a compile pool, until they are taken (see
-/// the [module docs](self)).
+/// The configurations of one architecture handed to a compile pool, until they are taken.
+///
+/// Each is built once, by the first thread to start it; a thread that takes one being built
+/// waits for it. A pool thread compiles the configuration it starts with up to `limit - 1`
+/// others of the same source that wait, the newest, in one NVRTC program
+/// ([`compile_many`](super::compile_many)), while the guesses hit: after at least 8 taken that
+/// had been handed over, 3 times as many as those missed (handed over before the latest one
+/// taken, and not taken), and with at least 4 waiting; else alone. [`BuildsAhead::take`]
+/// compiles alone what nobody has started.
 ///
 /// ```no_run
 /// use tunable::backend::Source;

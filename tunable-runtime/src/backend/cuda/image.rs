@@ -72,6 +72,19 @@ pub(crate) fn embedded_images(
     (images, found.refused)
 }
 
+/// Whether an image was embedded that fits `source` with `defs` for `arch` (what
+/// [`embedded_images`] would return, without copying it).
+pub(crate) fn has_embedded(
+    source: &Source,
+    defs: &[String],
+    arch: &str,
+    files: &'static [&'static [u8]],
+) -> bool {
+    !embedded::find(files, &embedded::wanted(source, defs, arch, &KINDS))
+        .usable
+        .is_empty()
+}
+
 /// The images of an NVRTC compilation, the one to load first: the CUBIN (if compiled for an
 /// `sm_` architecture), then the PTX.
 pub(crate) fn compiled_images(compiled: Compiled) -> Vec<Image> {
@@ -125,7 +138,8 @@ pub(crate) fn note(source: &Source, defs: &[String], arch: &str, images: &[Image
         if images.iter().any(|i| i.entry != source.kernel) {
             let (source, defs, arch) = (*source, defs.to_vec(), arch.to_owned());
             return Box::new(move || {
-                let images = compile_images(&source, &defs, &arch, &defs.join(" "))
+                let config: Vec<&str> = defs.iter().map(|d| d.trim_start_matches("-D")).collect();
+                let images = compile_images(&source, &defs, &arch, &config.join(", "))
                     .map_err(|e| e.to_string())?;
                 Ok(images
                     .iter()

@@ -296,13 +296,8 @@ impl Cuda {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .contains_key(&key);
-            let embedded = || {
-                let (images, _) =
-                    image::embedded_images(source, &defs, &self.inner.arch, P::artifacts());
-                !images.is_empty()
-            };
             if !loaded
-                && !embedded()
+                && !image::has_embedded(source, &defs, &self.inner.arch, P::artifacts())
                 && let Some(build) = self
                     .inner
                     .builds

@@ -67,6 +67,16 @@ extern "C" __global__ void scaled(float *y) { y[threadIdx.x] *= TILE; }
 "#,
 );
 
+/// Takes a texture object, which NVRTC's `-minimal` leaves out.
+static TEXTURED: Source = Source::new(
+    "textured",
+    r#"
+extern "C" __global__ void textured(cudaTextureObject_t t, float *y) {
+    y[threadIdx.x] = tex1Dfetch<float>(t, threadIdx.x) * TILE;
+}
+"#,
+);
+
 /// The text of `entry`'s function in `ptx`, its name, the names of its globals (mangled in a
 /// namespace, plain at the top level: [`GLOBALS`]) and its labels' function numbers made the
 /// same for every program.
@@ -177,6 +187,19 @@ fn configurations_compiled_together_match_their_own_compilations() {
     for (tile, result) in tiles.iter().zip(&results) {
         assert_eq!(result, &compile(&INCLUDES, tile, arch));
         assert!(error_log(result).contains("scaled.cu("), "{result:?}");
+    }
+
+    // A source that needs the full language: its first program fails under `-minimal` (with
+    // NVRTC 12.4 or later), each configuration is compiled alone, and programs of it are
+    // compiled without the flag from then on.
+    let tiles: Vec<Tile> = [1, 2, 3].map(Tile).to_vec();
+    for round in 0..2 {
+        for (tile, result) in tiles.iter().zip(compile_many(&TEXTURED, &tiles, arch)) {
+            let c = result.unwrap_or_else(|e| panic!("TILE={}: {e}", tile.0));
+            if round == 1 {
+                assert_ne!(c.entry, "textured", "TILE={} was compiled alone", tile.0);
+            }
+        }
     }
 
     builds_ahead_put_guesses_in_one_program_once_they_prove_right(arch);

@@ -236,6 +236,8 @@ fn group_results(
         attempts += 1;
         let chunk_items: Vec<Item<'_>> = left.iter().map(|&i| items[i]).collect();
         let program = Program::new(source, &chunk_items);
+        // Whether the program was compiled knowing that the source needs the full language.
+        let full_before = minimal::needs_full(hash);
         let log = match together(source, &program, arch, hash) {
             Ok(out) => {
                 for (c, &i) in left.iter().enumerate() {
@@ -252,10 +254,10 @@ fn group_results(
         };
         for &c in &blamed {
             let i = left[c];
-            let full_before = minimal::needs_full(hash);
             let own = alone(&items[i]);
-            // A blamed configuration that compiles alone is explained only when it did so by
-            // leaving `-minimal` out (learnt just now: the next program leaves it out too).
+            // A blamed configuration that compiles alone is explained only when the program was
+            // compiled with `-minimal` and the source turned out to need the full language
+            // (learnt by these compilations: the next program leaves the flag out).
             if own.is_ok() && (full_before || !minimal::needs_full(hash)) {
                 remember(hash);
             }

@@ -1,14 +1,15 @@
 //! NVRTC's builds kept on disk (`TUNABLE_BUILD_CACHE`): a configuration compiled once is loaded
 //! by the next compilation, with the same PTX, CUBIN and log; a program NVRTC rejects is kept
 //! with its log; a source that reads files NVRTC finds is never kept; an entry that is cut short
-//! or overwritten is compiled again and replaced. One test in a binary of its own, as the cache's
+//! or overwritten is compiled again and replaced; configurations compiled in one program are
+//! kept as the program once and an entry each, and load with their entry points. One test in a binary of its own, as the cache's
 //! folder is read from the environment once per process. Skips, printing why, without NVRTC.
 #![cfg(feature = "cuda")]
 #![allow(unsafe_code)] // setting the environment
 
 use std::path::Path;
 use tunable_runtime::backend::Source;
-use tunable_runtime::backend::cuda::{CudaError, build_cache, compile};
+use tunable_runtime::backend::cuda::{CudaError, build_cache, compile, compile_many};
 
 mod common;
 use common::{Tile, nvrtc_found};
@@ -118,5 +119,27 @@ fn builds_are_kept_across_compilations_and_damaged_entries_are_rebuilt() {
     assert_eq!(counts(), (2, 6));
     assert_eq!(compile(&TIMES, &Tile(3), "sm_80").unwrap(), first);
     assert_eq!(counts(), (3, 6));
+
+    // Configurations compiled in one program: the program is kept once and each configuration
+    // as an entry naming it; the next compilation loads them, entry points and all.
+    let tiles: Vec<Tile> = [6, 7, 8, 9].map(Tile).to_vec();
+    let together: Vec<_> = compile_many(&TIMES, &tiles, "sm_80")
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    assert!(
+        together.iter().all(|c| c.entry != "times"),
+        "in one program"
+    );
+    assert_eq!(counts(), (3, 11), "the program and four entries");
+    let loaded: Vec<_> = compile_many(&TIMES, &tiles, "sm_80")
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(loaded, together);
+    assert_eq!(counts(), (7, 11));
+    // One of them asked alone loads the same.
+    assert_eq!(compile(&TIMES, &Tile(7), "sm_80").unwrap(), together[1]);
+    assert_eq!(counts(), (8, 11));
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -29,6 +29,10 @@
 //! define; and, for the rest of the process, a source whose program failed in a way no
 //! configuration's own compilation explains.
 //!
+//! **The build cache** keeps a program of several once, under a key of its own, and each of its
+//! configurations as a small entry naming the program, its entry point and its part of the
+//! log; a configuration kept there is loaded, not put in a program.
+//!
 //! **Failures.** A program that does not compile is not any configuration's result. The chunks
 //! its errors name (`tunable-batch-3(12): error ...`, or `ptxas`'s `Entry function
 //! 'tunable_batch_3_gemm'`) are compiled alone, so that each failure has its own log with the
@@ -37,6 +41,7 @@
 //! to a compilation of its own.
 
 use super::compile::{self, Compiled};
+use super::disk;
 use super::error::CudaError;
 use super::library;
 use super::minimal;
@@ -77,9 +82,9 @@ static ALONE: LazyLock<Mutex<HashSet<u64>>> = LazyLock::new(|| Mutex::new(HashSe
 ///
 /// A configuration compiled with others has the program's
 /// PTX and CUBIN, holding its entry point under a name of its own ([`Compiled::entry`]), and
-/// the part of the program's log about it; one kept in the build cache ([`super::build_cache`])
-/// is loaded from there, and one compiled alone is kept there as [`super::compile`] keeps it
-/// (a program of several is not). Compiles on the calling thread; give threads disjoint parts
+/// the part of the program's log about it. A configuration kept in the build cache
+/// ([`super::build_cache`]) is loaded from there; what is compiled is kept there (a program of
+/// several once, each of its configurations as an entry naming it). Compiles on the calling thread; give threads disjoint parts
 /// of a space to compile on several.
 ///
 /// ```no_run
@@ -207,12 +212,12 @@ fn remembered(hash: u64) -> bool {
 
 /// Whether the build cache holds `item`'s build.
 fn is_kept(source: &Source, arch: &str, item: &Item<'_>) -> bool {
-    let (Some(cache), Ok(nvrtc)) = (super::disk::shared(), library::nvrtc()) else {
+    let (Some(cache), Ok(nvrtc)) = (disk::shared(), library::nvrtc()) else {
         return false;
     };
     compile::options(source, arch, item.defs)
         .ok()
-        .and_then(|o| super::disk::key(super::disk::library(nvrtc), source.code, source.kernel, &o))
+        .and_then(|o| disk::key(disk::library(nvrtc), source.code, source.kernel, &o))
         .is_some_and(|key| cache.contains(&key))
 }
 
@@ -240,6 +245,7 @@ fn group_results(
         let full_before = minimal::needs_full(hash);
         let log = match together(source, &program, arch, hash) {
             Ok(out) => {
+                keep(source, &program, &out, &chunk_items, arch);
                 for (c, &i) in left.iter().enumerate() {
                     results[i] = Some(program.result(source, out.clone(), c, items[i].config));
                 }
@@ -275,6 +281,41 @@ fn group_results(
         .into_iter()
         .map(|r| r.expect("every configuration of the group has a result"))
         .collect()
+}
+
+/// Keeps a program of several that compiled in the build cache: the program once, under a key
+/// of its own, and each configuration as an entry naming it (see [`super::build_cache`]).
+fn keep(source: &Source, program: &Program, out: &Output, items: &[Item<'_>], arch: &str) {
+    let (Some(cache), Ok(nvrtc)) = (disk::shared(), library::nvrtc()) else {
+        return;
+    };
+    let library = disk::library(nvrtc);
+    // The program's text follows from the source and the chunks' definitions: the key holds
+    // those (and the program's layout, by a version), not the text, eight times the source.
+    let Some(program_key) = compile::options(source, arch, &[])
+        .ok()
+        .and_then(|mut options| {
+            options.push(format!("{FILE} 1"));
+            options.extend(items.iter().map(|item| item.defs.join(" ")));
+            disk::key(library, source.code, source.kernel, &options)
+        })
+    else {
+        return;
+    };
+    cache.store(&program_key, Ok(out));
+    for (c, item) in items.iter().enumerate() {
+        let key = compile::options(source, arch, item.defs)
+            .ok()
+            .and_then(|options| disk::key(library, source.code, source.kernel, &options));
+        if let Some(key) = key {
+            let in_program = disk::InProgram {
+                program: program_key.clone(),
+                entry: program.entries[c].clone(),
+                log: program.chunk_log(source, &out.log, c),
+            };
+            cache.store_in_program(&key, &in_program);
+        }
+    }
 }
 
 /// Compiles the source one by one for the rest of the process.
@@ -440,8 +481,7 @@ impl Program {
         Some(blamed)
     }
 
-    /// Chunk `c`'s result from the program's output: its entry point and the messages of the
-    /// log that are about it, written with the source's file name.
+    /// Chunk `c`'s result from the program's output: its entry point and its part of the log.
     fn result(
         &self,
         source: &Source,
@@ -449,17 +489,20 @@ impl Program {
         c: usize,
         config: &str,
     ) -> Result<Compiled, CudaError> {
+        let log = self.chunk_log(source, &out.log, c);
+        let out = Output { log, ..out };
+        compile::finish(out, source.kernel, &self.entries[c], config)
+    }
+
+    /// The messages of the program's `log` about chunk `c`, written with the source's file name.
+    fn chunk_log(&self, source: &Source, log: &str, c: usize) -> String {
         let file = format!("{}(", self.files[c]);
         let named = format!("{}.cu(", source.kernel);
-        let log = out
-            .log
-            .split("\n\n")
+        log.split("\n\n")
             .filter(|message| message.trim_start().starts_with(&file))
             .map(|message| message.trim().replace(&file, &named))
             .collect::<Vec<_>>()
-            .join("\n\n");
-        let out = Output { log, ..out };
-        compile::finish(out, source.kernel, &self.entries[c], config)
+            .join("\n\n")
     }
 }
 

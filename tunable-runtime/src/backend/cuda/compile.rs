@@ -71,12 +71,17 @@ pub(crate) fn compile_with(
     });
     let on = minimal::setting()?;
     let run = || build(nvrtc, source, &code, &name, options.clone(), arch, on);
-    let out = match &kept {
+    let (out, entry) = match &kept {
         Some((cache, key)) => cache.get_or_build(key, run),
-        None => run().map_err(|f| f.message),
+        None => run().map(|o| (o, None)).map_err(|f| f.message),
     }
     .map_err(fail)?;
-    finish(out, source.kernel, source.kernel, config)
+    finish(
+        out,
+        source.kernel,
+        entry.as_deref().unwrap_or(source.kernel),
+        config,
+    )
 }
 
 /// The options of a compilation for `arch` with the definitions `defs` (before `-minimal`), or

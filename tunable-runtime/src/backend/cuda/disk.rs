@@ -15,7 +15,10 @@
 //!   the whole source text. A file is named by the key's 64-bit [FNV-1a](tunable_search::fingerprint::fnv1a)
 //!   and holds the key itself, compared on loading: a collision is a miss, never another build.
 //! - **What is kept:** the PTX, the CUBIN and NVRTC's log of a build, or the log of a
-//!   configuration that does not compile (it fails the same way next time).
+//!   configuration that does not compile (it fails the same way next time). A program of several
+//!   configurations ([`super::compile_many`]) is kept once, under its own key, and each of its
+//!   configurations as a small entry naming that key, its entry point and its part of the log:
+//!   a configuration whose program is gone is a miss.
 //! - **Not kept:** a source NVRTC might complete from files, whose contents the key cannot see:
 //!   one compiled with an include path or a pre-included header (`-I`, `--include-path`,
 //!   `--pre-include`, `-include`), or one with a quoted `#include "..."`.
@@ -46,6 +49,22 @@ const MAGIC: &[u8] = b"tunable NVRTC build 1\n";
 
 /// The ending of an entry's file name.
 const EXTENSION: &str = "nvrtc";
+
+/// A configuration compiled in a program of several: the program's key, the configuration's
+/// entry point and the messages of the log about it.
+pub(crate) struct InProgram {
+    pub(crate) program: String,
+    pub(crate) entry: String,
+    pub(crate) log: String,
+}
+
+/// What an entry holds.
+enum Kept {
+    /// A build, or the log of a program the compiler rejected.
+    Build(Result<Output, String>),
+    /// A configuration compiled in a program of several.
+    InProgram(InProgram),
+}
 
 /// The builds kept in one folder.
 #[derive(Debug)]
@@ -213,28 +232,42 @@ impl BuildCache {
         self.path(key).is_file()
     }
 
-    /// The build kept for `key` (or the log of a program the compiler rejected), if there is a
-    /// whole one.
-    pub(crate) fn load(&self, key: &str) -> Option<Result<Output, String>> {
+    /// The entry kept for `key`, if there is a whole one, its time renewed (for the trim).
+    fn read(&self, key: &str) -> Option<Kept> {
         let path = self.path(key);
         let bytes = fs::read(&path).ok()?;
-        let build = decode(&bytes, key)?;
-        self.loaded.fetch_add(1, Ordering::Relaxed);
-        // Renew its time, for the trim (best effort).
+        let kept = decode(&bytes, key)?;
+        // Best effort.
         if let Ok(f) = fs::File::options().append(true).open(&path) {
             let _ = f.set_modified(SystemTime::now());
         }
+        Some(kept)
+    }
+
+    /// The build kept for `key` (or the log of a program the compiler rejected), if there is a
+    /// whole one: for a configuration compiled in a program of several, the program's output
+    /// with the configuration's part of the log, and its entry point.
+    pub(crate) fn load(&self, key: &str) -> Option<Result<(Output, Option<String>), String>> {
+        let build = match self.read(key)? {
+            Kept::Build(build) => build.map(|o| (o, None)),
+            Kept::InProgram(p) => match self.read(&p.program)? {
+                Kept::Build(Ok(out)) => Ok((Output { log: p.log, ..out }, Some(p.entry))),
+                _ => return None,
+            },
+        };
+        self.loaded.fetch_add(1, Ordering::Relaxed);
         Some(build)
     }
 
     /// The build kept for `key`, else `build()`'s, kept for next time when it is a build or a
     /// program the compiler rejected (it fails the same way every time); a failure to run NVRTC
-    /// (out of memory, say) is not kept. The error is NVRTC's message.
+    /// (out of memory, say) is not kept. The error is NVRTC's message; the entry point is named
+    /// when the build was one of a program of several.
     pub(crate) fn get_or_build(
         &self,
         key: &str,
         build: impl FnOnce() -> Result<Output, Failure>,
-    ) -> Result<Output, String> {
+    ) -> Result<(Output, Option<String>), String> {
         if let Some(kept) = self.load(key) {
             return kept;
         }
@@ -244,11 +277,21 @@ impl BuildCache {
             Err(f) if f.rejected => self.store(key, Err(&f.message)),
             Err(_) => {}
         }
-        built.map_err(|f| f.message)
+        built.map(|o| (o, None)).map_err(|f| f.message)
+    }
+
+    /// Keeps that the configuration of `key` was compiled in a program of several (best effort).
+    pub(crate) fn store_in_program(&self, key: &str, in_program: &InProgram) {
+        self.write(key, &encode_in_program(key, in_program));
     }
 
     /// Keeps `build` for `key` (best effort: an error only means the next process compiles).
     pub(crate) fn store(&self, key: &str, build: Result<&Output, &str>) {
+        self.write(key, &encode(key, build));
+    }
+
+    /// Writes `entry` for `key`: whole, or not at all.
+    fn write(&self, key: &str, entry: &[u8]) {
         static UNIQUE: AtomicUsize = AtomicUsize::new(0);
         let path = self.path(key);
         let temporary = path.with_extension(format!(
@@ -258,7 +301,7 @@ impl BuildCache {
         ));
         let written = fs::create_dir_all(&self.dir)
             .and_then(|()| fs::File::create(&temporary))
-            .and_then(|mut f| f.write_all(&encode(key, build)))
+            .and_then(|mut f| f.write_all(entry))
             .and_then(|()| fs::rename(&temporary, &path));
         match written {
             Ok(()) => {
@@ -335,8 +378,24 @@ fn encode(key: &str, build: Result<&Output, &str>) -> Vec<u8> {
     out
 }
 
-/// The build in `bytes` if they are a whole entry for `key`.
-fn decode(bytes: &[u8], key: &str) -> Option<Result<Output, String>> {
+/// The entry of a configuration compiled in a program of several.
+fn encode_in_program(key: &str, p: &InProgram) -> Vec<u8> {
+    let mut out = MAGIC.to_vec();
+    for bytes in [
+        key.as_bytes(),
+        &[2],
+        p.program.as_bytes(),
+        p.entry.as_bytes(),
+        p.log.as_bytes(),
+    ] {
+        out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+        out.extend_from_slice(bytes);
+    }
+    out
+}
+
+/// The entry in `bytes` if they are a whole entry for `key`.
+fn decode(bytes: &[u8], key: &str) -> Option<Kept> {
     let mut rest = bytes.strip_prefix(MAGIC)?;
     let mut take = || -> Option<&[u8]> {
         let (len, tail) = rest.split_first_chunk::<8>()?;
@@ -361,9 +420,19 @@ fn decode(bytes: &[u8], key: &str) -> Option<Result<Output, String>> {
             Ok(Output { ptx, cubin, log })
         }
         [1] => Err(text(take()?)?),
+        [2] => {
+            let program = text(take()?)?;
+            let entry = text(take()?)?;
+            let log = text(take()?)?;
+            return rest.is_empty().then_some(Kept::InProgram(InProgram {
+                program,
+                entry,
+                log,
+            }));
+        }
         _ => return None,
     };
-    rest.is_empty().then_some(build)
+    rest.is_empty().then_some(Kept::Build(build))
 }
 
 #[cfg(test)]
@@ -386,9 +455,9 @@ mod tests {
         }
     }
 
-    fn same(a: &Result<Output, String>, b: &Result<Output, String>) -> bool {
+    fn same(a: &Result<(Output, Option<String>), String>, b: &Result<Output, String>) -> bool {
         match (a, b) {
-            (Ok(a), Ok(b)) => a.ptx == b.ptx && a.cubin == b.cubin && a.log == b.log,
+            (Ok((a, None)), Ok(b)) => a.ptx == b.ptx && a.cubin == b.cubin && a.log == b.log,
             (Err(a), Err(b)) => a == b,
             _ => false,
         }
@@ -480,6 +549,39 @@ mod tests {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         assert!(names.iter().all(|n| n.ends_with(".nvrtc")), "{names:?}");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_configuration_of_a_program_of_several_loads_the_program_with_its_entry_and_log() {
+        let dir = scratch("in-program");
+        let cache = BuildCache::new(dir.clone());
+        cache.store("program", Ok(&built(4)));
+        let in_program = |entry: &str| InProgram {
+            program: "program".into(),
+            entry: entry.into(),
+            log: format!("about {entry}"),
+        };
+        cache.store_in_program("a", &in_program("tunable_batch_0_k"));
+        cache.store_in_program("b", &in_program("tunable_batch_1_k"));
+        assert!(cache.contains("a") && cache.contains("b"));
+        let (out, entry) = cache.load("b").expect("kept").expect("a build");
+        assert_eq!(entry.as_deref(), Some("tunable_batch_1_k"));
+        assert_eq!((out.ptx, out.cubin), (built(4).ptx, built(4).cubin));
+        assert_eq!(out.log, "about tunable_batch_1_k");
+        assert_eq!(
+            cache.counts(),
+            (1, 3),
+            "one configuration loaded; three entries kept"
+        );
+        // A configuration whose program is gone (trimmed) is a miss.
+        fs::remove_file(cache.path("program")).unwrap();
+        assert!(cache.load("a").is_none());
+        // A configuration entry cut short is a miss too.
+        cache.store("program", Ok(&built(4)));
+        let full = fs::read(cache.path("a")).unwrap();
+        fs::write(cache.path("a"), &full[..full.len() - 2]).unwrap();
+        assert!(cache.load("a").is_none());
         fs::remove_dir_all(&dir).unwrap();
     }
 

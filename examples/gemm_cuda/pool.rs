@@ -1,17 +1,18 @@
 //! `gemm_cuda --pool ARCH`: how long a tuning of this kernel waits for NVRTC on this machine,
-//! with no GPU. `auto` (or `--strategy`) runs as the tuner runs it (one configuration at a time, the default
-//! first, its expected next configurations handed to the compile pool) while NVRTC compiles
-//! every configuration for real on the runtime's pool ([`Pool`]); the GPU's measurement is
-//! replaced by a fixed wait, and the kernel times the strategy is told are made up (a smooth
-//! function of the tiles, the block size and the staging, nothing measured). The builds go
+//! with no GPU. `auto` (or `--strategy`) runs as the tuner runs it (one configuration at a
+//! time, the default first, its expected next configurations handed to the compile pool) while
+//! NVRTC compiles every configuration for real on the runtime's pool ([`Pool`]); the GPU's
+//! measurement is replaced by a fixed wait, and the kernel times the strategy is told are made
+//! up (a smooth function of the tiles, the block size and the staging, nothing measured). The builds go
 //! through the CUDA backend's own [`BuildsAhead`], as the tuner's do. Three ways of compiling,
 //! each run in turn, `--rounds` times (each round starting with the next way):
 //!
 //! - **batched**: the tuner's way: the pool builds the guesses, up to [`BATCH`] of them in one
 //!   NVRTC program, and the measuring thread builds the configuration about to be measured
 //!   unless it is built or being built;
-//! - **alone**: the same with one configuration per program (`TUNABLE_NVRTC_BATCH=1`, the way
-//!   before 2026-11-28's programs of several);
+//! - **alone**: the same with one configuration per program (`TUNABLE_NVRTC_BATCH=1`; as before
+//!   2026-11-28's programs of several, except that a configuration being built is waited for,
+//!   not compiled a second time);
 //! - **none**: nothing compiled ahead (`TUNABLE_BATCH=1`).
 //!
 //! Every run compiles from nothing (the build cache is turned off). `--evaluations N` (default

@@ -10,9 +10,8 @@
 //! - **batched**: the tuner's way: the pool builds the guesses, up to [`BATCH`] of them in one
 //!   NVRTC program, and the measuring thread builds the configuration about to be measured
 //!   unless it is built or being built;
-//! - **alone**: the same with one configuration per program (`TUNABLE_NVRTC_BATCH=1`; as before
-//!   2026-11-28's programs of several, except that a configuration being built is waited for,
-//!   not compiled a second time);
+//! - **alone**: the same with one configuration per program (`TUNABLE_NVRTC_BATCH=1`, the way
+//!   before 2026-11-28's programs of several);
 //! - **none**: nothing compiled ahead (`TUNABLE_BATCH=1`).
 //!
 //! Every run compiles from nothing (the build cache is turned off). `--evaluations N` (default

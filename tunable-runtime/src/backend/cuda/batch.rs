@@ -157,7 +157,7 @@ pub(crate) fn compile_items(
     items: &[Item<'_>],
     arch: &str,
 ) -> Vec<Result<Compiled, CudaError>> {
-    let alone = |item: &Item<'_>| compile::compile_with(source, item.defs, arch, item.config);
+    let alone = |item: &Item<'_>| compile::compile_with(source, item.defs, arch, item.config, true);
     let hash = tunable_search::fingerprint::fnv1a(&[source.code.as_bytes()]);
     if items.len() < 2 || refusal(source).is_some() || remembered(hash) {
         return items.iter().map(alone).collect();

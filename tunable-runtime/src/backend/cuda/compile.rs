@@ -44,16 +44,19 @@ pub fn compile<P: Params>(source: &Source, params: &P, arch: &str) -> Result<Com
         config: config.clone(),
         reason,
     })?;
-    compile_with(source, &defs, arch, &config)
+    compile_with(source, &defs, arch, &config, false)
 }
 
 /// Compiles with definitions already rendered (NVRTC must have been found: see
-/// [`super::image::compile_images`]).
+/// [`super::image::compile_images`]). With `shared`, the configuration may come from a program
+/// of several kept in the build cache (its entry point renamed); without, it is a build of its
+/// own (what [`compile`] returns, and what a shipped binary embeds).
 pub(crate) fn compile_with(
     source: &Source,
     defs: &[String],
     arch: &str,
     config: &str,
+    shared: bool,
 ) -> Result<Compiled, CudaError> {
     let fail = |log: String| CudaError::Compile {
         config: config.to_owned(),
@@ -72,7 +75,7 @@ pub(crate) fn compile_with(
     let on = minimal::setting()?;
     let run = || build(nvrtc, source, &code, &name, options.clone(), arch, on);
     let (out, entry) = match &kept {
-        Some((cache, key)) => cache.get_or_build(key, run),
+        Some((cache, key)) => cache.get_or_build(key, shared, run),
         None => run().map(|o| (o, None)).map_err(|f| f.message),
     }
     .map_err(fail)?;

@@ -245,11 +245,16 @@ impl BuildCache {
     }
 
     /// The build kept for `key` (or the log of a program the compiler rejected), if there is a
-    /// whole one: for a configuration compiled in a program of several, the program's output
-    /// with the configuration's part of the log, and its entry point.
-    pub(crate) fn load(&self, key: &str) -> Option<Result<(Output, Option<String>), String>> {
+    /// whole one: for a configuration compiled in a program of several (only if `shared`), the
+    /// program's output with the configuration's part of the log, and its entry point.
+    pub(crate) fn load(
+        &self,
+        key: &str,
+        shared: bool,
+    ) -> Option<Result<(Output, Option<String>), String>> {
         let build = match self.read(key)? {
             Kept::Build(build) => build.map(|o| (o, None)),
+            Kept::InProgram(_) if !shared => return None,
             Kept::InProgram(p) => match self.read(&p.program)? {
                 Kept::Build(Ok(out)) => Ok((Output { log: p.log, ..out }, Some(p.entry))),
                 _ => return None,
@@ -259,16 +264,17 @@ impl BuildCache {
         Some(build)
     }
 
-    /// The build kept for `key`, else `build()`'s, kept for next time when it is a build or a
-    /// program the compiler rejected (it fails the same way every time); a failure to run NVRTC
-    /// (out of memory, say) is not kept. The error is NVRTC's message; the entry point is named
-    /// when the build was one of a program of several.
+    /// The build kept for `key` ([`BuildCache::load`], with `shared`), else `build()`'s, kept
+    /// for next time when it is a build or a program the compiler rejected (it fails the same
+    /// way every time); a failure to run NVRTC (out of memory, say) is not kept. The error is
+    /// NVRTC's message; the entry point is named when the build was one of a program of several.
     pub(crate) fn get_or_build(
         &self,
         key: &str,
+        shared: bool,
         build: impl FnOnce() -> Result<Output, Failure>,
     ) -> Result<(Output, Option<String>), String> {
-        if let Some(kept) = self.load(key) {
+        if let Some(kept) = self.load(key, shared) {
             return kept;
         }
         let built = build();
@@ -519,19 +525,19 @@ mod tests {
     fn a_stored_build_or_failure_loads_whole_and_only_for_its_key() {
         let dir = scratch("roundtrip");
         let cache = BuildCache::new(dir.clone());
-        assert!(cache.load("a").is_none(), "nothing stored yet");
+        assert!(cache.load("a", true).is_none(), "nothing stored yet");
         for (k, build) in [
             ("a", Ok(built(2))),
             ("b", Ok(built(3))),
             ("c", Err("error: expected a ';'".to_owned())),
         ] {
             cache.store(k, build.as_ref().map_err(String::as_str));
-            assert!(same(&cache.load(k).expect("stored"), &build), "{k}");
+            assert!(same(&cache.load(k, true).expect("stored"), &build), "{k}");
         }
         assert_eq!(cache.counts(), (3, 3));
         // Another key under the same file name (a collision) is a miss.
         fs::copy(cache.path("a"), cache.path("z")).unwrap();
-        assert!(cache.load("z").is_none());
+        assert!(cache.load("z", true).is_none());
         // A file cut short, or with bytes after the entry, is a miss; storing again mends it.
         let full = fs::read(cache.path("a")).unwrap();
         for bad in [
@@ -539,10 +545,10 @@ mod tests {
             &[full.as_slice(), b"x"].concat()[..],
         ] {
             fs::write(cache.path("a"), bad).unwrap();
-            assert!(cache.load("a").is_none());
+            assert!(cache.load("a", true).is_none());
         }
         cache.store("a", Ok(&built(2)));
-        assert!(same(&cache.load("a").unwrap(), &Ok(built(2))));
+        assert!(same(&cache.load("a", true).unwrap(), &Ok(built(2))));
         // No temporary file is left behind.
         let names: Vec<String> = fs::read_dir(&dir)
             .unwrap()
@@ -565,7 +571,8 @@ mod tests {
         cache.store_in_program("a", &in_program("tunable_batch_0_k"));
         cache.store_in_program("b", &in_program("tunable_batch_1_k"));
         assert!(cache.contains("a") && cache.contains("b"));
-        let (out, entry) = cache.load("b").expect("kept").expect("a build");
+        assert!(cache.load("b", false).is_none(), "not a build of its own");
+        let (out, entry) = cache.load("b", true).expect("kept").expect("a build");
         assert_eq!(entry.as_deref(), Some("tunable_batch_1_k"));
         assert_eq!((out.ptx, out.cubin), (built(4).ptx, built(4).cubin));
         assert_eq!(out.log, "about tunable_batch_1_k");
@@ -576,12 +583,12 @@ mod tests {
         );
         // A configuration whose program is gone (trimmed) is a miss.
         fs::remove_file(cache.path("program")).unwrap();
-        assert!(cache.load("a").is_none());
+        assert!(cache.load("a", true).is_none());
         // A configuration entry cut short is a miss too.
         cache.store("program", Ok(&built(4)));
         let full = fs::read(cache.path("a")).unwrap();
         fs::write(cache.path("a"), &full[..full.len() - 2]).unwrap();
-        assert!(cache.load("a").is_none());
+        assert!(cache.load("a", true).is_none());
         fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -591,7 +598,7 @@ mod tests {
         fs::write(&dir, b"a file where the folder should be").unwrap();
         let cache = BuildCache::new(dir.join("sub"));
         cache.store("a", Ok(&built(1)));
-        assert!(cache.load("a").is_none());
+        assert!(cache.load("a", true).is_none());
         assert_eq!(cache.counts(), (0, 0));
         fs::remove_file(&dir).unwrap();
     }
@@ -616,7 +623,7 @@ mod tests {
                 .unwrap();
         }
         // Loading the oldest renews it: `mid` is now the least recently used.
-        assert!(cache.load("old").is_some());
+        assert!(cache.load("old", true).is_some());
         let stale = dir.join("0123.77.0.tmp");
         fs::write(&stale, b"half").unwrap();
         fs::File::options()

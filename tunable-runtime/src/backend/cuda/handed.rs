@@ -202,7 +202,7 @@ impl BuildsAhead {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(key);
-        let alone = || image::compile_images(source, defs, &self.arch, config);
+        let alone = || image::compile_images(source, defs, &self.arch, config, true);
         match handed {
             Some(h) => {
                 self.hits.fetch_add(1, Ordering::Relaxed);
@@ -254,7 +254,8 @@ impl BuildsAhead {
                 .collect::<Vec<_>>()
         };
         if let [(_, one)] = &group[..] {
-            let built = image::compile_images(&one.source, &one.defs, &self.arch, &one.config);
+            let built =
+                image::compile_images(&one.source, &one.defs, &self.arch, &one.config, true);
             let (claim, _) = group.into_iter().next().expect("one");
             claim.finish(built);
             return;
@@ -270,9 +271,8 @@ impl BuildsAhead {
             Ok(_) => batch::compile_items(&own.source, &items, &self.arch),
             Err(e) => items.iter().map(|_| Err(e.clone())).collect(),
         };
-        let mut seen = Vec::new();
         for ((claim, _), result) in group.into_iter().zip(results) {
-            claim.finish(result.map(|c| image::shared_images(c, &mut seen)));
+            claim.finish(result.map(|c| image::compiled_images(c, own.source.kernel)));
         }
     }
 }

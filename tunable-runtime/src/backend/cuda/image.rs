@@ -16,7 +16,8 @@ use super::error::CudaError;
 use crate::backend::embedded::{self, Provenance};
 use crate::backend::{Source, definitions, record};
 use crate::params::Params;
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex, Weak};
 use tunable_search::format::artifact::Kind;
 
 /// The kinds a CUDA backend loads, in order of preference: a CUBIN needs no JIT compilation by
@@ -85,48 +86,70 @@ pub(crate) fn has_embedded(
         .is_empty()
 }
 
-/// The images of an NVRTC compilation, the one to load first: the CUBIN (if compiled for an
-/// `sm_` architecture), then the PTX.
-pub(crate) fn compiled_images(compiled: Compiled) -> Vec<Image> {
-    shared_images(compiled, &mut Vec::new())
-}
-
-/// [`compiled_images`], sharing the bytes of an image in `seen` (the images of the
-/// configurations compiled in the same program) where they are the same.
-pub(crate) fn shared_images(compiled: Compiled, seen: &mut Vec<Arc<[u8]>>) -> Vec<Image> {
-    let mut share = |bytes: Vec<u8>| -> Arc<[u8]> {
-        if let Some(same) = seen.iter().find(|s| ***s == *bytes) {
-            return Arc::clone(same);
-        }
-        let bytes: Arc<[u8]> = Arc::from(bytes);
-        seen.push(Arc::clone(&bytes));
-        bytes
-    };
+/// The images of an NVRTC compilation of `kernel`, the one to load first: the CUBIN (if
+/// compiled for an `sm_` architecture), then the PTX. A configuration compiled in a program of
+/// several (its entry point renamed) has the program's CUBIN only, one copy per process
+/// ([`program_bytes`]); its PTX, eight configurations long, would only serve a driver that
+/// refused the CUBIN, and the shipped binary's images are compiled alone.
+pub(crate) fn compiled_images(compiled: Compiled, kernel: &str) -> Vec<Image> {
     let entry = compiled.entry;
+    if entry != kernel
+        && let Some(cubin) = compiled.cubin
+    {
+        return vec![Image {
+            kind: Kind::Cubin,
+            bytes: program_bytes(cubin),
+            provenance: Provenance::Compiled,
+            entry,
+        }];
+    }
     let cubin = compiled.cubin.map(|c| Image {
         kind: Kind::Cubin,
-        bytes: share(c),
+        bytes: Arc::from(c),
         provenance: Provenance::Compiled,
         entry: entry.clone(),
     });
     let ptx = Image {
         kind: Kind::Ptx,
-        bytes: share(compiled.ptx.into_bytes()),
+        bytes: Arc::from(compiled.ptx.into_bytes()),
         provenance: Provenance::Compiled,
         entry,
     };
     cubin.into_iter().chain([ptx]).collect()
 }
 
-/// Compiles with NVRTC, which is looked for now (the first compilation of the process).
+/// One copy per process of the image of a program of several configurations, however its
+/// configurations were compiled or loaded (together, alone from the build cache): the same bytes
+/// share an `Arc`, and so one module ([`super::Cuda`] loads one per image). Looked up by a hash
+/// of the bytes, then compared.
+fn program_bytes(bytes: Vec<u8>) -> Arc<[u8]> {
+    static PROGRAMS: LazyLock<Mutex<HashMap<u64, Weak<[u8]>>>> =
+        LazyLock::new(|| Mutex::new(HashMap::new()));
+    let hash = tunable_search::fingerprint::fnv1a(&[&bytes]);
+    let mut programs = PROGRAMS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(same) = programs.get(&hash).and_then(Weak::upgrade)
+        && *same == *bytes
+    {
+        return same;
+    }
+    programs.retain(|_, w| w.strong_count() > 0);
+    let bytes: Arc<[u8]> = Arc::from(bytes);
+    programs.insert(hash, Arc::downgrade(&bytes));
+    bytes
+}
+
+/// Compiles with NVRTC, which is looked for now (the first compilation of the process); with
+/// `shared`, a configuration kept in the build cache as one of a program of several loads as
+/// that ([`compile_with`]).
 pub(crate) fn compile_images(
     source: &Source,
     defs: &[String],
     arch: &str,
     config: &str,
+    shared: bool,
 ) -> Result<Vec<Image>, CudaError> {
     super::library::nvrtc()?;
-    compile_with(source, defs, arch, config).map(compiled_images)
+    compile_with(source, defs, arch, config, shared).map(|c| compiled_images(c, source.kernel))
 }
 
 /// Notes the images of a program for the tuner's recording, if one is in progress on this
@@ -139,7 +162,7 @@ pub(crate) fn note(source: &Source, defs: &[String], arch: &str, images: &[Image
             let (source, defs, arch) = (*source, defs.to_vec(), arch.to_owned());
             return Box::new(move || {
                 let config: Vec<&str> = defs.iter().map(|d| d.trim_start_matches("-D")).collect();
-                let images = compile_images(&source, &defs, &arch, &config.join(", "))
+                let images = compile_images(&source, &defs, &arch, &config.join(", "), false)
                     .map_err(|e| e.to_string())?;
                 Ok(images
                     .iter()
@@ -192,7 +215,7 @@ pub fn image<P: Params>(source: &Source, params: &P, arch: &str) -> Result<Image
     let (mut images, refused) = embedded_images(source, &defs, arch, P::artifacts());
     if images.is_empty() {
         embedded::say_compiling(source.kernel, &config, &refused);
-        images = compile_images(source, &defs, arch, &config)?;
+        images = compile_images(source, &defs, arch, &config, true)?;
     }
     note(source, &defs, arch, &images);
     Ok(images.swap_remove(0))

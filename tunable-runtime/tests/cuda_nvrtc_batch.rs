@@ -19,7 +19,7 @@ use tunable_runtime::backend::cuda::{
 use tunable_search::format::artifact::Kind;
 
 mod common;
-use common::{Tile, nvrtc_found};
+use common::{TEXTURED, Tile, nvrtc_found};
 
 /// Macros of its own (one a default the configuration may override, one defined for some
 /// configurations only: seen by the next chunk, it would change that one), a `static_assert` that
@@ -64,16 +64,6 @@ static INCLUDES: Source = Source::new(
     r#"
 #include "scale.h"
 extern "C" __global__ void scaled(float *y) { y[threadIdx.x] *= TILE; }
-"#,
-);
-
-/// Takes a texture object, which NVRTC's `-minimal` leaves out.
-static TEXTURED: Source = Source::new(
-    "textured",
-    r#"
-extern "C" __global__ void textured(cudaTextureObject_t t, float *y) {
-    y[threadIdx.x] = tex1Dfetch<float>(t, threadIdx.x) * TILE;
-}
 "#,
 );
 

@@ -12,7 +12,7 @@ use tunable_runtime::backend::Source;
 use tunable_runtime::backend::cuda::{Compiled, Cuda, CudaError, compile, nvrtc};
 
 mod common;
-use common::{Tile, nvrtc_found};
+use common::{TEXTURED, Tile, nvrtc_found};
 
 /// A kernel of the common kind; TILE = 0 is rejected by the source, a large TILE by `ptxas`.
 static TILED: Source = Source::new(
@@ -25,16 +25,6 @@ extern "C" __global__ void tiled(const float *x, float *y, int n) {
     stage[threadIdx.x % TILE] = i < n ? x[i] : 0.0f;
     __syncthreads();
     if (i < n) y[i] = stage[(threadIdx.x + 1) % TILE] * 2.0f;
-}
-"#,
-);
-
-/// Uses a texture object, which `-minimal` leaves out.
-static TEXTURED: Source = Source::new(
-    "textured",
-    r#"
-extern "C" __global__ void textured(cudaTextureObject_t t, float *y) {
-    y[threadIdx.x] = tex1Dfetch<float>(t, threadIdx.x) * TILE;
 }
 "#,
 );

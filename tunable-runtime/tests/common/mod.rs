@@ -19,6 +19,17 @@ impl tunable_runtime::params::Params for Tile {
     }
 }
 
+/// A CUDA kernel taking a texture object, which NVRTC's `-minimal` leaves out: it compiles only
+/// with the full language.
+pub static TEXTURED: tunable_runtime::backend::Source = tunable_runtime::backend::Source::new(
+    "textured",
+    r#"
+extern "C" __global__ void textured(cudaTextureObject_t t, float *y) {
+    y[threadIdx.x] = tex1Dfetch<float>(t, threadIdx.x) * TILE;
+}
+"#,
+);
+
 /// Skips a test whose library or device is missing, printing why; fails it instead when
 /// `TUNABLE_REQUIRE` names `what` (`.ci/run` requires `opencl` and `nvrtc`, which it installs; `scripts/gpu-check` requires
 /// `cuda`, a GPU, on the machine it runs on).

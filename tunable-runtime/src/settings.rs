@@ -218,13 +218,11 @@ pub const NVRTC_BATCH: usize = 8;
 
 /// [`nvrtc_batch`] of the variable's value `raw`.
 fn nvrtc_batch_of(raw: Option<&std::ffi::OsStr>) -> Result<usize, String> {
-    let Some(raw) = raw else {
-        return Ok(NVRTC_BATCH);
-    };
-    raw.to_str()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|&n| n >= 1)
-        .ok_or_else(|| raw.to_string_lossy().into_owned())
+    match whole_number::<usize>("TUNABLE_NVRTC_BATCH", raw) {
+        Ok(None) => Ok(NVRTC_BATCH),
+        Ok(Some(n)) if n >= 1 => Ok(n),
+        _ => Err(raw.unwrap_or_default().to_string_lossy().into_owned()),
+    }
 }
 
 /// An `on`/`off` setting that is on when unset; panics naming the valid values otherwise.

@@ -46,7 +46,7 @@ use super::error::CudaError;
 use super::library;
 use super::minimal;
 use super::nvrtc::Output;
-use crate::backend::{Source, definitions};
+use crate::backend::Source;
 use crate::params::Params;
 use std::collections::HashSet;
 use std::ffi::CString;
@@ -116,13 +116,12 @@ pub fn compile_many<P: Params>(
     let mut results: Vec<Option<Result<Compiled, CudaError>>> = Vec::new();
     let mut ready = Vec::new();
     for p in configs {
-        let config = p.describe();
-        match definitions(p) {
-            Ok(defs) => {
+        match compile::rendered(p) {
+            Ok((config, defs)) => {
                 ready.push((results.len(), defs, config));
                 results.push(None);
             }
-            Err(reason) => results.push(Some(Err(CudaError::Definition { config, reason }))),
+            Err(e) => results.push(Some(Err(e))),
         }
     }
     if !ready.is_empty() {
@@ -158,7 +157,7 @@ pub(crate) fn compile_items(
     arch: &str,
 ) -> Vec<Result<Compiled, CudaError>> {
     let alone = |item: &Item<'_>| compile::compile_with(source, item.defs, arch, item.config, true);
-    let hash = tunable_search::fingerprint::fnv1a(&[source.code.as_bytes()]);
+    let hash = compile::code_hash(source);
     if items.len() < 2 || refusal(source).is_some() || remembered(hash) {
         return items.iter().map(alone).collect();
     }
@@ -196,10 +195,7 @@ pub(crate) fn setting() -> Result<usize, CudaError> {
 /// Whether configurations of `source` may share a program: nothing in its text refuses it, and
 /// no program of it failed unexplained in this process.
 pub(crate) fn batchable(source: &Source) -> bool {
-    refusal(source).is_none()
-        && !remembered(tunable_search::fingerprint::fnv1a(&[source
-            .code
-            .as_bytes()]))
+    refusal(source).is_none() && !remembered(compile::code_hash(source))
 }
 
 /// Whether `hash`'s source is compiled one by one for the rest of the process.
@@ -212,13 +208,11 @@ fn remembered(hash: u64) -> bool {
 
 /// Whether the build cache holds `item`'s build.
 fn is_kept(source: &Source, arch: &str, item: &Item<'_>) -> bool {
-    let (Some(cache), Ok(nvrtc)) = (disk::shared(), library::nvrtc()) else {
+    let (Ok(nvrtc), Ok(options)) = (library::nvrtc(), compile::options(source, arch, item.defs))
+    else {
         return false;
     };
-    compile::options(source, arch, item.defs)
-        .ok()
-        .and_then(|o| disk::key(disk::library(nvrtc), source.code, source.kernel, &o))
-        .is_some_and(|key| cache.contains(&key))
+    compile::cache_key(nvrtc, source, &options).is_some_and(|(cache, key)| cache.contains(&key))
 }
 
 /// The most programs of several configurations compiled for one group: each one that fails
@@ -243,7 +237,7 @@ fn group_results(
         let program = Program::new(source, &chunk_items);
         // Whether the program was compiled knowing that the source needs the full language.
         let full_before = minimal::needs_full(hash);
-        let log = match together(source, &program, arch, hash) {
+        let log = match together(source, &program, arch) {
             Ok(out) => {
                 keep(source, &program, &out, &chunk_items, arch);
                 for (c, &i) in left.iter().enumerate() {
@@ -286,28 +280,24 @@ fn group_results(
 /// Keeps a program of several that compiled in the build cache: the program once, under a key
 /// of its own, and each configuration as an entry naming it (see [`super::build_cache`]).
 fn keep(source: &Source, program: &Program, out: &Output, items: &[Item<'_>], arch: &str) {
-    let (Some(cache), Ok(nvrtc)) = (disk::shared(), library::nvrtc()) else {
+    let Ok(nvrtc) = library::nvrtc() else {
         return;
     };
-    let library = disk::library(nvrtc);
+    let key =
+        |options: Result<Vec<String>, String>| compile::cache_key(nvrtc, source, &options.ok()?);
     // The program's text follows from the source and the chunks' definitions: the key holds
     // those (and the program's layout, by a version), not the text, eight times the source.
-    let Some(program_key) = compile::options(source, arch, &[])
-        .ok()
-        .and_then(|mut options| {
-            options.push(format!("{FILE} 1"));
-            options.extend(items.iter().map(|item| item.defs.join(" ")));
-            disk::key(library, source.code, source.kernel, &options)
-        })
-    else {
+    let program_options = compile::options(source, arch, &[]).map(|mut options| {
+        options.push(format!("{FILE} 1"));
+        options.extend(items.iter().map(|item| item.defs.join(" ")));
+        options
+    });
+    let Some((cache, program_key)) = key(program_options) else {
         return;
     };
     cache.store(&program_key, Ok(out));
     for (c, item) in items.iter().enumerate() {
-        let key = compile::options(source, arch, item.defs)
-            .ok()
-            .and_then(|options| disk::key(library, source.code, source.kernel, &options));
-        if let Some(key) = key {
+        if let Some((_, key)) = key(compile::options(source, arch, item.defs)) {
             let in_program = disk::InProgram {
                 program: program_key.clone(),
                 entry: program.entries[c].clone(),
@@ -327,23 +317,14 @@ fn remember(hash: u64) {
 /// the source is not known to need the full language (a failure is then blamed on the
 /// configurations, which are compiled alone with [`minimal`]'s rules): NVRTC's output, or its
 /// log.
-fn together(source: &Source, program: &Program, arch: &str, hash: u64) -> Result<Output, String> {
+fn together(source: &Source, program: &Program, arch: &str) -> Result<Output, String> {
     let options = compile::options(source, arch, &[])?;
     let code = CString::new(program.code.as_str())
         .map_err(|_| "the source contains a NUL byte".to_owned())?;
     let name = CString::new(format!("{FILE}.cu")).expect("no NUL byte");
-    let api = library::nvrtc().map_err(|e| e.to_string())?.api();
+    let nvrtc = library::nvrtc().map_err(|e| e.to_string())?;
     let on = minimal::setting().map_err(|e| e.to_string())?;
-    let flag = minimal::wanted(api.version, &options, on) && !minimal::needs_full(hash);
-    let mut options: Vec<CString> = options
-        .into_iter()
-        .map(|o| CString::new(o).expect("checked for NUL bytes"))
-        .collect();
-    if flag {
-        options.push(CString::new(minimal::FLAG).expect("no NUL byte"));
-    }
-    api.compile(&code, &name, &options, arch.starts_with("sm_"))
-        .map_err(|f| f.message)
+    compile::build(nvrtc, source, &code, &name, options, arch, on, false).map_err(|f| f.message)
 }
 
 /// Why `source` is compiled one configuration at a time, if it is.

@@ -39,12 +39,36 @@ pub struct Compiled {
 /// [`CudaError::NoKernel`] if the PTX has no entry point named `source.kernel`.
 pub fn compile<P: Params>(source: &Source, params: &P, arch: &str) -> Result<Compiled, CudaError> {
     library::nvrtc()?;
-    let config = params.describe();
-    let defs = definitions(params).map_err(|reason| CudaError::Definition {
-        config: config.clone(),
-        reason,
-    })?;
+    let (config, defs) = rendered(params)?;
     compile_with(source, &defs, arch, &config, false)
+}
+
+/// `params`' description and its definitions (`-DNAME=value`), or the error saying which value
+/// cannot be written as one.
+pub(crate) fn rendered<P: Params>(params: &P) -> Result<(String, Vec<String>), CudaError> {
+    let config = params.describe();
+    match definitions(params) {
+        Ok(defs) => Ok((config, defs)),
+        Err(reason) => Err(CudaError::Definition { config, reason }),
+    }
+}
+
+/// The hash of `source`'s text (FNV-1a) that this process remembers sources by (the ones that
+/// need NVRTC's full language, the ones compiled one configuration per program).
+pub(crate) fn code_hash(source: &Source) -> u64 {
+    tunable_search::fingerprint::fnv1a(&[source.code.as_bytes()])
+}
+
+/// The build cache and the key under which it keeps the compilation of `source` with `options`
+/// (`None`: the cache is off, or the source reads files the key cannot see).
+pub(crate) fn cache_key(
+    nvrtc: &library::Nvrtc,
+    source: &Source,
+    options: &[String],
+) -> Option<(&'static disk::BuildCache, String)> {
+    let cache = disk::shared()?;
+    let key = disk::key(disk::library(nvrtc), source.code, source.kernel, options)?;
+    Some((cache, key))
 }
 
 /// Compiles with definitions already rendered (NVRTC must have been found: see
@@ -68,12 +92,9 @@ pub(crate) fn compile_with(
     let name = CString::new(format!("{}.cu", source.kernel))
         .map_err(|_| fail("the kernel name contains a NUL byte".into()))?;
     let nvrtc = library::nvrtc()?;
-    let kept = disk::shared().and_then(|cache| {
-        let key = disk::key(disk::library(nvrtc), source.code, source.kernel, &options)?;
-        Some((cache, key))
-    });
+    let kept = cache_key(nvrtc, source, &options);
     let on = minimal::setting()?;
-    let run = || build(nvrtc, source, &code, &name, options.clone(), arch, on);
+    let run = || build(nvrtc, source, &code, &name, options.clone(), arch, on, true);
     let (out, entry) = match &kept {
         Some((cache, key)) => cache.get_or_build(key, shared, run),
         None => run().map(|o| (o, None)).map_err(|f| f.message),
@@ -100,8 +121,11 @@ pub(crate) fn options(source: &Source, arch: &str, defs: &[String]) -> Result<Ve
 }
 
 /// One NVRTC compilation of `code` (named `name` in the log) with `options`, `-minimal` first
-/// where it is wanted and `minimal_on` (the setting) lets it be tried ([`minimal`]'s rules,
-/// keyed by `source`'s code).
+/// where it is wanted and `minimal_on` (the setting) lets it be tried. With `retry`,
+/// [`minimal`]'s rules (keyed by `source`'s code) compile a failure again without the flag;
+/// without (a program of several configurations, whose failures are blamed on them), the flag
+/// is left out only for a source known to need the full language, and a failure is returned.
+#[allow(clippy::too_many_arguments)] // one compilation's inputs, from two callers
 pub(crate) fn build(
     nvrtc: &library::Nvrtc,
     source: &Source,
@@ -110,6 +134,7 @@ pub(crate) fn build(
     options: Vec<String>,
     arch: &str,
     minimal_on: bool,
+    retry: bool,
 ) -> Result<Output, Failure> {
     let api = nvrtc.api();
     let try_flag = minimal::wanted(api.version, &options, minimal_on);
@@ -119,15 +144,20 @@ pub(crate) fn build(
         .collect();
     let plain = options.len();
     options.push(CString::new(minimal::FLAG).expect("no NUL byte"));
-    let source_hash = tunable_search::fingerprint::fnv1a(&[source.code.as_bytes()]);
-    minimal::compile(source_hash, try_flag, |flag| {
+    let compile = |flag: bool| {
         let used = if flag {
             &options[..]
         } else {
             &options[..plain]
         };
         api.compile(code, name, used, arch.starts_with("sm_"))
-    })
+    };
+    let hash = code_hash(source);
+    if retry {
+        minimal::compile(hash, try_flag, compile)
+    } else {
+        compile(try_flag && !minimal::needs_full(hash))
+    }
 }
 
 /// The configuration's result from NVRTC's output: its PTX must hold the entry point `entry`

@@ -357,45 +357,39 @@ impl BuildCache {
 
 /// An entry: the magic, the key, then a build (0) or a failure's log (1).
 fn encode(key: &str, build: Result<&Output, &str>) -> Vec<u8> {
-    let mut out = MAGIC.to_vec();
-    let mut put = |bytes: &[u8]| {
-        out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
-        out.extend_from_slice(bytes);
-    };
-    put(key.as_bytes());
     match build {
         Ok(o) => {
-            put(&[0]);
-            put(&o.ptx);
-            match &o.cubin {
-                Some(c) => {
-                    put(&[1]);
-                    put(c);
-                }
-                None => put(&[0]),
-            }
-            put(o.log.as_bytes());
+            let cubin: &[&[u8]] = match &o.cubin {
+                Some(c) => &[&[1], c],
+                None => &[&[0]],
+            };
+            let mut parts: Vec<&[u8]> = vec![key.as_bytes(), &[0], &o.ptx];
+            parts.extend_from_slice(cubin);
+            parts.push(o.log.as_bytes());
+            framed(&parts)
         }
-        Err(log) => {
-            put(&[1]);
-            put(log.as_bytes());
-        }
+        Err(log) => framed(&[key.as_bytes(), &[1], log.as_bytes()]),
     }
-    out
 }
 
-/// The entry of a configuration compiled in a program of several.
+/// The entry of a configuration compiled in a program of several: the key, 2, the program's key,
+/// the entry point and its part of the log.
 fn encode_in_program(key: &str, p: &InProgram) -> Vec<u8> {
-    let mut out = MAGIC.to_vec();
-    for bytes in [
+    framed(&[
         key.as_bytes(),
         &[2],
         p.program.as_bytes(),
         p.entry.as_bytes(),
         p.log.as_bytes(),
-    ] {
-        out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
-        out.extend_from_slice(bytes);
+    ])
+}
+
+/// An entry: [`MAGIC`], then each part after its length (8 bytes, little-endian).
+fn framed(parts: &[&[u8]]) -> Vec<u8> {
+    let mut out = MAGIC.to_vec();
+    for part in parts {
+        out.extend_from_slice(&(part.len() as u64).to_le_bytes());
+        out.extend_from_slice(part);
     }
     out
 }

@@ -28,12 +28,13 @@
 //! replaced by a wait.
 
 use super::batch;
+use super::compile;
 use super::error::CudaError;
 use super::image::{self, Image};
 use super::library;
 use super::slot::Slot;
 use crate::ahead::Build;
-use crate::backend::{Source, definitions};
+use crate::backend::Source;
 use crate::params::Params;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -148,11 +149,7 @@ impl BuildsAhead {
         source: &Source,
         params: &P,
     ) -> Result<Option<Build>, CudaError> {
-        let config = params.describe();
-        let defs = definitions(params).map_err(|reason| CudaError::Definition {
-            config: config.clone(),
-            reason,
-        })?;
+        let (config, defs) = compile::rendered(params)?;
         Ok(self.hand_defs(source.cache_key(&defs), source, defs, config))
     }
 
@@ -181,11 +178,7 @@ impl BuildsAhead {
     /// `params`' images of `source`, no longer handed over: built by the pool, or waited for
     /// while a thread builds them, or compiled now, alone, when nobody has started them.
     pub fn take<P: Params>(&self, source: &Source, params: &P) -> Built {
-        let config = params.describe();
-        let defs = definitions(params).map_err(|reason| CudaError::Definition {
-            config: config.clone(),
-            reason,
-        })?;
+        let (config, defs) = compile::rendered(params)?;
         self.take_defs(&source.cache_key(&defs), source, &defs, &config)
     }
 

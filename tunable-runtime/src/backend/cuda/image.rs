@@ -14,7 +14,7 @@
 use super::compile::{Compiled, compile_with};
 use super::error::CudaError;
 use crate::backend::embedded::{self, Provenance};
-use crate::backend::{Source, definitions, record};
+use crate::backend::{Source, record};
 use crate::params::Params;
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex, Weak};
@@ -207,11 +207,7 @@ pub(crate) fn note(source: &Source, defs: &[String], arch: &str, images: &[Image
 /// ```
 pub fn image<P: Params>(source: &Source, params: &P, arch: &str) -> Result<Image, CudaError> {
     record::note_source(source, arch);
-    let config = params.describe();
-    let defs = definitions(params).map_err(|reason| CudaError::Definition {
-        config: config.clone(),
-        reason,
-    })?;
+    let (config, defs) = super::compile::rendered(params)?;
     let (mut images, refused) = embedded_images(source, &defs, arch, P::artifacts());
     if images.is_empty() {
         embedded::say_compiling(source.kernel, &config, &refused);

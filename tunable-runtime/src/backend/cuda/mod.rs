@@ -102,8 +102,8 @@ pub use launch::{CompiledKernel, KernelArg, Launch};
 pub use library::{Nvrtc, nvrtc};
 
 use crate::ahead;
+use crate::backend::Source;
 use crate::backend::embedded::{self, Provenance};
-use crate::backend::{Source, definitions};
 use crate::measure::report_compile_time;
 use crate::params::Params;
 use cudarc::driver::CudaModule;
@@ -229,6 +229,7 @@ impl Cuda {
             max_shared_per_block: attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
         };
         let stream = ctx.default_stream();
+        let arch = format!("sm_{major}{minor}");
         Ok(Cuda {
             inner: Arc::new(Inner {
                 ctx,
@@ -239,10 +240,10 @@ impl Cuda {
                     version / 1000,
                     version % 1000 / 10
                 ),
-                arch: format!("sm_{major}{minor}"),
                 limits,
                 cache: Mutex::new(HashMap::new()),
-                builds: BuildsAhead::new(&format!("sm_{major}{minor}"), limit),
+                builds: BuildsAhead::new(&arch, limit),
+                arch,
                 shared_modules: Mutex::new(Vec::new()),
             }),
             timeout: crate::settings::launch_timeout()
@@ -283,11 +284,7 @@ impl Cuda {
         params: &P,
     ) -> Result<CompiledKernel, CudaError> {
         crate::backend::record::note_source(source, &self.inner.arch);
-        let config = params.describe();
-        let defs = definitions(params).map_err(|reason| CudaError::Definition {
-            config: config.clone(),
-            reason,
-        })?;
+        let (config, defs) = compile::rendered(params)?;
         let key = source.cache_key(&defs);
         if ahead::collecting() {
             let loaded = self

@@ -17,8 +17,11 @@
 //! Every run compiles from nothing (the build cache is turned off). `--evaluations N` (default
 //! 100), `--measure-ms M` (default 8: what a `gemm_cuda` configuration's measuring took on an
 //! H200 at n = 2048), `--rounds R` (default 2), `--strategy S` (default `auto`), `--ahead N`
-//! (the configurations expected next handed to the pool before each evaluation; default the
-//! threads, as the tuner).
+//! (the configurations expected next asked of the strategy before each evaluation; default as
+//! the tuner, [`hints`](tunable_runtime::ahead::hints): the threads, at least 16; as the tuner,
+//! only as many as the threads go to the pool until the guesses come true), `--ways W,...`
+//! (default `batched,alone,none`). One configuration is compiled before the ways run, so that
+//! loading NVRTC is not charged to the way that runs first.
 
 use super::{GEMM, GemmCudaParams, flag_value, gemm_cuda_space};
 use std::collections::{HashMap, HashSet};
@@ -26,7 +29,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tunable::Params;
 use tunable::backend::cuda::{BATCH, BuildsAhead};
-use tunable_runtime::ahead::Pool;
+use tunable_runtime::ahead::{Hits, Pool};
 use tunable_search::Space;
 use tunable_search::strategy::{self, Driver, Evaluator, Outcome};
 
@@ -77,6 +80,10 @@ struct Fake {
     measure: Duration,
     /// Seconds the measuring thread spent building or waiting for builds.
     waited: f64,
+    /// Which guesses came true, as the tuner counts them.
+    hits: Hits,
+    /// The pool's threads.
+    threads: usize,
 }
 
 impl Fake {
@@ -104,6 +111,7 @@ impl Evaluator for Fake {
     fn evaluate(&mut self, positions: &[usize]) -> Result<Vec<Outcome>, Self::Error> {
         let mut out = Vec::with_capacity(positions.len());
         for &position in positions {
+            self.hits.asked(position);
             let p = self.params(position);
             self.measured += usize::from(self.handed.contains(&position));
             let start = Instant::now();
@@ -123,8 +131,17 @@ impl Evaluator for Fake {
         if !self.way.ahead {
             return;
         }
-        // The configuration about to be measured is left to the measuring thread.
+        // The configuration about to be measured is left to the measuring thread; of the
+        // others, as the tuner, as many as the pool has threads until the guesses come true.
         let likely = likely.get(1..).unwrap_or_default();
+        let likely = if self.hits.precise() {
+            likely
+        } else {
+            &likely[..likely.len().min(self.threads)]
+        };
+        for &p in likely {
+            self.hits.handed(p);
+        }
         let mut fresh = Vec::new();
         for &position in likely {
             let p = self.params(position);
@@ -156,11 +173,26 @@ pub fn report(arch: &str, args: &[String]) {
         .parse()
         .unwrap_or_else(|e| panic!("--strategy {name}: {e}"));
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let hints = number("--ahead", threads as f64) as usize;
+    let hints = number("--ahead", tunable_runtime::ahead::hints() as f64) as usize;
+    let ways: Vec<(&str, Way)> = match flag_value(args, "--ways") {
+        None => WAYS.to_vec(),
+        Some(list) => list
+            .split(',')
+            .map(|w| {
+                *WAYS.iter().find(|(n, _)| *n == w).unwrap_or_else(|| {
+                    panic!("--ways {list}: {w} is not one of batched, alone, none")
+                })
+            })
+            .collect(),
+    };
     let space = Arc::new(gemm_cuda_space());
     let default = space
         .position_of_values(&GemmCudaParams::default().to_values())
         .expect("the default is in the space");
+    // The process's first NVRTC compilation loads the library and its builtins: done here, not
+    // in whichever way runs first (a configuration outside the tunings' first evaluations).
+    let warm = GemmCudaParams::from_values(&space.values(space.len() - 1)).expect("fits");
+    let _ = BuildsAhead::new(arch, 1).take(&GEMM, &warm);
     println!(
         "gemm_cuda --pool {arch}: {name}, {evaluations} evaluations, NVRTC for real on {threads} threads, {:.1} ms of made-up measuring each",
         measure.as_secs_f64() * 1e3
@@ -168,8 +200,8 @@ pub fn report(arch: &str, args: &[String]) {
     let mut totals: HashMap<&str, Vec<(f64, f64)>> = HashMap::new();
     for round in 1..=rounds {
         // Each round starts with the next way, so that no way always runs first.
-        for k in 0..WAYS.len() {
-            let (name, way) = WAYS[(k + round - 1) % WAYS.len()];
+        for k in 0..ways.len() {
+            let (name, way) = ways[(k + round - 1) % ways.len()];
             let pool = way.ahead.then(|| Pool::new(threads));
             let mut fake = Fake {
                 space: Arc::clone(&space),
@@ -180,6 +212,8 @@ pub fn report(arch: &str, args: &[String]) {
                 measured: 0,
                 measure,
                 waited: 0.0,
+                hits: Hits::default(),
+                threads,
             };
             let mut strategy = strategy::build(&spec, Arc::clone(&space), 1).expect("builds");
             let mut driver = Driver::new(strategy.as_mut(), evaluations).first(&[default]);
@@ -199,7 +233,7 @@ pub fn report(arch: &str, args: &[String]) {
             totals.entry(name).or_default().push((wall, fake.waited));
         }
     }
-    for (name, _) in WAYS {
+    for (name, _) in &ways {
         let runs = &totals[name];
         let n = runs.len() as f64;
         println!(

@@ -26,7 +26,8 @@
 //!
 //! A tuning that asks the strategy for one configuration at a time keeps a [`Pool`] fed: before
 //! each evaluation it hands over the builds of the configurations the strategy expects to ask
-//! next ([`Strategy::upcoming`]), newest hints first. The pool's threads build them while the
+//! next ([`Strategy::upcoming`]), newest hints first: as many as the pool has threads, and up to
+//! [`hints`] (at least 16) once the strategy's guesses have come true ([`Hits`]). The pool's threads build them while the
 //! caller's thread builds and measures the configuration asked; a build nobody ends up asking
 //! for costs a core for a while, and a configuration asked before its build started is built by
 //! the thread that needs it (the backends build each kernel once, whoever gets there first).
@@ -50,8 +51,10 @@
 //! [`Strategy::upcoming`]: tunable_search::strategy::Strategy::upcoming
 
 mod gate;
+mod hits;
 
 pub use gate::Gate;
+pub use hits::{Hits, PRECISE_AFTER, PRECISE_RATIO};
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex};
@@ -134,6 +137,22 @@ pub fn requests() -> u64 {
 pub fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
 }
+
+/// The guesses a tuning asks the strategy for before each evaluation (the configurations it
+/// expects to ask next): the machine's cores, and at least [`MIN_HINTS`]. All of them go to the
+/// [`Pool`] once the strategy's guesses have come true ([`Hits::precise`]), as many as the
+/// pool has threads before.
+pub fn hints() -> usize {
+    threads().max(MIN_HINTS)
+}
+
+/// The fewest guesses [`hints`] asks for. A backend that compiles several configurations in one
+/// program (the CUDA backend's NVRTC programs of up to eight) needs several guesses waiting to
+/// form one, and as many guesses as cores left none waiting on a machine of few cores. The
+/// extra guesses go to the pool only once guesses have come true: a guess that misses costs a
+/// build, and on few cores it slows the build the tuner waits for. Measured on 2 cores with
+/// `gemm_cuda --pool` (see `docs/results.md`).
+pub const MIN_HINTS: usize = 16;
 
 /// The widest batch worth compiling ahead on this thread's device: [`threads`] for a GPU, 1
 /// for a device on the host's cores. There the batch is built before it is timed, so only

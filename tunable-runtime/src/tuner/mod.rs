@@ -87,7 +87,7 @@ pub struct TuneOptions {
     /// Configurations asked of the strategy at a time (default 1); 0 asks one at a time and
     /// hints the evaluator with what the strategy expects to ask next
     /// ([`Driver::ahead`](tunable_search::strategy::Driver::ahead), as many as
-    /// [`ahead::threads`](crate::ahead::threads)), which compiles them speculatively: what the
+    /// [`ahead::hints`](crate::ahead::hints)), which compiles them speculatively: what the
     /// first-run hook does unless `TUNABLE_BATCH` is set.
     pub batch: usize,
     /// Wall-time limit in seconds, checked between batches (default none).
@@ -209,7 +209,7 @@ where
         // One at a time, the pool fed with what the strategy is about to ask and expects to ask
         // next: the strategy learns from every result, and the configurations evaluated do not
         // depend on how long anything took.
-        driver = driver.ahead(crate::ahead::threads());
+        driver = driver.ahead(crate::ahead::hints());
     }
     for o in observers.iter_mut() {
         driver = driver.observe(&mut **o);

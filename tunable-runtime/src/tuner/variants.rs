@@ -120,6 +120,8 @@ pub struct Variants<'a, 'r, P, M> {
     pool: Option<ahead::Pool>,
     /// Positions whose builds were handed to the pool.
     prepared: HashSet<usize>,
+    /// Which of the hinted positions the strategy went on to ask.
+    hits: ahead::Hits,
 }
 
 impl<'a, 'r, P: Params, M: Measurement> Variants<'a, 'r, P, M> {
@@ -140,6 +142,7 @@ impl<'a, 'r, P: Params, M: Measurement> Variants<'a, 'r, P, M> {
             backend: false,
             pool: None,
             prepared: HashSet::new(),
+            hits: ahead::Hits::default(),
         }
     }
 
@@ -160,14 +163,23 @@ impl<'a, 'r, P: Params, M: Measurement> Variants<'a, 'r, P, M> {
 
     /// Hands the builds of the hinted positions (most likely first) to the pool; see
     /// [`Evaluator::prepare`]. The first, about to be measured, is left to this thread, which
-    /// builds it when it runs it (see [`crate::ahead`]'s speculation). Nothing for a kernel
-    /// that asked no GPU backend for anything yet, or whose device runs on the host's cores, or
-    /// on a single core.
+    /// builds it when it runs it (see [`crate::ahead`]'s speculation). Of the others, as many
+    /// as the pool has threads, or all of them once the strategy's guesses have come true
+    /// ([`ahead::Hits`]). Nothing for a kernel that asked no GPU backend for anything yet, or
+    /// whose device runs on the host's cores, or on a single core.
     fn hint(&mut self, likely: &[usize]) {
         if !self.backend || ahead::widest_batch() < 2 {
             return;
         }
         let likely = likely.get(1..).unwrap_or_default();
+        let likely = if self.hits.precise() {
+            likely
+        } else {
+            &likely[..likely.len().min(ahead::threads())]
+        };
+        for &p in likely {
+            self.hits.handed(p);
+        }
         let start = Instant::now();
         let fresh: Vec<usize> = likely
             .iter()
@@ -282,6 +294,9 @@ impl<P: Params, M: Measurement> Evaluator for Variants<'_, '_, P, M> {
     type Error = Infallible;
 
     fn evaluate(&mut self, positions: &[usize]) -> Result<Vec<Evaluation>, Infallible> {
+        for &p in positions {
+            self.hits.asked(p);
+        }
         if positions.len() < 2 || !self.backend {
             return Ok(positions.iter().map(|&p| self.one(p)).collect());
         }

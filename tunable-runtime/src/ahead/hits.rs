@@ -18,8 +18,12 @@ pub const PRECISE_AFTER: usize = 8;
 /// Guesses asked per guess missed that make the guesses precise.
 pub const PRECISE_RATIO: usize = 3;
 
-/// The guesses handed over and which of them the strategy went on to ask (see the [module
-/// docs](self)). Device-free, so that simulations of the pool use the tuner's own rule.
+/// The guesses handed over and which of them the strategy went on to ask. They are
+/// [`precise`](Hits::precise) once at least [`PRECISE_AFTER`] were asked after they were handed
+/// over, [`PRECISE_RATIO`] times as many as those missed (handed over before the latest one
+/// asked, and not asked); the tuner then hands the compile pool all the guesses it asks for
+/// ([`hints`](super::hints)), as many as the pool has threads before. Device-free, so that
+/// simulations of the pool use the tuner's own rule.
 ///
 /// ```
 /// use tunable_runtime::ahead::Hits;

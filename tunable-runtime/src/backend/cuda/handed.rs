@@ -33,19 +33,13 @@ use super::error::CudaError;
 use super::image::{self, Image};
 use super::library;
 use super::slot::Slot;
-use crate::ahead::Build;
+// The rule for judging guesses is the tuner's for handing it more of them (`ahead::Hits`).
+use crate::ahead::{Build, PRECISE_AFTER, PRECISE_RATIO};
 use crate::backend::Source;
 use crate::params::Params;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-
-/// How many handed configurations must have been taken before programs of several are built.
-const PRECISE_AFTER: u64 = 8;
-
-/// How many guesses taken per guess missed programs of several need (a guess missed: handed
-/// over before the latest one taken, and not taken).
-const PRECISE_RATIO: u64 = 3;
 
 /// The fewest configurations of a program of several (fewer waiting: the one started is built
 /// alone). A program of two saves a fifth of each one's compilation (46 against 57 ms) and
@@ -213,7 +207,7 @@ impl BuildsAhead {
         let last = self.last_hit.load(Ordering::Relaxed);
         // Handed before the latest one taken, and not taken: guesses that missed.
         let missed = handed.values().filter(|h| h.slot.order < last).count() as u64;
-        hits >= PRECISE_AFTER && hits >= PRECISE_RATIO * missed
+        hits >= PRECISE_AFTER as u64 && hits >= PRECISE_RATIO as u64 * missed
     }
 
     /// Builds a handed configuration unless a thread has started it, with up to `limit - 1`

@@ -26,11 +26,12 @@
 //!
 //! A tuning that asks the strategy for one configuration at a time keeps a [`Pool`] fed: before
 //! each evaluation it hands over the builds of the configurations the strategy expects to ask
-//! next ([`Strategy::upcoming`]), newest hints first: as many as the pool has threads, and up to
-//! [`hints`] (at least 16) once the strategy's guesses have come true ([`Hits`]). The pool's threads build them while the
-//! caller's thread builds and measures the configuration asked; a build nobody ends up asking
-//! for costs a core for a while, and a configuration asked before its build started is built by
-//! the thread that needs it (the backends build each kernel once, whoever gets there first).
+//! next ([`Strategy::upcoming`]), newest hints first: as many as the pool has threads, and up
+//! to [`hints`] (at least 16) once the strategy's guesses have come true ([`Hits`]). The pool's
+//! threads build them while the caller's thread builds and measures the configuration asked; a
+//! build nobody ends up asking for costs a core for a while, and a configuration asked before
+//! its build started is built by the thread that needs it (the backends build each kernel once,
+//! whoever gets there first).
 //! Which configurations are evaluated, and in which order, never depends on the pool.
 //!
 //! The pool runs one build at a time at first and doubles its width while the builds'

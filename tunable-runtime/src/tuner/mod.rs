@@ -398,6 +398,21 @@ mod tests {
                 for p in &fed[2..] {
                     assert!(collected.contains(&(*p as i64)), "{p} not prepared");
                 }
+                // Once they had come true, more guesses than the pool has threads were handed
+                // over (`ahead::hints`): a configuration ran while one more evaluations ahead
+                // than the threads had been handed over.
+                let rank = |tile: i64| fed.iter().position(|&p| p as i64 == tile).unwrap_or(0);
+                let (mut furthest, mut lead) = (0, 0);
+                for &(collecting, tile) in &events {
+                    if collecting {
+                        furthest = furthest.max(rank(tile));
+                    } else {
+                        lead = lead.max(furthest.saturating_sub(rank(tile)));
+                    }
+                }
+                if crate::ahead::threads() < crate::ahead::MIN_HINTS {
+                    assert!(lead > crate::ahead::threads(), "{events:?}");
+                }
             }
         }
     }

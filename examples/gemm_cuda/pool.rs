@@ -134,14 +134,7 @@ impl Evaluator for Fake {
         // The configuration about to be measured is left to the measuring thread; of the
         // others, as the tuner, as many as the pool has threads until the guesses come true.
         let likely = likely.get(1..).unwrap_or_default();
-        let likely = if self.hits.precise() {
-            likely
-        } else {
-            &likely[..likely.len().min(self.threads)]
-        };
-        for &p in likely {
-            self.hits.handed(p);
-        }
+        let likely = self.hits.hand(likely, self.threads);
         let mut fresh = Vec::new();
         for &position in likely {
             let p = self.params(position);

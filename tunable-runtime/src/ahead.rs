@@ -55,7 +55,7 @@ mod gate;
 mod hits;
 
 pub use gate::Gate;
-pub use hits::{Hits, PRECISE_AFTER, PRECISE_RATIO};
+pub use hits::{Hits, PRECISE_AFTER, PRECISE_RATIO, precise};
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex};

@@ -51,7 +51,28 @@ pub struct Hits {
     latest: Option<usize>,
 }
 
+/// Whether guesses of which `asked` came true and `missed` missed are precise: at least
+/// [`PRECISE_AFTER`] come true, [`PRECISE_RATIO`] times as many as missed. [`Hits::precise`]
+/// and the CUDA backend's programs of several judge by it.
+pub fn precise(asked: u64, missed: u64) -> bool {
+    asked >= PRECISE_AFTER as u64 && asked >= PRECISE_RATIO as u64 * missed
+}
+
 impl Hits {
+    /// The guesses to hand over now, of `likely` (the strategy's, most likely first): all of
+    /// them once the guesses have come true, else the first `threads`. Notes them as handed.
+    pub fn hand<'l>(&mut self, likely: &'l [usize], threads: usize) -> &'l [usize] {
+        let likely = if self.precise() {
+            likely
+        } else {
+            &likely[..likely.len().min(threads)]
+        };
+        for &p in likely {
+            self.handed(p);
+        }
+        likely
+    }
+
     /// Notes `position` as handed over (again: nothing).
     pub fn handed(&mut self, position: usize) {
         if let std::collections::hash_map::Entry::Vacant(e) = self.waiting.entry(position) {
@@ -82,7 +103,7 @@ impl Hits {
 
     /// Whether the guesses have come true often enough to hand over more of them.
     pub fn precise(&self) -> bool {
-        self.asked >= PRECISE_AFTER && self.asked >= PRECISE_RATIO * self.missed()
+        precise(self.asked as u64, self.missed() as u64)
     }
 }
 
@@ -108,6 +129,19 @@ mod tests {
         assert_eq!((exact.come_true(), exact.missed()), (40, 0));
         assert_eq!(loose.come_true(), 10);
         assert!(loose.missed() > 10 && !loose.precise());
+    }
+
+    #[test]
+    fn hand_gives_the_threads_first_guesses_until_they_come_true_then_all() {
+        let mut hits = Hits::default();
+        let likely: Vec<usize> = (0..16).collect();
+        assert_eq!(hits.hand(&likely, 2), &[0, 1]);
+        for step in 0..8 {
+            hits.asked(step);
+            let next: Vec<usize> = (step + 1..step + 17).collect();
+            let handed = hits.hand(&next, 2).len();
+            assert_eq!(handed, if step < 7 { 2 } else { 16 }, "after {step}");
+        }
     }
 
     #[test]

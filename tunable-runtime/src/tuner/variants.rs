@@ -172,14 +172,7 @@ impl<'a, 'r, P: Params, M: Measurement> Variants<'a, 'r, P, M> {
             return;
         }
         let likely = likely.get(1..).unwrap_or_default();
-        let likely = if self.hits.precise() {
-            likely
-        } else {
-            &likely[..likely.len().min(ahead::threads())]
-        };
-        for &p in likely {
-            self.hits.handed(p);
-        }
+        let likely = self.hits.hand(likely, ahead::threads());
         let start = Instant::now();
         let fresh: Vec<usize> = likely
             .iter()

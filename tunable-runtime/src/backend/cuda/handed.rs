@@ -12,8 +12,9 @@
 //! A program's configurations are done only when all are: the tuner waits for a whole program
 //! when the configuration it measures next is in one, and a guess it never measures costs its
 //! share. So programs of several are built only
-//! - once the guesses have proved right: at least [`PRECISE_AFTER`] configurations taken had
-//!   been handed over, [`PRECISE_RATIO`] times as many as the guesses missed (handed over before
+//! - once the guesses have proved right ([`ahead::precise`], the tuner's rule for handing more
+//!   guesses over): at least [`ahead::PRECISE_AFTER`] configurations taken had been handed
+//!   over, [`ahead::PRECISE_RATIO`] times as many as the guesses missed (handed over before
 //!   the latest one taken, and not taken). `exhaustive`'s and `random`'s guesses are taken in
 //!   their order and never miss; `auto`'s often do;
 //! - of at least [`MIN_GROUP`] configurations (fewer waiting: the one started is built alone);
@@ -33,8 +34,7 @@ use super::error::CudaError;
 use super::image::{self, Image};
 use super::library;
 use super::slot::Slot;
-// The rule for judging guesses is the tuner's for handing it more of them (`ahead::Hits`).
-use crate::ahead::{Build, PRECISE_AFTER, PRECISE_RATIO};
+use crate::ahead::{self, Build};
 use crate::backend::Source;
 use crate::params::Params;
 use std::collections::HashMap;
@@ -207,7 +207,7 @@ impl BuildsAhead {
         let last = self.last_hit.load(Ordering::Relaxed);
         // Handed before the latest one taken, and not taken: guesses that missed.
         let missed = handed.values().filter(|h| h.slot.order < last).count() as u64;
-        hits >= PRECISE_AFTER as u64 && hits >= PRECISE_RATIO as u64 * missed
+        ahead::precise(hits, missed)
     }
 
     /// Builds a handed configuration unless a thread has started it, with up to `limit - 1`

@@ -31,7 +31,7 @@
 //! documentation built without it does not show them: `backend::cuda` (feature `cuda`),
 //! `backend::opencl` (`opencl`), `backend::wgpu` (`wgpu`), and `journal` with the tuner's
 //! internals (`autotune`). The documentation on docs.rs is built with all four; locally,
-//! `cargo doc -p tunable --features autotune,cuda,opencl,wgpu`.
+//! `cargo doc -p tunable-kernels --features autotune,cuda,opencl,wgpu`.
 //!
 //! ## What is here
 //!

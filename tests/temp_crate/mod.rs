@@ -34,7 +34,7 @@ impl TempCrate {
         std::fs::write(
             dir.join("Cargo.toml"),
             format!(
-                "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\ntunable = {{ path = {root:?}, features = {features:?} }}\n\n[features]\nautotune = [\"tunable/autotune\"]\n\n[workspace]\n",
+                "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\ntunable = {{ package = \"tunable-kernels\", path = {root:?}, features = {features:?} }}\n\n[features]\nautotune = [\"tunable/autotune\"]\n\n[workspace]\n",
             ),
         )
         .unwrap();

@@ -22,7 +22,7 @@ pub fn write_with(name: &str, lib: &str, main: &str, harness: &str, features: &[
     std::fs::write(
         dir.join("Cargo.toml"),
         format!(
-            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\ntunable = {{ path = {:?}, features = {features:?} }}\n\n[features]\nautotune = [\"tunable/autotune\"]\n\n[workspace]\n",
+            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\ntunable = {{ package = \"tunable-kernels\", path = {:?}, features = {features:?} }}\n\n[features]\nautotune = [\"tunable/autotune\"]\n\n[workspace]\n",
             root.canonicalize().unwrap()
         ),
     )

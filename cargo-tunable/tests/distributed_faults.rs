@@ -210,8 +210,9 @@ fn a_crashing_or_hanging_evaluation_costs_that_evaluation_not_the_worker() {
         return;
     };
     let url = database(&cluster);
-    // Evaluations would sleep 1 to 3 s; the time-out is 1 s.
-    create_study(&url, "bad", "random", 3, 200.0, &["--timeout", "1"]);
+    // Evaluations would sleep 2 to 6 s, at least twice the time-out of 1 s: each one the cache
+    // does not record as failed times out.
+    create_study(&url, "bad", "random", 3, 400.0, &["--timeout", "1"]);
     let coord = coordinator(&url, "bad");
     let w: Proc = worker(&url, "bad", "0", "5");
     // Crash an evaluation process (the worker's child) that is sleeping, as an abort() in a

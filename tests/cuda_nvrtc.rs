@@ -4,9 +4,10 @@
 //! (`nvidia-cuda-nvrtc-cu12`); without it the test skips with the reason.
 //!
 //! By default every [`STRIDE`]-th configuration of each sweep is compiled (a sample that must
-//! hold every value of every parameter): the 2,304 compilations of both sweeps whole took
-//! 158 s of CI's two cores, the sample about a seventh of that. `TUNABLE_NVRTC_ALL=1` compiles
-//! every configuration (`scripts/gpu-check` does, on the device machine's cores).
+//! hold every value of every parameter), so that CI's few cores are not spent on the 2,304
+//! compilations of both sweeps whole (`docs/notes/evidence.md` has their cost).
+//! `TUNABLE_NVRTC_ALL=1` compiles every configuration (`scripts/gpu-check` does, on the device
+//! machine's cores).
 
 #[allow(dead_code)]
 #[path = "../examples/gemm_cuda.rs"]

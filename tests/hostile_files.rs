@@ -1,6 +1,6 @@
-//! Hostile tuned files meet `#[tunable]` in a real cargo build (issue 31): a tuned file with a
-//! valid frame and checksum around a string length of 2^62 made rustc abort (the macro decoded
-//! it without a limit). Now it is a compile error on the kernel's name, naming the file.
+//! Hostile tuned files meet `#[tunable]` in a real cargo build: a tuned file with a valid frame
+//! and checksum around a string length of 2^62 is a compile error on the kernel's name, naming
+//! the file, not an allocation failure that aborts rustc (the macro decodes with a limit).
 //!
 //! Shares the target folder of `end_to_end.rs` (`target/e2e`), so the dependencies are built once.
 

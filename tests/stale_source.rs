@@ -1,4 +1,4 @@
-//! Nothing stale ships broken (issue 39), in real cargo builds of a user's crate:
+//! Nothing stale ships broken, in real cargo builds of a user's crate:
 //!
 //! - a kernel records the hash of its source file in its tuned entries (the file its body
 //!   includes through a static, found by the attribute, or the one `source = "..."` names); after an edit, the build warns (naming the kernel and the retune command) and does

@@ -150,7 +150,7 @@ fn vector_add_wgpu_tunes_then_ships_the_baked_overrides() {
     if gpu.pipeline_cache() {
         // The blob is given back to the driver: used where the driver keeps pipelines in its
         // caches; where it keeps none (lavapipe's blobs are a header alone), not used, and the
-        // program says what the driver did (issue 39).
+        // program says what the driver did.
         assert!(
             line.contains("embedded pipeline cache used")
                 || line.contains("embedded pipeline cache not used")

@@ -1,6 +1,6 @@
 //! # Dates
 //!
-//! Unix timestamps as UTC dates for people (`2026-11-23 19:40`), without a date library: the
+//! Unix timestamps as UTC dates for people (`YYYY-MM-DD HH:MM`), without a date library: the
 //! days-to-civil-date conversion of the proleptic Gregorian calendar.
 //!
 //! ## References

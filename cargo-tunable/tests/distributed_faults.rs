@@ -1,7 +1,9 @@
 //! Faults of distributed tuning, with the real binary as coordinator and workers against a
 //! throw-away PostgreSQL cluster (the database restart is in `distributed_restart.rs`, on a
 //! cluster of its own). Evaluations replay a toy cache with sleeps of a few hundred
-//! milliseconds. Skips where PostgreSQL is missing, unless `TUNABLE_REQUIRE` names `postgres`.
+//! milliseconds, or of minutes where a test kills a worker mid-evaluation, so that the
+//! evaluation cannot end before the kill. Skips where PostgreSQL is missing, unless
+//! `TUNABLE_REQUIRE` names `postgres`.
 
 mod dist;
 
@@ -12,6 +14,22 @@ use std::time::Duration;
 use tunable_distributed::scratch;
 
 const LIMIT: Duration = Duration::from_secs(60);
+
+/// A replay's scale that makes the toy cache's evaluations sleep 50 to 150 s.
+const SLEEPS_FOR_MINUTES: f64 = 10_000.0;
+
+/// Kills a worker as a machine that dies would: the worker (SIGKILL) and its evaluations (each
+/// its own process group), so that no evaluation outlives it.
+fn kill_with_evaluations(worker: &mut Proc) {
+    let evaluations = children(worker.pid());
+    worker.kill9();
+    for pid in evaluations {
+        let _ = std::process::Command::new("kill")
+            .args(["-KILL", "--", &format!("-{pid}")])
+            .stderr(std::process::Stdio::null())
+            .status();
+    }
+}
 
 #[test]
 fn a_wrong_url_or_password_is_one_error_line() {
@@ -57,12 +75,13 @@ fn a_worker_killed_mid_evaluation_loses_only_that_evaluation_which_runs_again_on
         return;
     };
     let url = database(&cluster);
-    create_study(&url, "k9", "random", 10, 40.0, &[]);
+    // Evaluations sleep 50 to 150 s while worker a runs: the one it is killed in cannot end first.
+    create_study(&url, "k9", "random", 10, SLEEPS_FOR_MINUTES, &[]);
     let coord = coordinator(&url, "k9");
     let mut a = worker(&url, "k9", "0", "1");
     let mine = format!("'%:{}:%'", a.pid());
     // An evaluation running for 50 ms is a sleeping one (a configuration the cache records as
-    // failed answers at once), with 150 ms or more to go.
+    // failed answers at once).
     let sleeping = format!(
         "FROM tunable.jobs WHERE state = 'running' AND worker LIKE {mine}
          AND claimed_at < now() - interval '50 milliseconds'"
@@ -83,7 +102,16 @@ fn a_worker_killed_mid_evaluation_loses_only_that_evaluation_which_runs_again_on
             std::thread::sleep(Duration::from_millis(10));
         }
     };
-    a.kill9();
+    kill_with_evaluations(&mut a);
+    // Worker b replays at the usual speed.
+    let scaled = count(
+        &url,
+        "WITH s AS (UPDATE tunable.studies
+                    SET evaluator = jsonb_set(evaluator::jsonb, '{scale}', '40')::text
+                    WHERE name = 'k9' RETURNING 1)
+         SELECT COUNT(*) FROM s",
+    );
+    assert_eq!(scaled, 1);
     let b = worker(&url, "k9", "0", "1");
     let theirs = format!("'%:{}:%'", b.pid());
     let (ok, _, err) = b.finish(LIMIT);
@@ -120,13 +148,21 @@ fn a_job_whose_worker_dies_more_often_than_allowed_is_recorded_failed() {
         return;
     };
     let url = database(&cluster);
-    create_study(&url, "poison", "random", 1, 40.0, &["--max-attempts", "1"]);
+    // The evaluation sleeps a minute or more: it cannot end before the kill.
+    create_study(
+        &url,
+        "poison",
+        "random",
+        1,
+        SLEEPS_FOR_MINUTES,
+        &["--max-attempts", "1"],
+    );
     let coord = coordinator(&url, "poison");
     let mut a = worker(&url, "poison", "0", "0.5");
     let sleeping = "SELECT COUNT(*) FROM tunable.jobs WHERE state = 'running'
                     AND claimed_at < now() - interval '50 milliseconds'";
     wait_for(&url, sleeping, 1, LIMIT);
-    a.kill9();
+    kill_with_evaluations(&mut a);
     let (ok, _, err) = worker(&url, "poison", "0", "0.5").finish(LIMIT);
     assert!(ok, "{err}");
     let (ok, _, err) = coord.finish(LIMIT);
@@ -210,8 +246,9 @@ fn a_crashing_or_hanging_evaluation_costs_that_evaluation_not_the_worker() {
         return;
     };
     let url = database(&cluster);
-    // Evaluations would sleep 1 to 3 s; the time-out is 1 s.
-    create_study(&url, "bad", "random", 3, 200.0, &["--timeout", "1"]);
+    // Evaluations would sleep 2 to 6 s, at least twice the time-out of 1 s: each one the cache
+    // does not record as failed times out.
+    create_study(&url, "bad", "random", 3, 400.0, &["--timeout", "1"]);
     let coord = coordinator(&url, "bad");
     let w: Proc = worker(&url, "bad", "0", "5");
     // Crash an evaluation process (the worker's child) that is sleeping, as an abort() in a

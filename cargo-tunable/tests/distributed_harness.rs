@@ -5,12 +5,13 @@
 //! evaluation a run of the harness measuring one configuration; the export is baked by a plain
 //! build. Skips where PostgreSQL is missing, unless `TUNABLE_REQUIRE` names `postgres`.
 //!
-//! The kernel's times are planted: configuration `x` sleeps `15 * (7 - x)` ms, so each recorded
-//! time is known from below; `x = 5` panics and `x = 6`, the fastest, computes a wrong output,
-//! so both must be recorded failed with their reasons and the winner is `x = 4`. Every run of a
-//! variant appends `key x` to `calls.log` in the crate's folder (the harness runs there), which
-//! shows what each evaluation ran. The build is a debug one in `target/e2e`, shared with
-//! `tune_cli.rs` (timing a debug build is meaningless, but the costs here are sleeps).
+//! The kernel's times are planted: configuration `x` reports `15 * (7 - x)` ms as its time (as a
+//! GPU backend reports a launch's device time), so each recorded time is known exactly; `x = 5`
+//! panics and `x = 6`, the fastest, computes a wrong output, so both must be recorded failed with
+//! their reasons and the winner is `x = 4`. Every run of a variant appends `key x` to `calls.log`
+//! in the crate's folder (the harness runs there), which shows what each evaluation ran. The build
+//! is a debug one in `target/e2e`, shared with `tune_cli.rs` (timing a debug build is meaningless,
+//! but the costs here are planted).
 
 mod dist;
 mod temp_crate;
@@ -33,7 +34,7 @@ pub fn work(n: usize, out: &mut [f64]) -> usize {
     if x == 5 {
         panic!("x=5 explodes");
     }
-    std::thread::sleep(std::time::Duration::from_millis(15 * (7 - x as u64)));
+    tunable::measure::report_device_time(15.0 * (7 - x) as f64);
     out.fill(n as f64 + if x == 6 { 1.0 } else { 0.0 });
     x
 }
@@ -115,7 +116,7 @@ fn a_study_evaluated_by_the_crates_harness_records_its_measurements_and_exports_
     take_calls(&dir);
 
     // A worker not allowed to build the crate refuses the study, saying why, and builds
-    // nothing (issue 31: a path from the database is not trusted).
+    // nothing (a path from the database is not trusted).
     let (ok, out, err) = Proc::start_with(
         &["worker", "--db", &url, "--study", "h", "--exit-when-done"],
         &env,
@@ -160,10 +161,7 @@ fn a_study_evaluated_by_the_crates_harness_records_its_measurements_and_exports_
             x => {
                 let t = time.unwrap_or_else(|| panic!("x={x} failed: {failure:?}"));
                 let planted = 15.0 * (7 - x) as f64;
-                assert!(
-                    t >= planted && t < planted * 1.3 + 5.0,
-                    "x={x}: {t} ms, planted {planted} ms"
-                );
+                assert_eq!(t, planted, "x={x}: {t} ms, planted {planted} ms");
             }
         }
     }

@@ -1,8 +1,8 @@
-//! Issue 31 with the real binary against a throw-away PostgreSQL cluster (TLS-only with
-//! `TUNABLE_TEST_TLS=1`): a worker builds no crate a database row names unless allowed, the
+//! Safe against bad data, with the real binary against a throw-away PostgreSQL cluster (TLS-only
+//! with `TUNABLE_TEST_TLS=1`): a worker builds no crate a database row names unless allowed, the
 //! libpq environment and `.pgpass` replace the URL, roles with least privilege run a study, bad
-//! rows (a poison job, an infinite time-out) do not stop a worker, and `study status | head`
-//! ends quietly. Skips where PostgreSQL is missing, unless `TUNABLE_REQUIRE` names `postgres`.
+//! rows (a poison job, an infinite time-out) do not stop a worker, and `study status | head` ends
+//! quietly. Skips where PostgreSQL is missing, unless `TUNABLE_REQUIRE` names `postgres`.
 
 mod dist;
 
@@ -90,8 +90,8 @@ fn a_worker_builds_no_crate_a_database_row_names_unless_allowed() {
         ("CARGO", env!("CARGO")),
         ("CARGO_TARGET_DIR", target.to_str().unwrap()),
     ];
-    // Before: every worker built it (running build.rs) with the database password in its
-    // environment.
+    // A worker that built it would run its build.rs with the database password in its
+    // environment: it refuses.
     let (ok, said) = worker_once(&url, "evil", &[], &env);
     assert!(ok, "{said}");
     assert!(
@@ -244,7 +244,8 @@ fn a_poison_job_and_an_infinite_timeout_do_not_stop_a_worker() {
              UPDATE tunable.studies SET timeout_s = 'Infinity' WHERE name = 'inf';",
         )
         .unwrap();
-    // Before: the worker crashed after its claim committed, and so did every next worker.
+    // A job whose configuration does not decode is recorded as failed after its claim commits;
+    // the worker goes on, and so does every next worker.
     let (ok, said) = worker_once(&url, "p", &["--poll-ms", "200"], &[]);
     assert!(ok, "{said}");
     assert!(said.contains("worker done: 4 results recorded ("), "{said}");
@@ -262,14 +263,14 @@ fn a_poison_job_and_an_infinite_timeout_do_not_stop_a_worker() {
         ),
         1
     );
-    // The infinite time-out is refused with its reason; before, the worker panicked.
+    // The infinite time-out is refused with its reason, not a panic.
     let (ok, said) = worker_once(&url, "inf", &[], &[]);
     assert!(ok, "{said}");
     assert!(
         said.contains("study 'inf': cannot set up its evaluation here: its time-out (inf s)"),
         "{said}"
     );
-    // `status` names the bad study in one line; before, it panicked.
+    // `status` names the bad study in one line, not a panic.
     let out = output(&["study", "status", "--db", &url]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -357,8 +358,8 @@ fn a_hanging_harness_holds_up_neither_other_studies_nor_the_other_slot() {
         "--poll-ms",
         "200",
     ]);
-    // Before: the slot describing the harness held the lock of all studies, so the other slot
-    // and the other study waited for it (forever: describing had no time-out).
+    // The slot describing the harness holds no lock of the other studies, and describing has a
+    // time-out: the other slot and the other study go on meanwhile.
     let (ok, out, err) = coordinator.finish(LIMIT);
     assert!(ok, "{out}{err}");
     assert_eq!(

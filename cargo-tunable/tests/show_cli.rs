@@ -36,7 +36,7 @@ fn show_prints_stored_entries_and_skips_damaged_files() {
     store(&tuned_file(&dir, "axpy").unwrap(), old).unwrap();
     std::fs::write(dir.join("axpy.space"), "00000000000000ff\n").unwrap();
     std::fs::write(dir.join("broken.bin"), b"nope").unwrap();
-    // A damaged device binary of `saxpy` (issue 39): listed in the table and in the JSON alike.
+    // A damaged device binary of `saxpy`: listed in the table and in the JSON alike.
     std::fs::create_dir_all(dir.join("saxpy.artifacts")).unwrap();
     std::fs::write(
         dir.join("saxpy.artifacts/00000000000000aa.clbin"),
@@ -101,10 +101,10 @@ fn show_prints_stored_entries_and_skips_damaged_files() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// Issue 31: a tuned file with a valid frame and checksum around a string length of 2^62 made
-/// `show` abort (allocation failure, SIGABRT). Now it is reported and skipped like any damaged
-/// file; and an entry whose kernel name is not an identifier (written by hand) is shown escaped,
-/// its terminal control characters too.
+/// A tuned file with a valid frame and checksum around a string length of 2^62 is reported and
+/// skipped like any damaged file, not an allocation failure that aborts `show`; and an entry whose
+/// kernel name is not an identifier (written by hand) is shown escaped, its terminal control
+/// characters too.
 #[test]
 fn show_survives_forged_files_and_escapes_names() {
     let dir = std::env::temp_dir().join(format!("tunable-show-forged-{}", std::process::id()));

@@ -1,4 +1,4 @@
-//! # No file-level import circles (issue 38)
+//! # No file-level import circles
 //!
 //! Inside each crate, imports point one way: the file that orchestrates imports the files that
 //! do one thing, never the reverse. This test builds each crate's file-level import graph from

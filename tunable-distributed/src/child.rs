@@ -437,7 +437,8 @@ mod tests {
             r#"sleep 1000 & echo $! > {}; echo '{{"time_ms": 1.5}}'"#,
             pidfile.display()
         );
-        // Before: the worker waited for the grandchild's end of standard output (forever).
+        // The worker does not wait for the grandchild's end of standard output (it would wait
+        // forever): the evaluation ends with the child, and the grandchild is killed.
         assert_eq!(go(&script, 60_000), Ok(1.5));
         let pid = std::fs::read_to_string(&pidfile).unwrap();
         assert!(dead(&pid), "the grandchild {pid} outlived the evaluation");
@@ -483,8 +484,9 @@ mod tests {
         assert_eq!(e.len(), REASON_KEPT);
     }
 
-    /// The issue's 1.5 GB answer (a measurement: run with `--ignored` under `/usr/bin/time -v`;
-    /// before, the worker's memory grew to the answer's size).
+    /// A 1.5 GB answer is read with a cap, so the worker's memory does not grow to the answer's
+    /// size (ignored for its cost; run it with `--ignored` under `/usr/bin/time -v` to see the
+    /// peak memory).
     #[test]
     #[ignore = "a measurement: 1.5 GB through a pipe"]
     fn a_huge_output_is_read_with_a_cap() {
@@ -499,7 +501,7 @@ mod tests {
 
     #[test]
     fn invalid_times_are_failures() {
-        // The reproduction's negative time: before, exported as the winner.
+        // A negative time is a failure, or it would be exported as the winner.
         let e = go(r#"echo '{"time_ms": -1000}'"#, 5000).unwrap_err();
         assert!(e.contains("invalid time (-1000 ms)"), "{e}");
         // Out of range for a double: not an answer.

@@ -38,7 +38,7 @@ use tunable_search::Space;
 use tunable_search::strategy::{self, Outcome, StrategySpec};
 
 /// The key of a study's coordinator lock: its id, whole (a 64-bit advisory lock, so no two
-/// studies share one; the earlier `(class, id as i32)` key made ids 2^32 apart collide).
+/// studies share one; an id cut to 32 bits would make ids 2^32 apart collide).
 fn lock_key(study: &Study) -> i64 {
     study.id
 }

@@ -1,8 +1,8 @@
-//! Kernel names become paths on export (issue 31): `study create --kernel ../../../x` or an
-//! absolute path made `study export` write, and first delete, files outside `tuned/`; empty names,
-//! names with line breaks or U+202E and 100 kB names were accepted. Now `study::create` refuses
-//! them, and `export` refuses a study whose row was written by hand with such a name, before
-//! writing anything.
+//! Kernel names become paths on export, so a name must not reach outside `tuned/`: a relative
+//! path (`study create --kernel ../../../x`) or an absolute one would make `study export` write,
+//! and first delete, files elsewhere; empty names, names with line breaks or U+202E, and names of
+//! 100 kB are refused too. `study::create` refuses them, and `export` refuses a study whose row
+//! was written by hand with such a name, before writing anything.
 //!
 //! Skips where PostgreSQL is missing, unless `TUNABLE_REQUIRE` names `postgres`.
 

@@ -285,7 +285,7 @@ fn claims_never_collide_expired_leases_are_claimed_again_and_results_recorded_on
     let mut db = Db::connect(&url, "test").unwrap();
     // Three jobs, as a coordinator would record them.
     first_ask(&mut db, s.id, &[1, 2, 4]);
-    let lease = Duration::from_millis(300);
+    let lease = Duration::from_secs(30);
     let mut other = Db::connect(&url, "test").unwrap();
     let a = queue::claim(&mut db, &[s.id], "w1", "0", lease)
         .unwrap()
@@ -308,17 +308,35 @@ fn claims_never_collide_expired_leases_are_claimed_again_and_results_recorded_on
             .unwrap()
             .is_none()
     );
-    // w1 keeps its lease alive; w2 dies: its jobs become claimable once their leases expire.
-    for _ in 0..4 {
-        std::thread::sleep(Duration::from_millis(100));
-        assert!(queue::renew(&mut db, &a, "w1", lease).unwrap());
-    }
+    // w2 dies: its jobs become claimable once their leases expire. Rather than wait for the
+    // database's clock, the leases are moved into the past; w1 keeps its lease alive.
+    let expired = db
+        .client()
+        .execute(
+            "UPDATE tunable.jobs SET lease_until = now() - interval '1 second' WHERE worker = 'w2'",
+            &[],
+        )
+        .unwrap();
+    assert_eq!(expired, 2);
+    assert!(queue::renew(&mut db, &a, "w1", lease).unwrap());
     let again = queue::claim(&mut db, &[s.id], "w3", "0", lease)
         .unwrap()
         .unwrap();
     assert!(again.key == b.key || again.key == c.key);
     assert_eq!(again.attempt, 2);
-    assert!(!queue::renew(&mut other, &b, "w2", lease).unwrap() || again.key != b.key);
+    // The other of w2's jobs is claimable too; w1's, under its lease, is not.
+    let next = queue::claim(&mut db, &[s.id], "w3", "1", lease)
+        .unwrap()
+        .unwrap();
+    assert!(next.key != again.key && (next.key == b.key || next.key == c.key));
+    assert!(
+        queue::claim(&mut db, &[s.id], "w3", "2", lease)
+            .unwrap()
+            .is_none()
+    );
+    // Both of w2's claims are lost: renewing either is refused.
+    assert!(!queue::renew(&mut other, &b, "w2", lease).unwrap());
+    assert!(!queue::renew(&mut other, &c, "w2", lease).unwrap());
     // The first result of a job stands; a late one from the dead worker is dropped.
     assert!(queue::record(&mut db, &again, "w3", "0", &Ok(1.0)).unwrap());
     let late = if again.key == b.key { &b } else { &c };

@@ -1,4 +1,4 @@
-//! Safe on a real network and against bad data (issue 31), against real PostgreSQL servers: a
+//! Safe on a real network and against bad data, against real PostgreSQL servers: a
 //! TLS-only one with a self-signed certificate made at test time, a plain one, roles with least
 //! privilege, and rows written around the tools (poison jobs, infinite time-outs, NaN and
 //! negative times). The worker binary's side is in `cargo-tunable/tests/distributed_security.rs`.
@@ -495,7 +495,7 @@ fn coordinator_locks_of_ids_two_to_the_32_apart_do_not_collide() {
     while study::status(&mut db, &a).unwrap().coordinator.is_none() {
         std::thread::sleep(Duration::from_millis(10));
     }
-    // Before: the second was refused as "already has a running coordinator".
+    // The second study's coordinator is not refused as "already has a running coordinator".
     assert_eq!(study::status(&mut db, &b).unwrap().coordinator, None);
     let second = run("high");
     while study::status(&mut db, &b).unwrap().coordinator.is_none() {

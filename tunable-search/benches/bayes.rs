@@ -103,13 +103,15 @@ fn gemm_default(bencher: divan::Bencher, n: usize) {
     bench(bencher, "bayes", gemm(), n);
 }
 
-/// Paper 000's Table I setting (advanced multi portfolio) on GEMM.
+/// The Table I setting (advanced multi portfolio) of Willemsen et al., "Bayesian Optimization
+/// for auto-tuning GPU kernels", on GEMM.
 #[divan::bench(args = N, sample_count = 30, sample_size = 1)]
 fn gemm_advanced_multi(bencher: divan::Bencher, n: usize) {
     bench(bencher, "bayes:acq=advanced_multi", gemm(), n);
 }
 
-/// The clustered GP (paper 004) on GEMM.
+/// The clustered GP of Luo et al., "Non-smooth Bayesian optimization in tuning scientific
+/// applications", on GEMM.
 #[divan::bench(args = N, sample_count = 30, sample_size = 1)]
 fn gemm_cgp(bencher: divan::Bencher, n: usize) {
     bench(bencher, "bayes:surrogate=cgp", gemm(), n);
@@ -121,7 +123,7 @@ fn hotspot_default(bencher: divan::Bencher, n: usize) {
     bench(bencher, "bayes", hotspot(), n);
 }
 
-/// Paper 000's Table I setting on hotspot.
+/// The same paper's Table I setting on hotspot.
 #[divan::bench(args = N, sample_count = 30, sample_size = 1)]
 fn hotspot_advanced_multi(bencher: divan::Bencher, n: usize) {
     bench(bencher, "bayes:acq=advanced_multi", hotspot(), n);

@@ -121,7 +121,8 @@ mod tests {
         }
     }
 
-    /// The names of issue 31's reproduction are refused, each saying why.
+    /// Names that would escape the tuned folder, hide or overflow a path are refused, each saying
+    /// why.
     #[test]
     fn path_like_empty_hidden_and_long_names_are_refused() {
         let why = |n: &str| check(n).unwrap_err().reason;

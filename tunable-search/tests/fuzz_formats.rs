@@ -382,7 +382,7 @@ proptest! {
     }
 }
 
-/// The reproduction of issue 31 through the public reader: a tuned file with a valid frame and
+/// A forged length through the public reader: a tuned file with a valid frame and
 /// checksum around a string length of 2^62 is refused with a clear error, not an abort.
 #[test]
 fn forged_tuned_file_is_refused() {

@@ -63,9 +63,10 @@ pub(super) fn items(k: &Kernel, tuned: &Tuned) -> TokenStream {
         let cfg = cfg.clone();
         // The body's lints are reported once, on `<name>_with`; here constants can make rustc
         // see a panic or an overflow in code that never runs with these values. No `#[inline]`:
-        // with it, `benches/dispatch.rs`'s kernel inlined into the bench loop was compiled with
-        // run-time alias checks between its slices that the hand-written const call has not
-        // (32 ns against 26 ns); without it, the same 26 ns.
+        // an instance inlined into its caller's loop may be compiled with run-time alias checks
+        // between its slices that a hand-written call with constants has not, which makes the
+        // shipped call slower than the hand-written one (`benches/dispatch.rs` measures both;
+        // the figures are in `docs/notes/evidence.md`).
         quote! {
             #(#cfg)*
             #[doc(hidden)]

@@ -431,7 +431,7 @@ mod tests {
     }
 
     /// Metadata in a valid frame and checksum whose first string claims 2^62 bytes: an error
-    /// naming the limit, not an abort (issue 31).
+    /// naming the limit, not an abort.
     #[test]
     fn a_forged_metadata_length_is_refused_not_an_abort() {
         let mut meta = vec![0xfd];

@@ -266,8 +266,8 @@ mod tests {
         );
     }
 
-    /// A string length of 2^62 in a payload of a few bytes: refused before allocating (it
-    /// aborted `cargo tunable show` before the limit, issue 31).
+    /// A string length of 2^62 in a payload of a few bytes: refused before allocating, so a
+    /// forged file cannot make the reader abort on an allocation failure.
     #[test]
     fn a_huge_length_is_refused_before_allocating() {
         let mut payload = Vec::new();

@@ -474,9 +474,9 @@ mod tests {
         ));
     }
 
-    /// One line of garbage in the middle of a cache written one record per line: before,
-    /// the cut back to the last complete record kept 3 of 8 records (issue 31); now the line
-    /// is skipped and listed, and every other record kept.
+    /// One line of garbage in the middle of a cache written one record per line: the line is
+    /// skipped and listed, and every other record kept (not cut back to the last complete
+    /// record before it).
     #[test]
     fn a_garbage_line_loses_that_line_only() {
         let head = r#"{"kernel_name": "k", "tune_params_keys": ["a"], "tune_params": {"a": [1, 2, 3, 4, 5, 6, 7, 8]},

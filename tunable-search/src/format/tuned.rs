@@ -524,9 +524,8 @@ mod tests {
         assert!(msg(b"garbage").contains("header"));
     }
 
-    /// A tuned file in a valid frame with a valid checksum around a string length of 2^62:
-    /// before the limit, decoding it aborted the process (allocation failure) in `cargo tunable
-    /// show` and in rustc (issue 31). Now it is a damaged file, named.
+    /// A tuned file in a valid frame with a valid checksum around a string length of 2^62: a
+    /// damaged file, named, not an allocation failure that aborts `cargo tunable show` or rustc.
     pub(crate) fn forged() -> Vec<u8> {
         let mut payload = vec![1u8]; // one entry
         payload.push(0xfd); // its kernel name's length: varint u64

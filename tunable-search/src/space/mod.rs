@@ -433,7 +433,7 @@ impl Space {
     /// Normalized coordinates of the configuration at `position` in `[0, 1]^k`, one per varying
     /// parameter (see [`varying_params`](Self::varying_params)): value index `i` of `n` values
     /// maps to `i / (n - 1)`, so powers of two and other non-linear value lists are spaced evenly,
-    /// as paper 000 recommends.
+    /// as Willemsen et al. recommend ("Bayesian Optimization for auto-tuning GPU kernels").
     pub fn normalized(&self, position: usize) -> Vec<f64> {
         let k = self.keys[position];
         self.varying_params()

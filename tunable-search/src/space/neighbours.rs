@@ -1,9 +1,9 @@
 //! # Neighbours
 //!
-//! The four neighbour rules of Kernel Tuner's constraint-aware strategies (paper 001,
-//! Section IV-A), for any configuration, valid or not (repairing an invalid one is their main
-//! use). Neighbours are valid configurations other than the configuration itself, returned as
-//! positions in ascending order.
+//! The four neighbour rules of Kernel Tuner's constraint-aware strategies (Willemsen et al.,
+//! "Constraint-aware Optimization in Auto-Tuning", Section IV-A), for any configuration, valid or
+//! not (repairing an invalid one is their main use). Neighbours are valid configurations other than
+//! the configuration itself, returned as positions in ascending order.
 //!
 //! Small candidate sets are enumerated and looked up in the O(1) index; large ones are found by
 //! one scan over the packed keys, whichever is cheaper.

@@ -1,9 +1,10 @@
 //! # Sampling valid configurations
 //!
-//! Uniform samples, Latin-hypercube samples and maximin Latin-hypercube samples (paper 000's
-//! initial design), all landing on valid configurations. Latin-hypercube points are drawn in the
-//! normalized coordinates of [`Space::normalized`] and each is moved to the nearest valid
-//! configuration not already taken, which keeps the design's spread where the constraints allow.
+//! Uniform samples, Latin-hypercube samples and maximin Latin-hypercube samples (the initial design
+//! of Willemsen et al., "Bayesian Optimization for auto-tuning GPU kernels"), all landing on valid
+//! configurations. Latin-hypercube points are drawn in the normalized coordinates of
+//! [`Space::normalized`] and each is moved to the nearest valid configuration not already taken,
+//! which keeps the design's spread where the constraints allow.
 
 use super::Space;
 use rand::{Rng, RngExt};

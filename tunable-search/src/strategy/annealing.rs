@@ -1,14 +1,14 @@
 //! # Simulated annealing
 //!
-//! A Metropolis chain over valid configurations, constraint-aware as in paper 001
-//! (Section IV-A). Each step proposes a random neighbour of the current configuration that
-//! changes one parameter: with probability `hamming` a Hamming move (any other value), otherwise
-//! an adjacent move (the nearest previous or next value that gives a valid configuration), see
-//! [`Neighbour`]. A better proposal is always accepted; a worse
-//! one with probability `exp(-((new - old) / |old|) / T)`: the change is relative to the current
-//! value, as in Kernel Tuner, so the temperature does not depend on the objective's unit (at the
-//! default `t_start = 0.01`, a move 1% worse is accepted with probability 1/e). A failed
-//! configuration is never moved to; from a failed one any proposal is accepted.
+//! A Metropolis chain over valid configurations, constraint-aware as in Willemsen et al. (see
+//! References; Section IV-A). Each step proposes a random neighbour of the current configuration
+//! that changes one parameter: with probability `hamming` a Hamming move (any other value),
+//! otherwise an adjacent move (the nearest previous or next value that gives a valid
+//! configuration), see [`Neighbour`]. A better proposal is always accepted; a worse one with
+//! probability `exp(-((new - old) / |old|) / T)`: the change is relative to the current value, as
+//! in Kernel Tuner, so the temperature does not depend on the objective's unit (at the default
+//! `t_start = 0.01`, a move 1% worse is accepted with probability 1/e). A failed configuration is
+//! never moved to; from a failed one any proposal is accepted.
 //!
 //! ## Schedule and restarts
 //! The temperature falls geometrically with the evaluations spent in the current *cycle*:
@@ -35,7 +35,7 @@
 //! become start candidates.
 //!
 //! ## Non-constraint-aware form
-//! With `constraint_aware=false` (the ablation of paper 001) proposals range over the Cartesian
+//! With `constraint_aware=false` (the paper's ablation) proposals range over the Cartesian
 //! product (a Hamming move to any value, an adjacent move to the previous or next value) and
 //! starts are drawn from it. An invalid proposal is never asked (it costs no evaluation) but gets
 //! a static penalty, [`PENALTY`], so it is always rejected: a wasted move, which counts towards
@@ -44,12 +44,10 @@
 //! ## Options
 //! The options, their keys and defaults are listed on [`AnnealingOptions`].
 //!
-//! The defaults were chosen on the ten shared Kernel Tuner caches (budget 220, 35 seeded runs
-//! each) by leave-one-kernel-out cross-validation over the four kernel families (convolution,
-//! dedispersion, gemm, pnpoly). Every fold chose a cold chain (`t_start` 0.003 to 0.01: with a
-//! few hundred evaluations, wandering uphill does not pay) and `sample` 5 to 8; cycle length and
-//! `stuck` were within noise. Kernel Tuner's settings (`t_start=1`, `t_min=0.001`,
-//! `hamming=0.2`, `sample=1`, one cycle) score about 0 on these caches.
+//! The defaults were chosen by leave-one-kernel-out cross-validation on the shared Kernel Tuner
+//! caches: a cold chain and a start sampled from several configurations, because with a few
+//! hundred evaluations wandering uphill does not pay. The grids and scores are in
+//! `docs/notes/strategy-defaults.md`.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -69,7 +67,7 @@
 //! - S. Kirkpatrick, C. D. Gelatt, M. P. Vecchi, "Optimization by Simulated Annealing",
 //!   Science 220, 1983.
 //! - F.-J. Willemsen, S. Heldens, R. van Nieuwpoort, B. van Werkhoven, "Constraint-aware
-//!   Optimization in Auto-Tuning", Section IV-A (paper 001 of this project): valid neighbours.
+//!   Optimization in Auto-Tuning", Section IV-A: valid neighbours.
 //! - Kernel Tuner's `simulated_annealing` strategy: relative acceptance, schedule over the budget.
 
 use super::config::Config;

@@ -1,6 +1,7 @@
 //! # Continuous mapping
 //!
-//! PSO and the firefly algorithm move in a continuous space (paper 001, Section IV-B): the values
+//! PSO and the firefly algorithm move in a continuous space (Willemsen et al.,
+//! "Constraint-aware Optimization in Auto-Tuning", Section IV-B): the values
 //! of the parameter with the most values sit at equidistant points `0, eps, 2 eps, ..., 1`, and
 //! every other parameter's `m` values at `0, eps, ..., (m - 1) eps`. A step of `eps` in any
 //! dimension therefore always reaches a different discrete value. Positions snap back to the

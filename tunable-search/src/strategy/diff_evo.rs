@@ -1,14 +1,14 @@
 //! # Differential evolution
 //!
-//! Differential evolution (DE) on value-index vectors, constraint-aware as in paper 001
-//! (Section IV-B, Algorithm 1). The initial population is a maximin Latin-hypercube sample of
-//! valid configurations. For each member `x_i` a mutant is built on value indices from other
-//! members `x_r1, x_r2, ...` and the best configuration evaluated so far, e.g. `randtobest1` (the
-//! default) `v = x_r1 + F (best - x_r1 + x_r2 - x_r3)` or `best1` `v = best + F (x_r1 - x_r2)`,
-//! rounded and clipped; binomial (`bin`) or exponential (`exp`) crossover with rate `CR` mixes it
-//! with `x_i` into a trial vector `u_i`;
-//! an invalid trial is *repaired* to a valid configuration nearest by index distance (ties at
-//! random); and `u_i` replaces `x_i` if it is at least as good and not already in the population.
+//! Differential evolution (DE) on value-index vectors, constraint-aware as in Willemsen et al. (see
+//! References; Section IV-B, Algorithm 1). The initial population is a maximin Latin-hypercube
+//! sample of valid configurations. For each member `x_i` a mutant is built on value indices from
+//! other members `x_r1, x_r2, ...` and the best configuration evaluated so far, e.g. `randtobest1`
+//! (the default) `v = x_r1 + F (best - x_r1 + x_r2 - x_r3)` or `best1` `v = best + F (x_r1 -
+//! x_r2)`, rounded and clipped; binomial (`bin`) or exponential (`exp`) crossover with rate `CR`
+//! mixes it with `x_i` into a trial vector `u_i`; an invalid trial is *repaired* to a valid
+//! configuration nearest by index distance (ties at random); and `u_i` replaces `x_i` if it is at
+//! least as good and not already in the population.
 //!
 //! The non-constraint-aware form (`constraint_aware=false`, the paper's ablation) starts from
 //! random configurations of the Cartesian product and does not repair: an invalid trial gets a
@@ -31,20 +31,10 @@
 //! ## Options
 //! The options, their keys and defaults are listed on [`DiffEvoOptions`].
 //!
-//! Paper 001's Table IV settings are `popsize=16:F=0.7:CR=0.6:method=best1bin`. The defaults
-//! above were chosen by leave-one-kernel-out cross-validation on the ten shared Kernel Tuner
-//! caches (budget 220, methodology score with the peer-results options): a grid of `popsize`
-//! {6, 8, 10, 12, 16} x `F` {0.7, 1.0, 1.3} x `CR` {0.2, 0.3, 0.45, 0.6} x `method` {`best1bin`,
-//! `currenttobest1bin`, `randtobest1bin`} with 35 runs (seeds 1..=35), where for each kernel
-//! family (convolution, dedispersion, gemm, pnpoly) the setting best on the other three was
-//! scored on the held-out one (0.33, 0.56, 0.52, 0.36; every fold chose `popsize` 6 and a
-//! crossover rate of 0.2 to 0.45); then the best settings again on fresh seeds (100 runs, seeds
-//! 1001..=1100 and 2001..=2100, adding `popsize` 4 and 5 and `F` 1.6): held-out means 0.54 and
-//! 0.52, the folds choosing `popsize` 4 to 6 and `F` 1.0 to 1.6 (`randtobest1bin` in three of the
-//! four folds of the first set; the second compared only `randtobest1bin`).
-//! That is a plateau; the chosen setting, in its middle, scores 0.52 on both fresh seed sets
-//! (Table IV's settings 0.41). Small populations win at these budgets: fewer evaluations go to
-//! the initial sample.
+//! The paper's Table IV settings are `popsize=16:F=0.7:CR=0.6:method=best1bin`. The defaults
+//! were chosen by leave-one-kernel-out cross-validation on the shared Kernel Tuner caches (the
+//! grids and scores are in `docs/notes/strategy-defaults.md`): small populations win at budgets
+//! of a few hundred evaluations, because fewer evaluations go to the initial sample.
 //! With batches larger than `popsize` most of each batch is random samples: raise `popsize`.
 //!
 //! ```
@@ -63,7 +53,7 @@
 //!
 //! ## References
 //! - F.-J. Willemsen, S. Heldens, R. van Nieuwpoort, B. van Werkhoven, "Constraint-aware
-//!   Optimization in Auto-Tuning" (paper 001 of this project), Section IV-B and Table IV.
+//!   Optimization in Auto-Tuning", Section IV-B and Table IV.
 //! - R. Storn, K. Price, "Differential Evolution – A Simple and Efficient Heuristic for Global
 //!   Optimization over Continuous Spaces", J. Global Optimization 11, 1997.
 
@@ -105,7 +95,7 @@ declare_options! {
     /// Options of [`DiffEvo`]; see the [module docs](self).
     #[derive(Clone, Debug, PartialEq)]
     pub struct DiffEvoOptions {
-        /// Population size, at least 4. (Paper 001 multiplies its popsize by the number of
+        /// Population size, at least 4. (The paper multiplies its popsize by the number of
         /// parameters: 16 x 15 = 240 members on the GEMM space would not finish one generation
         /// within a budget of 220; here `popsize` is the population size itself.)
         popsize: usize = 6, "popsize" => at_least(4);
@@ -120,7 +110,7 @@ declare_options! {
         crossover: DeCrossover = DeCrossover::Binomial;
         /// Generations between forced diversifications.
         maxiter: usize = 100, "maxiter" => at_least(1);
-        /// Generations without a new configuration before diversifying (paper 001 reinitializes
+        /// Generations without a new configuration before diversifying (the paper reinitializes
         /// a population that has not changed over two consecutive generations).
         stall: usize = 2, "stall" => at_least(1);
         /// Valid initial population and repair; `false` is the penalty form.

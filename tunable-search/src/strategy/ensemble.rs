@@ -1,7 +1,7 @@
 //! # Ensembles of strategies
 //!
-//! Several strategies search one space together and share what they observe (paper 002, Shi et
-//! al., "GPU Accelerated Exhaustive Search for Optimal Ensemble of Black-Box Optimization
+//! Several strategies search one space together and share what they observe (Liu, Tunguz,
+//! Titericz, "GPU Accelerated Exhaustive Search for Optimal Ensemble of Black-Box Optimization
 //! Algorithms", Algorithm 1). Each member proposes its share of every batch, and every result is
 //! told to every member. A member therefore learns from the other members' suggestions as if it
 //! had made them: a genetic algorithm may breed from a configuration that simulated annealing

@@ -2,9 +2,9 @@
 //!
 //! The firefly algorithm (FA) in the epsilon-scaled continuous space of
 //! [`Continuous`](super::Continuous), a variant of PSO with the same constraint-aware starting
-//! positions and repaired evaluation (paper 001, Section IV-C). A firefly's brightness is its cost
-//! (lower is brighter). In each iteration every firefly `i`, for every brighter firefly `j` in
-//! turn, moves towards it and is evaluated at its new position:
+//! positions and repaired evaluation (Willemsen et al., Section IV-C). A firefly's brightness is
+//! its cost (lower is brighter). In each iteration every firefly `i`, for every brighter firefly
+//! `j` in turn, moves towards it and is evaluated at its new position:
 //!
 //! `x_i <- x_i + B0 exp(-gamma |x_j - x_i|^2) (x_j - x_i) + alpha u`, `u` uniform in
 //! `[-1/2, 1/2)` per dimension,
@@ -29,24 +29,15 @@
 //! ## Options
 //! The options, their keys and defaults are listed on [`FireflyOptions`].
 //!
-//! Paper 001's Table IV settings are `popsize=20:maxiter=100:B0=1:gamma=1`; it gives no `alpha`,
+//! The paper's Table IV settings are `popsize=20:maxiter=100:B0=1:gamma=1`; it gives no `alpha`,
 //! for which Kernel Tuner's default is 0.2. `alpha` sets how far a firefly explores around the
 //! one it moves to: a step of up to `alpha / 2` per coordinate, i.e. `alpha / (2 eps)` values of
 //! a parameter when the largest parameter's values are `eps` apart (0.3: one or two values of a
 //! parameter with ten values, about four on the 29-value dedispersion parameter, half a value on
-//! the GEMM space, whose largest parameter has four). Scaling the step by `eps` or by each
-//! parameter's range instead scored worse (by 0.05 and 0.15).
+//! the GEMM space, whose largest parameter has four).
 //!
-//! The defaults were chosen by leave-one-kernel-out cross-validation on the ten shared Kernel
-//! Tuner caches (budget 220, methodology score with the peer-results options). A grid of
-//! `popsize` {6, 10, 15, 20} x `alpha` {0.2, 0.3, 0.4, 0.6} x `gamma` {0.3, 1, 3} x `B0`
-//! {0.5, 1} and one of `popsize` {4, 6, 10} x `alpha` {0.15, 0.2, 0.3} x `gamma` {0, 0.1, 0.3},
-//! 35 runs each (seeds 1..=35): for each kernel family (convolution, dedispersion, gemm, pnpoly)
-//! the setting best on the other three, scored on the held-out one, gave held-out means 0.45 and
-//! 0.40, every fold choosing `B0` 1 and `gamma` 0.1 to 0.3. Then `popsize` {4, 5, 6, 8} x
-//! `alpha` {0.25, 0.3} x `gamma` {0.1, 0.3} on fresh seeds (100 runs, 2001..=2100): every fold
-//! chose `alpha` 0.3 and `gamma` 0.1 (`popsize` 4, 6, 6 and 8), held-out mean 0.49; these
-//! defaults score 0.44 there (Table IV's settings with `alpha` 0.2: 0.36 on seeds 1001..=1100).
+//! The defaults were chosen by leave-one-kernel-out cross-validation on the shared Kernel Tuner
+//! caches (the grids and scores are in `docs/notes/strategy-defaults.md`).
 //! Weak light absorption matters because distances grow with the number of parameters: with
 //! `gamma` 1 a firefly moves only about a quarter of the way to a typical brighter one on the
 //! 15-parameter GEMM space.
@@ -67,7 +58,7 @@
 //!
 //! ## References
 //! - F.-J. Willemsen, S. Heldens, R. van Nieuwpoort, B. van Werkhoven, "Constraint-aware
-//!   Optimization in Auto-Tuning" (paper 001 of this project), Section IV-C and Table IV.
+//!   Optimization in Auto-Tuning", Section IV-C and Table IV.
 //! - X.-S. Yang, "Firefly algorithms for multimodal optimization", Stochastic Algorithms:
 //!   Foundations and Applications (SAGA), 2009.
 

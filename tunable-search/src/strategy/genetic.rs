@@ -1,12 +1,13 @@
 //! # Genetic algorithm
 //!
-//! A generational GA on value-index vectors, constraint-aware as in paper 001 (Section IV-C,
-//! Algorithm 3): the initial population is valid configurations; parents are chosen with
-//! probability proportional to their rank; children come from crossover, invalid children are
-//! *repaired* to a random valid neighbour (strictly-adjacent, then adjacent, then Hamming), and a
-//! mutation replaces a child by a random valid Hamming neighbour. The non-constraint-aware form
-//! (`constraint_aware=false`) starts from random Cartesian configurations, mutates one gene at
-//! random and gives invalid children a static penalty instead of repairing them.
+//! A generational GA on value-index vectors, constraint-aware as in Willemsen et al.,
+//! "Constraint-aware Optimization in Auto-Tuning" (Section IV-C, Algorithm 3): the initial
+//! population is valid configurations; parents are chosen with probability proportional to their
+//! rank; children come from crossover, invalid children are *repaired* to a random valid neighbour
+//! (strictly-adjacent, then adjacent, then Hamming), and a mutation replaces a child by a random
+//! valid Hamming neighbour. The non-constraint-aware form (`constraint_aware=false`) starts from
+//! random Cartesian configurations, mutates one gene at random and gives invalid children a static
+//! penalty instead of repairing them.
 //!
 //! Unlike Kernel Tuner's GA, which stops once its population has converged, this one keeps
 //! spending the budget: the best `elitism` members survive each generation, and after `stall`
@@ -16,19 +17,16 @@
 //!
 //! ## Options
 //! The options, their keys and defaults are listed on [`GeneticOptions`].
-//! `mutation_chance`, `method` and `maxiter` start from paper 001, Table IV. `popsize` and
-//! `pressure` were chosen by leave-one-kernel-out cross-validation on the ten shared caches
-//! (budget 220, 35 runs, seed 1): over a grid of pressure {2.5, 4, 6, 10, 16, 32, 64} x popsize
-//! {6, 10, 14, 20} x mutation_chance {2, 3, 5, 8}, for each kernel family (convolution,
-//! dedispersion, gemm, pnpoly) the setting best on the other three families was scored on the
-//! held-out one: 0.375, 0.538, 0.535 and 0.816 respectively, all with pressure 16 to 32 and
-//! popsize 10 to 14. Selection pressure matters most: with uniform parents (pressure 1) the GA
-//! is no better than random search on these spaces; Kernel Tuner's 2.5 scores 0.22.
+//! `mutation_chance`, `method` and `maxiter` start from the paper's Table IV. `popsize` and
+//! `pressure` were chosen by leave-one-kernel-out cross-validation on the shared Kernel Tuner
+//! caches (the grid and scores are in `docs/notes/strategy-defaults.md`). Selection pressure
+//! matters most: with uniform parents (pressure 1) the GA is no better than random search on
+//! these spaces.
 //!
 //! ## References
 //! - F.-J. Willemsen, R. Schoonhoven, J. Filipovič, J. Tørring, R. van Nieuwpoort, B. van
 //!   Werkhoven, "A Methodology for Comparing Optimization Algorithms for Auto-Tuning" and the
-//!   constraint-aware optimization algorithms of Kernel Tuner (paper 001 of this project).
+//!   constraint-aware optimization algorithms of Kernel Tuner.
 
 use super::config::Config;
 use super::options::{at_least, boolean, checked, choice, declare_options};

@@ -2,7 +2,8 @@
 //!
 //! PSO and the firefly algorithm move in the continuous space of [`Continuous`]; a member
 //! *lands* where it is evaluated: its snapped configuration if valid, otherwise, constraint-aware,
-//! the closest repair candidate (paper 001, Section IV-C), and without constraint awareness
+//! the closest repair candidate (Willemsen et al., "Constraint-aware Optimization in
+//! Auto-Tuning", Section IV-C), and without constraint awareness
 //! nowhere (the configuration costs [`PENALTY`](super::PENALTY) and is not evaluated). Members
 //! start at the coordinates of random never-asked valid configurations, or anywhere in the box
 //! without constraint awareness.

@@ -1,8 +1,8 @@
 //! # Local search: multi-start (`mls`) and iterated (`ils`)
 //!
-//! Greedy hill climbing over the neighbours of a configuration, constraint-aware as in paper 001
-//! (Section IV-A): the climber only ever stands on and looks at valid configurations, so it never
-//! spends a move on a configuration that cannot be compiled.
+//! Greedy hill climbing over the neighbours of a configuration, constraint-aware as in Willemsen et
+//! al. (see References; Section IV-A): the climber only ever stands on and looks at valid
+//! configurations, so it never spends a move on a configuration that cannot be compiled.
 //!
 //! A *move* changes one parameter ([`Neighbour`], shared with simulated annealing): to any other
 //! value (`hamming`, Kernel Tuner's
@@ -42,7 +42,7 @@
 //! configuration has been asked.
 //!
 //! ## Non-constraint-aware form
-//! With `constraint_aware=false` (the ablation of paper 001) moves range over the Cartesian product
+//! With `constraint_aware=false` (the paper's ablation) moves range over the Cartesian product
 //! of the parameters' values (any value change, or the previous or next value) and starts are drawn
 //! from it. An invalid configuration is never asked, so it costs no evaluation, but it gets a
 //! static penalty, [`PENALTY`](super::PENALTY), like a failed one: the climber wastes its moves and
@@ -52,11 +52,9 @@
 //! ## Options
 //! The options, their keys and defaults are listed on [`LocalSearchOptions`].
 //!
-//! The defaults were chosen on the ten shared Kernel Tuner caches (budget 220, 35 seeded runs
-//! each) by leave-one-kernel-out cross-validation over the four kernel families (convolution,
-//! dedispersion, gemm, pnpoly): `mixed` moves, first improvement and `sample` 3 to 8 were chosen
-//! in every fold; the `ils` settings were within noise of each other. Kernel Tuner's own
-//! settings (`hamming`, `sample=1`) score about 0.15 lower.
+//! The defaults (`mixed` moves, first improvement, a start sampled from several configurations)
+//! were chosen by leave-one-kernel-out cross-validation on the shared Kernel Tuner caches; the
+//! scores are in `docs/notes/strategy-defaults.md`.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -74,7 +72,7 @@
 //!
 //! ## References
 //! - F.-J. Willemsen, S. Heldens, R. van Nieuwpoort, B. van Werkhoven, "Constraint-aware
-//!   Optimization in Auto-Tuning", Section IV-A (paper 001 of this project): valid neighbours.
+//!   Optimization in Auto-Tuning", Section IV-A: valid neighbours.
 //! - H. R. Lourenço, O. C. Martin, T. Stützle, "Iterated Local Search", in *Handbook of
 //!   Metaheuristics*, 2003.
 //! - Kernel Tuner's `greedy_mls` and `greedy_ils` strategies (`hillclimbers.py`): first

@@ -1,7 +1,8 @@
 //! # Moves
 //!
 //! The one-parameter moves of the local strategies (local search and simulated annealing),
-//! constraint-aware as in paper 001 (Section IV-A): from a configuration, a *move* changes one
+//! constraint-aware as in Willemsen et al., "Constraint-aware Optimization in Auto-Tuning"
+//! (Section IV-A): from a configuration, a *move* changes one
 //! parameter, either to any other value (a Hamming move) or to the nearest previous or next value
 //! that gives a valid configuration (an adjacent move). Without constraint awareness the moves
 //! range over the Cartesian product and may leave the space.
@@ -11,10 +12,10 @@ use crate::Space;
 /// Which configurations are one move away (always exactly one parameter changes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Neighbour {
-    /// Any other value of one parameter (paper 001's Hamming neighbours).
+    /// Any other value of one parameter (the paper's Hamming neighbours).
     Hamming,
     /// The previous or next value of one parameter; constraint-aware, the nearest previous or
-    /// next value that gives a valid configuration (paper 001's adjacent rule, per parameter).
+    /// next value that gives a valid configuration (the paper's adjacent rule, per parameter).
     Adjacent,
     /// The Hamming moves, the adjacent ones tried first (local search; in simulated annealing
     /// the `hamming` option mixes the two kinds instead).

@@ -27,8 +27,8 @@
 //! - P. Auer, N. Cesa-Bianchi, Y. Freund, R. E. Schapire, "The Nonstochastic Multiarmed Bandit
 //!   Problem", SIAM J. Comput. 2002; A. Garivier, E. Moulines, "On Upper-Confidence Bound
 //!   Policies for Switching Bandit Problems", ALT 2011 (discounted counts).
-//! - Shi et al., "GPU Accelerated Exhaustive Search for Optimal Ensemble of Black-Box
-//!   Optimization Algorithms" (paper 002 of this project): members sharing observations.
+//! - J. Liu, B. Tunguz, G. Titericz, "GPU Accelerated Exhaustive Search for Optimal Ensemble of
+//!   Black-Box Optimization Algorithms": members sharing observations.
 
 use super::ensemble::{build_members, member_seed, member_specs, propose, random_unasked, specs};
 use super::options::{checked, declare_options};

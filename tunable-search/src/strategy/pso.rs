@@ -1,9 +1,9 @@
 //! # Particle swarm optimization
 //!
 //! Particle swarm optimization (PSO) in the epsilon-scaled continuous space of
-//! [`Continuous`](super::Continuous), constraint-aware as in paper 001 (Section IV-C, Algorithm 2).
-//! Each particle has a position `x`, a velocity `v` and the best position it has seen; after its
-//! position is evaluated it moves:
+//! [`Continuous`](super::Continuous), constraint-aware as in Willemsen et al. (see References;
+//! Section IV-C, Algorithm 2). Each particle has a position `x`, a velocity `v` and the best
+//! position it has seen; after its position is evaluated it moves:
 //!
 //! `v <- w v + c1 r1 (best_own - x) + c2 r2 (best_swarm - x)`, `x <- x + v`,
 //!
@@ -32,17 +32,11 @@
 //! ## Options
 //! The options, their keys and defaults are listed on [`PsoOptions`].
 //!
-//! Paper 001's Table IV settings are `popsize=30:w=0.5:c1=3:c2=0.5`; with this asynchronous swarm
-//! they score 0.14 (on seeds 1..=35 and on 1001..=1100), below Kernel Tuner's PSO (0.24). The
-//! defaults above were chosen by leave-one-kernel-out cross-validation on the ten shared Kernel
-//! Tuner caches (budget 220, methodology score with the peer-results options): a grid of `popsize`
-//! {6, 10, 15, 20, 30} x `w` {0.3, 0.5, 0.7} x `c1` {1, 2, 3} x `c2` {1, 1.5, 2.5} with 35 runs
-//! (seeds 1..=35), where for each kernel family (convolution, dedispersion, gemm, pnpoly) the
-//! setting best on the other three was scored on the held-out one: 0.41, 0.52, 0.52 and 0.60 (three
-//! folds chose these defaults, one `popsize=10:w=0.3:c2=2.5`). On fresh seeds (1001..=1100) the
-//! defaults score 0.47 and the neighbouring settings 0.45 to 0.50. The social coefficient matters
-//! most: with `c2` 0.5 the swarm hardly converges within 220 evaluations. Starting at rest rather
-//! than with Kernel Tuner's random velocity adds 0.02 to 0.08.
+//! The paper's Table IV settings are `popsize=30:w=0.5:c1=3:c2=0.5`. The defaults were chosen by
+//! leave-one-kernel-out cross-validation on the shared Kernel Tuner caches (the grids and scores
+//! are in `docs/notes/strategy-defaults.md`). The social coefficient matters most: with `c2` 0.5
+//! the swarm hardly converges within a few hundred evaluations. Particles start at rest rather
+//! than with Kernel Tuner's random velocity, which scored better.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -60,7 +54,7 @@
 //!
 //! ## References
 //! - F.-J. Willemsen, S. Heldens, R. van Nieuwpoort, B. van Werkhoven, "Constraint-aware
-//!   Optimization in Auto-Tuning" (paper 001 of this project), Section IV-C and Table IV.
+//!   Optimization in Auto-Tuning", Section IV-C and Table IV.
 //! - J. Kennedy, R. Eberhart, "Particle swarm optimization", Proc. ICNN 1995; Y. Shi,
 //!   R. Eberhart, "A modified particle swarm optimizer", Proc. IEEE CEC 1998 (inertia weight).
 

@@ -1,6 +1,7 @@
 //! # Repair of invalid configurations
 //!
-//! Paper 001's NEIGHBORS procedure (Algorithms 2 and 3): for a configuration that violates the
+//! The NEIGHBORS procedure of Willemsen et al., "Constraint-aware Optimization in Auto-Tuning"
+//! (Algorithms 2 and 3): for a configuration that violates the
 //! constraints, try its strictly-adjacent, then adjacent, then Hamming neighbours, and take the
 //! first non-empty set; if all three are empty, the valid configurations nearest by index
 //! distance (never empty in a non-empty space). Differential evolution repairs to the nearest

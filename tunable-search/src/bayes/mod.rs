@@ -23,7 +23,7 @@
 //!   update the Cholesky factor by one row and every candidate's cached cross-covariances by one
 //!   element, `O(n)` per candidate, in parallel over fixed chunks (deterministic for any number
 //!   of threads). The surrogate sits behind the [`Surrogate`] trait; the strategy's models (the
-//!   one that picks, a second one, the feasibility model) are built in `model.rs`.
+//!   one that picks, a second one, the feasibility model) are built in `models.rs`.
 //! - **Feasibility.** Failed configurations train a separate model of the probability that a
 //!   configuration is valid ([`Feasibility`], a GP label regression) and the acquisition is
 //!   weighed by it (`feasibility=false` turns it off; then failures are only never asked again).
@@ -63,7 +63,7 @@
 //!   ordered by alignment (a block size stepping by 16, a tile of 1 to 8) get one more
 //!   coordinate, the value's trailing zero bits scaled to `[0, W]` ([`with_alignment`]), so the
 //!   model can learn effects periodic in the value (multiples of 32 or 64, powers of two).
-//! - **Two models** (optional, `dual=W`; `dual.rs`): a second model with alignment
+//! - **Two models** (optional, `dual=W`; `challenger.rs`): a second model with alignment
 //!   coordinates of weight `W` is told every result; the one that predicts better (below)
 //!   picks. Where alignment does not matter the first model keeps the picks.
 //! - **The predictive check** (optional, `guard=C`): before each result is told, the model's
@@ -155,11 +155,11 @@
 mod acquisition;
 mod candidates;
 mod cgp;
+mod challenger;
 mod clipping;
 pub mod cluster;
 mod covariance;
 mod coverage;
-mod dual;
 pub mod elite;
 mod fallback;
 mod feasibility;
@@ -171,7 +171,7 @@ mod init;
 mod knn;
 mod levels;
 pub mod likelihood;
-mod model;
+mod models;
 mod options;
 mod points;
 mod polish;
@@ -189,9 +189,9 @@ pub use acquisition::{
     lower_confidence_bound, normal_cdf, normal_pdf, probability_of_improvement,
 };
 pub use cgp::{ClusterOptions, ClusteredGp};
+pub use challenger::DUAL_MARGIN;
 pub use cluster::ClusterCount;
 pub use covariance::{Covariance, CovarianceKind, sq_dist};
-pub use dual::DUAL_MARGIN;
 pub use fallback::Fallback;
 pub use feasibility::Feasibility;
 pub use features::{alignment_columns, with_alignment};

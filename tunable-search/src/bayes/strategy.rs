@@ -14,7 +14,7 @@ use super::candidates::{self, Buffers, RUNNERS_UP, Scored, Scoring};
 use super::clipping::Clipping;
 use super::coverage;
 use super::fallback::{self, Fallback, Known};
-use super::model::Models;
+use super::models::Models;
 use super::options::{AcquisitionChoice, BatchFill, BayesOptions, Exploration};
 use super::polish;
 use super::pool::Pool;

@@ -198,35 +198,20 @@ pub struct AutoPreset {
 impl AutoPreset {
     /// The options of `bayes` the preset stands for: its fields, and the defaults elsewhere.
     pub fn options(&self) -> BayesOptions {
-        let AutoPreset {
-            dual,
-            guard,
-            stall,
-            trial_scope,
-            cover,
-            overlap,
-            overlap_levels,
-            early,
-            overlap_rest,
-            fallback,
-            clip,
-            clip_ratio,
-            clip_until,
-        } = *self;
         BayesOptions {
-            dual,
-            guard,
-            stall,
-            trial_scope,
-            cover,
-            overlap,
-            overlap_levels,
-            early,
-            overlap_rest,
-            fallback,
-            clip,
-            clip_ratio,
-            clip_until,
+            dual: self.dual,
+            guard: self.guard,
+            stall: self.stall,
+            trial_scope: self.trial_scope,
+            cover: self.cover,
+            overlap: self.overlap,
+            overlap_levels: self.overlap_levels,
+            early: self.early,
+            overlap_rest: self.overlap_rest,
+            fallback: self.fallback,
+            clip: self.clip,
+            clip_ratio: self.clip_ratio,
+            clip_until: self.clip_until,
             ..BayesOptions::default()
         }
     }

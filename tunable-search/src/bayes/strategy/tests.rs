@@ -150,14 +150,14 @@ fn clipping_caps_the_targets_the_models_see() {
     };
     // Both models predict `expected(i)` at the `i`-th result's position.
     let both_predict = |b: &Bayes, expected: &dyn Fn(f64) -> f64| {
-        let second = b
+        let challenger = b
             .models
-            .second
+            .challenger
             .as_ref()
             .expect("dual=1 keeps a second model");
         for (i, t) in trials.iter().enumerate() {
             let expected = expected(i as f64 + 1.0);
-            for model in [&b.models.surrogate, &second.surrogate] {
+            for model in [&b.models.surrogate, &challenger.surrogate] {
                 let mean = model.predict(t.position).mean;
                 assert!((mean - expected).abs() < 1e-3, "{i}: {mean} vs {expected}");
             }

@@ -1,11 +1,11 @@
 //! # The models
 //!
 //! What a `bayes` strategy learns from the results: the surrogate that picks, with its points
-//! and its predictive check ([`Guard`], with `guard > 0` or a second model), the second model
-//! of `dual` ([`Second`]) and the feasibility model. They are built from the options here and
+//! and its predictive check ([`Guard`], with `guard > 0` or `dual`), the second model of `dual`
+//! ([`Challenger`]) and the feasibility model. They are built from the options here and
 //! told the same results; the strategy decides when.
 
-use super::dual::Second;
+use super::challenger::Challenger;
 use super::guard::Guard;
 use super::options::{BayesOptions, SurrogateChoice};
 use super::{
@@ -24,7 +24,7 @@ pub(super) struct Models {
     /// Its predictive check.
     pub guard: Option<Guard>,
     /// The other model (`dual`). Whichever of the two predicts better is `surrogate`.
-    pub second: Option<Second>,
+    pub challenger: Option<Challenger>,
     /// The probability of validity (`feasibility`).
     pub feasibility: Option<Feasibility>,
     /// The parameters while the early kernel holds (`early`, with `overlap` or
@@ -80,10 +80,10 @@ impl Models {
             }
         };
         let model = surrogate(&points);
-        // The second model sees the space with alignment coordinates of weight `dual` (none if
+        // The challenger sees the space with alignment coordinates of weight `dual` (none if
         // the space has no parameter that gets one); not with a trust region, whose box is in
         // the first model's coordinates.
-        let second = (options.dual > 0.0 && options.trust == 0.0 && options.align == 0.0)
+        let challenger = (options.dual > 0.0 && options.trust == 0.0 && options.align == 0.0)
             .then(|| {
                 Arc::new(with_levels(
                     with_alignment(space, options.dual),
@@ -92,7 +92,7 @@ impl Models {
                 ))
             })
             .filter(|p| p.dims() > points.dims())
-            .map(|p| Second {
+            .map(|p| Challenger {
                 surrogate: surrogate(&p),
                 points: p,
                 guard: Guard::new(options.guard_window),
@@ -101,12 +101,12 @@ impl Models {
             .feasibility
             .then(|| Feasibility::new(params, Arc::clone(&points), candidates));
         let guard =
-            (options.guard > 0.0 || second.is_some()).then(|| Guard::new(options.guard_window));
+            (options.guard > 0.0 || challenger.is_some()).then(|| Guard::new(options.guard_window));
         Models {
             surrogate: model,
             points,
             guard,
-            second,
+            challenger,
             feasibility,
             early_params: early.then_some(params),
             next_fit: options.init.max(3),
@@ -122,12 +122,12 @@ impl Models {
             guard.record(self.surrogate.predict(row).mean, y, earlier);
         }
         self.surrogate.observe(row, y);
-        if let Some(second) = &mut self.second {
+        if let Some(challenger) = &mut self.challenger {
             if check {
-                let predicted = second.surrogate.predict(row).mean;
-                second.guard.record(predicted, y, earlier);
+                let predicted = challenger.surrogate.predict(row).mean;
+                challenger.guard.record(predicted, y, earlier);
             }
-            second.surrogate.observe(row, y);
+            challenger.surrogate.observe(row, y);
         }
     }
 
@@ -141,29 +141,29 @@ impl Models {
     /// Drops both models' fantasies.
     pub fn clear_fantasies(&mut self) {
         self.surrogate.clear_fantasies();
-        if let Some(second) = &mut self.second {
-            second.surrogate.clear_fantasies();
+        if let Some(challenger) = &mut self.challenger {
+            challenger.surrogate.clear_fantasies();
         }
     }
 
     /// Conditions both models on `targets` instead of the targets told (see `clipping`).
     pub fn retarget(&mut self, targets: &[f64]) {
         self.surrogate.retarget(targets);
-        if let Some(second) = &mut self.second {
-            second.surrogate.retarget(targets);
+        if let Some(challenger) = &mut self.challenger {
+            challenger.surrogate.retarget(targets);
         }
     }
 
     /// Makes the better predicting of the two models the one that picks
-    /// ([`Second::takes_over`]). Both have no fantasies when this runs (at the end of a tell).
+    /// ([`Challenger::takes_over`]). Both have no fantasies when this runs (at the end of a tell).
     pub fn choose(&mut self) {
-        let (Some(first), Some(second)) = (&mut self.guard, &mut self.second) else {
+        let (Some(first), Some(challenger)) = (&mut self.guard, &mut self.challenger) else {
             return;
         };
-        if second.takes_over(first) {
-            std::mem::swap(&mut self.surrogate, &mut second.surrogate);
-            std::mem::swap(&mut self.points, &mut second.points);
-            std::mem::swap(first, &mut second.guard);
+        if challenger.takes_over(first) {
+            std::mem::swap(&mut self.surrogate, &mut challenger.surrogate);
+            std::mem::swap(&mut self.points, &mut challenger.points);
+            std::mem::swap(first, &mut challenger.guard);
         }
     }
 
@@ -182,8 +182,10 @@ impl Models {
             .and_then(|k| k.with_overlap(0.0))
             .expect("checked option");
         self.surrogate.set_params(GpParams { kernel, ..early });
-        if let Some(second) = &mut self.second {
-            second.surrogate.set_params(GpParams { kernel, ..early });
+        if let Some(challenger) = &mut self.challenger {
+            challenger
+                .surrogate
+                .set_params(GpParams { kernel, ..early });
         }
         self.early_params = None;
     }
@@ -193,8 +195,8 @@ impl Models {
     pub fn refit(&mut self, options: &BayesOptions, valid: usize) {
         if options.fit && valid >= self.next_fit {
             self.surrogate.fit_hyperparameters();
-            if let Some(second) = &mut self.second {
-                second.surrogate.fit_hyperparameters();
+            if let Some(challenger) = &mut self.challenger {
+                challenger.surrogate.fit_hyperparameters();
             }
             self.next_fit = 2 * valid;
         }

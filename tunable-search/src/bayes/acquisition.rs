@@ -1,15 +1,16 @@
 //! # Acquisition functions
 //!
 //! How promising an unvisited configuration is, from the surrogate's posterior mean `μ` and
-//! standard deviation `σ` there and the best value found so far `f⁺` (minimization, paper 000
-//! Section III-C):
+//! standard deviation `σ` there and the best value found so far `f⁺` (minimization; Willemsen,
+//! van Nieuwpoort, van Werkhoven, "Bayesian Optimization for auto-tuning GPU kernels", PMBS
+//! 2021, Section III-C):
 //!
 //! - **probability of improvement** `PI = Φ(z)`,
 //! - **expected improvement** `EI = E[max(f⁺ - λ - Y, 0)] = σ (z Φ(z) + φ(z))`,
 //! - **lower confidence bound** `LCB = μ - λ σ` (smaller is better),
 //!
 //! with `z = (f⁺ - λ - μ) / σ`, `Φ` and `φ` the standard normal distribution and density, and `λ`
-//! the exploration factor. [`contextual_variance`] is paper 000's dynamic `λ` (Section III-F).
+//! the exploration factor. [`contextual_variance`] is that paper's dynamic `λ` (Section III-F).
 //!
 //! The strategy ranks candidates by [`Acquisition::score`]: `ln PI` and `ln EI`, computed without
 //! underflow far in the tails (so candidates stay ordered when every improvement is
@@ -124,7 +125,8 @@ pub enum Acquisition {
 }
 
 impl Acquisition {
-    /// The portfolio of paper 000's Table I, in its order.
+    /// The portfolio of Table I of "Bayesian Optimization for auto-tuning GPU kernels", in
+    /// its order.
     pub const PORTFOLIO: [Acquisition; 3] = [Acquisition::Ei, Acquisition::Pi, Acquisition::Lcb];
 
     /// Its name on the command line.

@@ -1,4 +1,4 @@
-//! # The clustered Gaussian process (paper 004)
+//! # The clustered Gaussian process
 //!
 //! GPU run times have cliffs: a configuration that runs out of registers or shared memory, or
 //! loses occupancy, is suddenly much slower than its neighbour. One smooth GP averages across a
@@ -12,7 +12,7 @@
 //! 3. fits **one independent [`Gp`] per cluster** on that cluster's observations and predicts
 //!    each candidate with the GP of its class.
 //!
-//! The acquisition of a candidate is then **weighted by the size of its cluster**: paper 004's
+//! The acquisition of a candidate is then **weighted by the size of its cluster**: the paper's
 //! Algorithm 1 takes the maximum of EI within each cluster divided by the cluster's size, which
 //! is the same as maximizing `EI(x) · n_min / n_class(x)` over all candidates
 //! ([`Surrogate::candidate_weights`]); small clusters get explored, which is what the paper's
@@ -32,7 +32,7 @@
 //!
 //! ## References
 //! - H. Luo, J. W. Demmel, Y. Cho, X. S. Li, Y. Liu, "Non-smooth Bayesian optimization in tuning
-//!   problems" (paper 004 of this project): Section 2.3, Algorithm 1 (Appendix A), Appendix E.
+//!   problems": Section 2.3, Algorithm 1 (Appendix A), Appendix E.
 
 use super::cluster::{ClusterCount, KMeans};
 use super::gp::CHUNK;
@@ -47,13 +47,13 @@ use std::sync::Arc;
 /// Settings of a [`ClusteredGp`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ClusterOptions {
-    /// How many clusters (paper 004: k-means with `k = 3`).
+    /// How many clusters (the paper: k-means with `k = 3`).
     pub count: ClusterCount,
     /// The weight `ξ` of the standardized target against the coordinates in clustering.
     pub xi: f64,
     /// Clusters with fewer real observations are dissolved into the others.
     pub min_size: usize,
-    /// Neighbours in the k-NN classification (paper 004: 3).
+    /// Neighbours in the k-NN classification (the paper: 3).
     pub neighbours: usize,
     /// The boundary penalty's strength `β` (0: none).
     pub boundary: f64,

@@ -1,6 +1,6 @@
 //! # Clustering of observations for the clustered GP
 //!
-//! The clustered GP (paper 004) splits the observations `(x, y)` into groups that each look
+//! The clustered GP splits the observations `(x, y)` into groups that each look
 //! smooth, by clustering the joint vectors `(x, ξ·z)`: the normalized coordinates `x` and the
 //! standardized target `z = (y - mean) / sd` scaled by `ξ`. Two observations close in `x` whose
 //! targets differ by a jump land in different clusters.
@@ -17,7 +17,7 @@
 //!
 //! ## References
 //! - H. Luo, J. W. Demmel, Y. Cho, X. S. Li, Y. Liu, "Non-smooth Bayesian optimization in tuning
-//!   problems" (paper 004 of this project), Section 2.3 and Algorithm 1.
+//!   problems", Section 2.3 and Algorithm 1.
 //! - D. Arthur, S. Vassilvitskii, "k-means++: the advantages of careful seeding", SODA 2007.
 //! - D. Pelleg, A. Moore, "X-means: extending k-means with efficient estimation of the number of
 //!   clusters", ICML 2000 (the BIC of a hard-assignment spherical Gaussian mixture).

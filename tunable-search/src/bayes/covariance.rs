@@ -23,7 +23,7 @@
 //! - C. E. Rasmussen, C. K. I. Williams, *Gaussian Processes for Machine Learning*, MIT Press,
 //!   2006, Section 4.2 (Eqs. 4.9, 4.17).
 //! - F.-J. Willemsen, R. van Nieuwpoort, B. van Werkhoven, "Bayesian Optimization for
-//!   auto-tuning GPU kernels" (paper 000 of this project), Section III-B and Table I.
+//!   auto-tuning GPU kernels", PMBS 2021, Section III-B and Table I.
 //! - D. Duvenaud, H. Nickisch, C. E. Rasmussen, "Additive Gaussian Processes", NeurIPS 2011.
 //! - B. Ru, A. Alvi, V. Nguyen, M. Osborne, S. Roberts, "Bayesian Optimisation over Multiple
 //!   Continuous and Categorical Inputs", ICML 2020 (the overlap kernel).

@@ -2,9 +2,10 @@
 //!
 //! Configurations that satisfy every known constraint can still fail (compile errors, too many
 //! registers, launch failures): *hidden constraints*. A failed configuration has no objective
-//! value, and inventing one distorts the surrogate (paper 000, Section III-D-2; Kernel Tuner's
-//! BO stores failures as a huge finite number and, on kernels with many failures, walks from one
-//! failing configuration to the next). So failures never reach the objective's surrogate.
+//! value, and inventing one distorts the surrogate (Willemsen et al., "Bayesian Optimization
+//! for auto-tuning GPU kernels", Section III-D-2; Kernel Tuner's BO stores failures as a huge
+//! finite number and, on kernels with many failures, walks from one failing configuration to
+//! the next). So failures never reach the objective's surrogate.
 //! Instead, as BaCO does for hidden constraints, a separate model learns where configurations
 //! are valid, and the acquisition is weighed by the probability of validity.
 //!

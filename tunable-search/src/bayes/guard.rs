@@ -26,26 +26,8 @@
 //! assert_eq!(g.skill(), Some(0.5));
 //! ```
 
+use super::fallback::Fallback;
 use std::collections::VecDeque;
-
-/// What takes a pick while the model does not predict.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fallback {
-    /// A uniformly random unasked configuration.
-    Random,
-    /// A random unasked Hamming neighbour (one parameter changed) of the best configuration
-    /// found that has one; a random configuration when none has.
-    Local,
-    /// Random and local picks in turn, random first.
-    Mixed,
-    /// A child of the best results found ([`child`](super::elite::child)); a random
-    /// configuration when no child is found.
-    Elite,
-    /// Of a few random unasked configurations, the one whose nearest asked configuration
-    /// differs from it in the most parameters: a random pick that keeps off the explored
-    /// neighbourhoods.
-    Far,
-}
 
 /// The running predictive check of a surrogate (see the module docs of `bayes::guard`).
 #[derive(Clone, Debug, PartialEq)]

@@ -10,8 +10,9 @@
 //!   into `init` equal strata and a draw scores one per (parameter, stratum) it hits. Spread over
 //!   every parameter's value ranks like a Latin hypercube, but on configurations as they occur
 //!   in the valid space.
-//! - `maximin`: paper 000's maximin Latin hypercube (the best of 1000 random designs by the
-//!   distance of its closest pair, each point moved to the nearest untaken valid configuration).
+//! - `maximin`: the maximin Latin hypercube of "Bayesian Optimization for auto-tuning GPU
+//!   kernels" (the best of 1000 random designs by the distance of its closest pair, each point
+//!   moved to the nearest untaken valid configuration).
 //!   Maximizing the smallest distance pushes the points to the corners of the space, the
 //!   extreme value of every parameter, and snapping to the nearest valid configuration pushes
 //!   them onto the constraints' boundaries: on kernels whose extremes are slow its first

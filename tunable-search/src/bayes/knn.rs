@@ -1,8 +1,8 @@
 //! # k-nearest-neighbour classification of candidates
 //!
 //! The clustered GP assigns every candidate configuration to a cluster by the labels of its `k`
-//! nearest observations in normalized coordinates (paper 004 uses `k = 3`): a majority vote,
-//! ties going to the label of the nearest. Observations only ever get appended, so each
+//! nearest observations in normalized coordinates (Luo et al., "Non-smooth Bayesian
+//! optimization in tuning problems", use `k = 3`): a majority vote, ties going to the label of the nearest. Observations only ever get appended, so each
 //! candidate's `k` nearest are kept up to date incrementally, in `O(dims)` per candidate and
 //! observation; labels may change freely between calls since they are looked up at
 //! classification time.

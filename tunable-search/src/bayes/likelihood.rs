@@ -1,7 +1,8 @@
 //! # Hyperparameters by marginal likelihood
 //!
-//! The optional alternative to paper 000's fixed lengthscale (`fit=true`): the lengthscale and
-//! the noise variance that maximize the log marginal likelihood of the standardized targets,
+//! The optional alternative to the fixed lengthscale of "Bayesian Optimization for auto-tuning
+//! GPU kernels" (`fit=true`): the lengthscale and the noise variance that maximize the log
+//! marginal likelihood of the standardized targets,
 //!
 //! `ln p(y | X) = -½ yᵀ (K + σₙ² I)⁻¹ y - Σᵢ ln Lᵢᵢ - (n / 2) ln 2π`,
 //!

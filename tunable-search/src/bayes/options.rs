@@ -52,12 +52,22 @@ pub enum Transform {
     Log,
 }
 
+impl Transform {
+    /// The target of a value `v`.
+    pub fn apply(self, v: f64) -> f64 {
+        match self {
+            Transform::None => v,
+            Transform::Log => v.max(f64::MIN_POSITIVE).ln(),
+        }
+    }
+}
+
 /// The model of the objective.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum SurrogateChoice {
     /// One Gaussian process over the whole space ([`Gp`](super::Gp)).
     Gp,
-    /// The clustered GP of paper 004 ([`ClusteredGp`](super::ClusteredGp)).
+    /// The clustered GP ([`ClusteredGp`](super::ClusteredGp)).
     Clustered(ClusterOptions),
 }
 
@@ -139,7 +149,7 @@ declare_options! {
         /// The valid results the contextual variance's reference (the mean value and the mean
         /// posterior deviation it compares with) is taken with: every acquisition round until
         /// there are this many updates it (`None`: the first round's, after the initial sample,
-        /// as in paper 000).
+        /// as in the paper the [module docs](super) cite).
         cv_ref: Option<usize> = None, "cv_ref" => |o: &BayesOptions, v: &str| {
             at_least(1)(o, v).map(Some)
         };
@@ -167,8 +177,7 @@ declare_options! {
         /// The most candidates whose predictions are kept up to date, at least 100; larger
         /// spaces score a random pool of this size plus the neighbours of the best
         /// configurations found. The strategy's time per ask grows with it (each result
-        /// updates every candidate's prediction, `O(results)` each): 12,288 keeps it to a few
-        /// milliseconds at any space size.
+        /// updates every candidate's prediction, `O(results)` each), and not with the space.
         pool: usize = 12_288, "pool" => at_least(100);
         /// In pool mode, how many of the best configurations found add their neighbours to the
         /// candidates.
@@ -187,7 +196,7 @@ declare_options! {
         /// The initial half-width of the trust region in normalized coordinates, in `[0, 1]`
         /// ([`TrustRegion`](super::TrustRegion)); 0 turns it off.
         trust: f64 = 0.0, "trust" => probability();
-        /// The model: `gp`, or `cgp`, the clustered GP of paper 004, whose settings are the keys
+        /// The model: `gp`, or `cgp`, the clustered GP, whose settings are the keys
         /// `clusters`, `xi`, `min_cluster`, `knn` and `boundary` (setting any of them selects
         /// `cgp`).
         surrogate: SurrogateChoice = SurrogateChoice::Gp,
@@ -198,7 +207,7 @@ declare_options! {
         };
         /// The exploration rate, in `(0, 1]`: with probability `1 - tau` a round takes a random
         /// unvisited configuration instead of the acquisition's choice (`None`: 1 for `gp`,
-        /// paper 004's 0.8 for `cgp`).
+        /// 0.8 for `cgp`, as the clustered GP's paper sets it).
         tau: Option<f64> = None, "tau" => |o: &BayesOptions, v: &str| {
             checked("a number in (0, 1]", |x: &f64| *x > 0.0 && *x <= 1.0)(o, v).map(Some)
         };

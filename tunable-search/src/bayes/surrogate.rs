@@ -11,8 +11,8 @@
 //! are dropped at once by [`Surrogate::clear_fantasies`], and do not move the model's target
 //! standardization.
 //!
-//! [`Gp`](super::Gp) is the exact Gaussian process. A clustered GP (paper 004) implements the
-//! same trait by fitting one [`Gp`](super::Gp) per cluster on its subset of the observations and
+//! [`Gp`](super::Gp) is the exact Gaussian process. A clustered GP
+//! ([`ClusteredGp`](super::ClusteredGp)) implements the same trait by fitting one [`Gp`](super::Gp) per cluster on its subset of the observations and
 //! predicting each candidate with its cluster's GP; with one cluster it is the GP itself, which
 //! the trait's prediction methods let a test check exactly.
 

@@ -130,86 +130,131 @@ pub use search::Search;
 pub use spec::{StrategyError, StrategySpec};
 
 use crate::Space;
+use crate::bayes::{Bayes, BayesOptions, Fallback};
 use std::sync::Arc;
 
-/// The strategy `auto` (the default of `#[tunable]`) stands for: Bayesian optimization with a
-/// stratified random initial sample (`bayes`'s defaults), a second model that also sees
-/// alignment coordinates and picks while it predicts better (`dual=1`), a predictive check that
-/// hands the picks to random search while the picking model does not predict (`guard=0.55`),
-/// every other pick to a random configuration away from those asked once 60 results in a row
-/// have not improved the best (`stall=60:fallback=far`), a young model that picks among 64 random configurations until the check
-/// has judged it (`trial_scope=64`), every other round, while a value of a parameter of at
-/// most eight values is untried, the model's best configuration with such a value (`cover=2`),
-/// and, for the first 25 evaluations, a covariance that also sees the parameters of at most six
-/// values as categories (`overlap=0.3:overlap_levels=6:early=25:overlap_rest=1`).
+/// The options of `bayes` that `auto` sets: one field per option, named as the option (and
+/// its key); every other option keeps its default ([`BayesOptions`]). Each field says what the
+/// option does and why `auto` sets it; the evidence (the selection runs, their commands and
+/// figures) is in `docs/notes/choosing-auto.md`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AutoPreset {
+    /// `dual`: a second model, whose points also have alignment coordinates of this weight, is
+    /// told every result, and whichever of the two predicts better picks. A smooth model over
+    /// value indices reads an effect periodic in a parameter's value (a block size fast at
+    /// multiples of the warp size, a tile at powers of two) as noise; the second model sees it.
+    pub dual: f64,
+    /// `guard`: while the picking model's mean concordance over its last results is below this
+    /// (a coin scores 0.5), its picks go to the `fallback`: a model that does not predict does
+    /// not pick, and random search's guarantee holds on landscapes it cannot represent.
+    pub guard: f64,
+    /// `stall`: once this many valid results in a row have not improved the best, every other
+    /// pick goes to the `fallback` until one does. On plateaus and needles a model can predict
+    /// well and still propose configurations that improve nothing.
+    pub stall: usize,
+    /// `trial_scope`: until the predictive check has judged the picking model, it picks its best
+    /// of about this many random unvisited configurations. A model fitted to five points sends
+    /// its picks where it knows least, the corners of the space; on landscapes where random
+    /// search is nearly done after a dozen evaluations those picks lose the run.
+    pub trial_scope: usize,
+    /// `cover`: every this-many acquisition rounds, while a value of a parameter of at most
+    /// eight values is untried, the model picks its best configuration with such a value. A
+    /// young model extends its trend over every value of a parameter and never tries a value
+    /// that is a code path of its own (an unroll factor's 0, a switch) when the trend points
+    /// away from it.
+    pub cover: usize,
+    /// `overlap`: the weight of the covariance part that counts the parameters two
+    /// configurations have at the same value. A model of index distances relates a tile of 1 to
+    /// a tile of 2 and a switch's two settings as neighbours; seen as categories, a few results
+    /// tell that one value of a switch or a choice is good wherever its index lies.
+    pub overlap: f64,
+    /// `overlap_levels`: the overlap part compares the parameters of at most this many values,
+    /// the switches and short choices.
+    pub overlap_levels: usize,
+    /// `early`: the overlap part holds for this many evaluations: it lets a few results tell
+    /// more, and later it costs the search the precision of the index distances.
+    pub early: usize,
+    /// `overlap_rest`: the overlap part also averages in the parameters it does not compare, by
+    /// their one-dimensional kernel, so that a parameter of many values (a block size) keeps its
+    /// share of that part instead of none.
+    pub overlap_rest: bool,
+    /// `fallback`: the picks the check or a stall hands over are far ones: of a few random
+    /// unasked configurations, the one whose nearest asked configuration differs from it in the
+    /// most parameters, so that a stalled search's random picks do not land beside the
+    /// configurations already asked.
+    pub fallback: Fallback,
+    /// `clip`: for the first `clip_until` evaluations the models see every result capped at the
+    /// higher of this quantile of the results told and `clip_ratio` times the best, so that the
+    /// slow bulk's trends cannot lead a young model away from the fast few.
+    pub clip: f64,
+    /// `clip_ratio`: the cap relative to the best result (see `clip`).
+    pub clip_ratio: f64,
+    /// `clip_until`: the evaluations the caps hold for; afterwards the models see the results
+    /// themselves, where the slow configurations' differences lead to the fast ones (cliffs,
+    /// decoys).
+    pub clip_until: usize,
+}
+
+impl AutoPreset {
+    /// The options of `bayes` the preset stands for: its fields, and the defaults elsewhere.
+    pub fn options(&self) -> BayesOptions {
+        BayesOptions {
+            dual: self.dual,
+            guard: self.guard,
+            stall: self.stall,
+            trial_scope: self.trial_scope,
+            cover: self.cover,
+            overlap: self.overlap,
+            overlap_levels: self.overlap_levels,
+            early: self.early,
+            overlap_rest: self.overlap_rest,
+            fallback: self.fallback,
+            clip: self.clip,
+            clip_ratio: self.clip_ratio,
+            clip_until: self.clip_until,
+            ..BayesOptions::default()
+        }
+    }
+}
+
+/// The strategy `auto` (the default of `#[tunable]`) stands for: Bayesian optimization
+/// ([`Bayes`]) with `bayes`'s defaults (a stratified random initial sample of five, expected
+/// improvement on a Gaussian process of the logarithm of the run time, polishing rounds, a
+/// feasibility model) and the safeguards of [`AutoPreset`], for kernels whose landscape is
+/// unlike anything it was chosen on.
 ///
-/// Chosen by evidence, not by taste (the user guide's strategies chapter; the command lines and
-/// tables are in the results chapter): candidates ran on the fourteen shared Kernel Tuner
-/// caches and on the generated stress landscapes of [`crate::sim::stress`] (its ten kinds,
-/// 100 to 10^6 configurations, 2 to 15 parameters, and the three kinds of small spaces at
-/// eight seeded settings each), 35 runs, seed 1, budget 220, with the methodology's cut-off
-/// score and the anytime scores at 10, 25, 50, 100 and 220 evaluations, and were selected by
-/// leave-one-family-out with the five kernel families and ten stress kinds as the families.
+/// It was chosen on the shared Kernel Tuner caches and the generated stress landscapes of
+/// [`crate::sim::stress`], at every budget, by leave-one-family-out selection; the procedure,
+/// its commands and its figures are in `docs/notes/choosing-auto.md`. Re-run the selection when
+/// strategies change.
 ///
-/// - `bayes` alone (the `auto` before 2026-11-26, chosen on the caches alone) stays barely
-///   above random search on flat landscapes decided by alignment (0.22), the kind on which it
-///   lost to random search on kernels kept aside from the project: a smooth model over value
-///   indices reads an effect periodic in the value as noise. `dual=1` keeps a second model with
-///   alignment coordinates ([`with_alignment`](crate::bayes::with_alignment)); whichever
-///   predicts the results better before they are told ([`Guard`](crate::bayes::Guard)) picks:
-///   0.84 there.
-/// - `stall=60`: on plateaus and needles the model can predict well and still propose
-///   configurations that improve nothing; after 60 such results every other pick is random
-///   until one improves.
-/// - `guard=0.55` hands the picks to random configurations (`fallback=far`, below) while the picking model's
-///   mean concordance over its last ten results is below 0.55 (a coin scores 0.5).
-/// - `trial_scope=64`: before the check has judged a model (its first five results), a model
-///   fitted to five points sends its picks where it knows least, the corners of the space, and
-///   on landscapes where random search is nearly done after a dozen evaluations (many
-///   near-optimal configurations, most of them failing) those picks lost whole runs. A young
-///   model now picks its best of about 64 random unvisited configurations.
-/// - `cover=2` (2026-11-27): a young model fitted to a few results extends their trend over
-///   every value of a parameter, and where one value is a code path of its own (an unroll
-///   factor's 0, a switch) and holds the optimum, it never tries it; with a smaller initial
-///   sample (`init=3`) such landscapes fell from +0.46 to -0.58 at 25 evaluations. Every
-///   other acquisition round, while some value of a parameter of at most eight values has not
-///   been asked, the model picks its best configuration among those with one such value. The
-///   caches gain 0.014 at the cut-off (0.748 to 0.762) and 0.026 at 25 evaluations (0.345 to
-///   0.371), the worst small `required` landscape 0.088 to 0.213.
-/// - `overlap=0.3:overlap_levels=6:early=25:overlap_rest=1` (2026-11-27): a model of index
-///   distances relates a tile of 1 to a tile of 2 and a switch's two settings as neighbours; a
-///   few results tell more when a parameter of few values is also seen as a category (the
-///   share of such parameters two configurations have at the same value,
-///   [`Covariance::with_overlap`](crate::bayes::Covariance::with_overlap)), and the parameters
-///   of many values keep their share of that part through their one-dimensional kernel
-///   ([`Covariance::with_overlap_rest`](crate::bayes::Covariance::with_overlap_rest)). The part
-///   is dropped after 25 evaluations, when it starts to cost the late search. The caches gain
-///   at 10 and 25 evaluations (0.189 to 0.204, 0.371 to 0.387), the 54 stress landscapes at
-///   every checkpoint (0.614 to 0.653 at the cut-off, 0.486 to 0.530 at 25); the caches'
-///   cut-off falls 0.762 to 0.748 (convolution_milo on the NVIDIA GPUs late in the run).
-///   Leave-one-family-out over fifteen families chooses it in 15 of 15 folds (held-out 0.715).
-/// - `fallback=far` (2026-11-28): the picks the check or a stall hands over are, of 16 random
-///   unasked configurations, the one whose nearest asked configuration differs in the most
-///   parameters. On a small space whose model follows a trend away from a needle, a stalled
-///   search's random picks kept landing beside configurations already asked; the worst stress
-///   landscape (a needle among 870 configurations) rises from 0.111 to 0.201, the 54
-///   landscapes 0.653 to 0.657, the caches 0.748 to 0.747 (0.387 to 0.385 at 25 evaluations).
-///   Leave-one-family-out chooses it in 13 of 15 folds (held-out 0.715).
-/// - `clip=0.5:clip_ratio=1.5:clip_until=25` (2026-11-28): for the first 25 evaluations the
-///   models see every result capped at the higher of the median of those told and 1.5 times the
-///   best, so the slow bulk's trends cannot lead a young model away from the fast few (on the
-///   NVIDIA convolution_milo caches, `use_padding=1` has the better median but few of the
-///   fastest configurations); after 25 the models see the results themselves again, where the
-///   slow configurations' differences lead to the fast ones (cliffs, decoys). The caches gain
-///   at every checkpoint (0.747 to 0.767 at the cut-off, 0.385 to 0.416 at 25 evaluations,
-///   worst cache 0.449 to 0.452), the 54 stress landscapes 0.657 to 0.665 (worst 0.201 to
-///   0.224; worst at 25 evaluations -0.029 to 0.045). Leave-one-family-out chooses it over
-///   the previous `auto` in 13 of 15 folds (held-out 0.709).
+/// The same strategy can be written as an option string of `bayes`:
 ///
-/// Over the caches: 0.767, worst cache 0.452, at 10 / 25 / 50 / 100 / 220 evaluations 0.209 /
-/// 0.416 / 0.552 / 0.671 / 0.770. Over 54 stress landscapes (`default` and `varied`): 0.665,
-/// worst 0.224. Re-run the selection when strategies change.
-pub const AUTO: &str = "bayes:dual=1:guard=0.55:stall=60:trial_scope=64:cover=2:overlap=0.3:overlap_levels=6:early=25:overlap_rest=1:fallback=far:clip=0.5:clip_ratio=1.5:clip_until=25";
+/// ```
+/// use tunable_search::bayes::BayesOptions;
+/// use tunable_search::strategy::{AUTO, StrategySpec};
+/// let spec: StrategySpec = "bayes:dual=1:guard=0.55:stall=60:trial_scope=64:cover=2:\
+///     overlap=0.3:overlap_levels=6:early=25:overlap_rest=1:fallback=far:clip=0.5:\
+///     clip_ratio=1.5:clip_until=25"
+///     .parse()
+///     .unwrap();
+/// assert_eq!(spec.apply(BayesOptions::default()).unwrap(), AUTO.options());
+/// ```
+pub const AUTO: AutoPreset = AutoPreset {
+    dual: 1.0,
+    guard: 0.55,
+    stall: 60,
+    trial_scope: 64,
+    cover: 2,
+    overlap: 0.3,
+    overlap_levels: 6,
+    early: 25,
+    overlap_rest: true,
+    fallback: Fallback::Far,
+    clip: 0.5,
+    clip_ratio: 1.5,
+    clip_until: 25,
+};
 
 /// The names [`build`] accepts.
 pub const STRATEGY_NAMES: [&str; 13] = [
@@ -246,8 +291,7 @@ pub fn build(
     Ok(match spec.name.as_str() {
         "auto" => {
             spec.expect_no_options()?;
-            let chosen: StrategySpec = AUTO.parse().expect("AUTO is a valid spec");
-            return build(&chosen, space, seed);
+            Box::new(Bayes::new(space, AUTO.options(), seed))
         }
         "random" => {
             spec.expect_no_options()?;
@@ -298,9 +342,9 @@ pub fn build(
             spec.apply(OnlinePortfolioOptions::default())?,
             seed,
         )?),
-        "bayes" => Box::new(crate::bayes::Bayes::new(
+        "bayes" => Box::new(Bayes::new(
             space,
-            spec.apply(crate::bayes::BayesOptions::default())?,
+            spec.apply(BayesOptions::default())?,
             seed,
         )),
         other => {

@@ -22,7 +22,7 @@ use common::skip;
 const ARCH: &str = "sm_90";
 
 /// How many configurations the default sample spreads over the space.
-const SAMPLE: usize = 48;
+const SAMPLE: usize = 40;
 
 fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -51,8 +51,8 @@ fn sample(all: &[SgemmCudaParams]) -> Vec<SgemmCudaParams> {
     };
     corner(&|p| *p == SgemmCudaParams::default());
     corner(&|p| p.BM == 256 && p.BN == 256);
-    corner(&|p| p.BM == 32 && p.BN == 32);
-    corner(&|p| p.BM == 256 && p.BN == 32);
+    corner(&|p| p.BM == 64 && p.BN == 64 && p.WM == 32 && p.WN == 32 && p.TM == 8);
+    corner(&|p| p.BM == 256 && p.BN == 64);
     for stages in 1..=4 {
         for asynchronous in 0..=1 {
             corner(&|p| p.STAGES == stages && p.ASYNC == asynchronous);
@@ -61,8 +61,8 @@ fn sample(all: &[SgemmCudaParams]) -> Vec<SgemmCudaParams> {
     for split in [2, 4, 8] {
         corner(&|p| p.SPLITK == split && p.GROUP == 8);
     }
-    corner(&|p| p.TM == 2 && p.PAD == 0);
-    corner(&|p| p.WTN == 16 && p.TN == 8);
+    corner(&|p| p.TM == 8 && p.TN == 8 && p.WTN == 8 && p.PAD == 0);
+    corner(&|p| p.BK == 32 && p.STAGES == 4);
     picked
 }
 
@@ -99,6 +99,13 @@ fn the_space_is_large_and_the_device_prunes_it() {
         space.cartesian_size()
     );
     assert!(h100.len() >= 10_000, "{} configurations on sm_90", h100.len());
+    // Every configuration is consistent: threads, warps and tiles agree.
+    for p in configs(space) {
+        let threads = (p.BM / p.WM) * (p.BN / p.WN) * 32;
+        assert!((64..=1024).contains(&threads), "{p:?}");
+        assert_eq!(p.WM % ((32 / p.WTN) * p.TM) + p.WN % (p.WTN * p.TN), 0, "{p:?}");
+        assert_eq!((p.BM * p.BK / 4) % threads + (p.BK * p.BN / 4) % threads, 0, "{p:?}");
+    }
     // sm_80 gives a block less shared memory than sm_90: the device constraint prunes.
     assert!(a100.len() < h100.len() && h100.len() <= space.len());
     let smem = |p: &SgemmCudaParams| p.STAGES * p.BK * (p.BM + p.PAD + p.BN) * 4;

@@ -237,7 +237,11 @@ pub fn compile_each(
                         }
                         let part = &configs[start..(start + BATCH).min(configs.len())];
                         let built = compile_many(&SGEMM, part, arch);
-                        done.extend(part.iter().copied().zip(built.into_iter().map(|r| r.map(drop))));
+                        done.extend(
+                            part.iter()
+                                .copied()
+                                .zip(built.into_iter().map(|r| r.map(drop))),
+                        );
                     }
                 })
             })
@@ -346,9 +350,11 @@ mod vendor {
                 let stream = ctx.default_stream();
                 let blas = CudaBlas::new(Arc::clone(&stream)).map_err(|e| format!("{e:?}"))?;
                 // SAFETY: the handle is live; the mode is a valid enumerator.
-                unsafe { cudarc::cublas::sys::cublasSetMathMode(*blas.handle(), CUBLAS_DEFAULT_MATH) }
-                    .result()
-                    .map_err(|e| format!("cublasSetMathMode: {e:?}"))?;
+                unsafe {
+                    cudarc::cublas::sys::cublasSetMathMode(*blas.handle(), CUBLAS_DEFAULT_MATH)
+                }
+                .result()
+                .map_err(|e| format!("cublasSetMathMode: {e:?}"))?;
                 let up = |h: &[f32]| stream.clone_htod(h).map_err(|e| format!("{e:?}"));
                 Ok(Cublas {
                     a: up(a)?,
@@ -399,7 +405,9 @@ mod vendor {
 
         /// The result, row-major m x n.
         pub fn result(&self) -> Result<Vec<f32>, String> {
-            self.stream.clone_dtoh(&self.c).map_err(|e| format!("{e:?}"))
+            self.stream
+                .clone_dtoh(&self.c)
+                .map_err(|e| format!("{e:?}"))
         }
     }
 }
@@ -564,7 +572,9 @@ fn main() {
     let gpu = match Cuda::new(0) {
         Ok(g) => g,
         Err(e) => {
-            println!("sgemm_cuda: {e}; nothing to compare here (`--ptx sm_90` compiles the space without a GPU)");
+            println!(
+                "sgemm_cuda: {e}; nothing to compare here (`--ptx sm_90` compiles the space without a GPU)"
+            );
             write(format!("{{\"error\": {}}}", quoted(&e.to_string())));
             if args.iter().any(|a| a == "--require-gpu") {
                 std::process::exit(2);

@@ -98,13 +98,25 @@ fn the_space_is_large_and_the_device_prunes_it() {
         a100.len(),
         space.cartesian_size()
     );
-    assert!(h100.len() >= 10_000, "{} configurations on sm_90", h100.len());
+    assert!(
+        h100.len() >= 10_000,
+        "{} configurations on sm_90",
+        h100.len()
+    );
     // Every configuration is consistent: threads, warps and tiles agree.
     for p in configs(space) {
         let threads = (p.BM / p.WM) * (p.BN / p.WN) * 32;
         assert!((64..=1024).contains(&threads), "{p:?}");
-        assert_eq!(p.WM % ((32 / p.WTN) * p.TM) + p.WN % (p.WTN * p.TN), 0, "{p:?}");
-        assert_eq!((p.BM * p.BK / 4) % threads + (p.BK * p.BN / 4) % threads, 0, "{p:?}");
+        assert_eq!(
+            p.WM % ((32 / p.WTN) * p.TM) + p.WN % (p.WTN * p.TN),
+            0,
+            "{p:?}"
+        );
+        assert_eq!(
+            (p.BM * p.BK / 4) % threads + (p.BK * p.BN / 4) % threads,
+            0,
+            "{p:?}"
+        );
     }
     // sm_80 gives a block less shared memory than sm_90: the device constraint prunes.
     assert!(a100.len() < h100.len() && h100.len() <= space.len());
@@ -117,7 +129,8 @@ fn the_space_is_large_and_the_device_prunes_it() {
     assert!(configs(&sm75).iter().all(|p| p.ASYNC == 0));
     // The non-square shapes: some configurations divide them (and the default does).
     for (m, n, k) in [(4096, 128, 4096), (128, 4096, 8192)] {
-        let fits = |p: &SgemmCudaParams| m % p.BM == 0 && n % p.BN == 0 && k % (p.BK * p.SPLITK) == 0;
+        let fits =
+            |p: &SgemmCudaParams| m % p.BM == 0 && n % p.BN == 0 && k % (p.BK * p.SPLITK) == 0;
         assert!(fits(&SgemmCudaParams::default()));
         assert!(configs(&h100).iter().filter(|p| fits(p)).count() > 1000);
     }

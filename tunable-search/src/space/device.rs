@@ -90,7 +90,10 @@ impl DeviceProperties {
 
     /// The value of `name` (without `device.`), if the table has it.
     pub fn get(&self, name: &str) -> Option<i64> {
-        self.values.iter().find(|(n, _)| *n == name).map(|&(_, v)| v)
+        self.values
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|&(_, v)| v)
     }
 }
 

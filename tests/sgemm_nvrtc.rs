@@ -136,15 +136,21 @@ fn the_space_is_large_and_the_device_prunes_it() {
     }
 }
 
+/// Every configuration valid on the reference device of [`ARCH`].
+fn on_reference_device() -> Vec<SgemmCudaParams> {
+    configs(
+        &sgemm_cuda_space()
+            .on_device(&reference_device(ARCH))
+            .unwrap(),
+    )
+}
+
 #[test]
 fn nvrtc_compiles_a_sample_of_the_space() {
     if !nvrtc_found() {
         return;
     }
-    let space = sgemm_cuda_space()
-        .on_device(&reference_device(ARCH))
-        .unwrap();
-    let all = configs(&space);
+    let all = on_reference_device();
     if std::env::var("TUNABLE_NVRTC_ALL").is_ok_and(|v| v == "1") {
         compile(&all, all.len());
     } else {
@@ -155,12 +161,8 @@ fn nvrtc_compiles_a_sample_of_the_space() {
 #[test]
 #[ignore = "compiles every configuration: long on two cores"]
 fn nvrtc_compiles_every_configuration() {
-    if !nvrtc_found() {
-        return;
+    if nvrtc_found() {
+        let all = on_reference_device();
+        compile(&all, all.len());
     }
-    let space = sgemm_cuda_space()
-        .on_device(&reference_device(ARCH))
-        .unwrap();
-    let all = configs(&space);
-    compile(&all, all.len());
 }

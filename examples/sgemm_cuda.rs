@@ -118,6 +118,7 @@ impl Workspace {
     constraint = "STAGES * BK * (BM + PAD + BN) * 4 <= 232448",
     constraint = "STAGES * BK * (BM + PAD + BN) * 4 <= device.max_shared_memory_per_block",
     device = gpu.device_id(),
+    device_properties = device_properties(gpu),
     key = (tunable::key::log2_bucket(m as u64) << 16) | (tunable::key::log2_bucket(n as u64) << 8) | tunable::key::log2_bucket(k as u64),
     verify = c,
     tolerance = 1e-3,

@@ -119,7 +119,9 @@ impl Workspace {
     constraint = "STAGES * BK * (BM + PAD + BN) * 4 <= device.max_shared_memory_per_block",
     device = gpu.device_id(),
     device_properties = device_properties(gpu),
-    key = (tunable::key::log2_bucket(m as u64) << 16) | (tunable::key::log2_bucket(n as u64) << 8) | tunable::key::log2_bucket(k as u64),
+    key = (tunable::key::log2_bucket(shape.m as u64) << 16)
+        | (tunable::key::log2_bucket(shape.n as u64) << 8)
+        | tunable::key::log2_bucket(shape.k as u64),
     verify = c,
     tolerance = 1e-3,
     budget = 200,
@@ -127,18 +129,16 @@ impl Workspace {
 )]
 /// `c = a * b` for row-major `a` (`m x k`), `b` (`k x n`) and `c` (`m x n`) on the GPU; `m`,
 /// `n` and `k` are multiples of 256 for every configuration to apply (see the module docs).
-#[allow(clippy::too_many_arguments)]
 pub fn sgemm_cuda(
     gpu: &Cuda,
     a: &Buffer<f32>,
     b: &Buffer<f32>,
     c: &mut Buffer<f32>,
     work: &mut Workspace,
-    m: usize,
-    n: usize,
-    k: usize,
+    shape: Shape,
 ) -> Result<(), SgemmError> {
-    if m % BM != 0 || n % BN != 0 || k % (BK * SPLITK) != 0 {
+    let Shape { m, n, k } = shape;
+    if !m.is_multiple_of(BM) || !n.is_multiple_of(BN) || !k.is_multiple_of(BK * SPLITK) {
         return Err(SgemmError::Shape(format!(
             "{m} x {n} x {k} is not a multiple of the tile {BM} x {BN} x {BK} * {SPLITK} (BK * SPLITK)"
         )));
@@ -287,12 +287,15 @@ fn ptx_report(arch: &str, every: usize) {
     }
 }
 
-/// A problem shape, `m x n x k`.
+/// A problem shape: `a` is `m x k`, `b` `k x n`, `c` `m x n`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-struct Shape {
-    m: usize,
-    n: usize,
-    k: usize,
+pub struct Shape {
+    /// Rows of `a` and `c`.
+    pub m: usize,
+    /// Columns of `b` and `c`.
+    pub n: usize,
+    /// Columns of `a`, rows of `b`.
+    pub k: usize,
 }
 
 impl Shape {
@@ -472,9 +475,9 @@ fn measure(gpu: &Cuda, s: Shape) -> Result<String, String> {
     let mut work = Workspace::new(gpu, s.m, s.n, 1 << 27).map_err(e)?;
     let (m, n, k) = (s.m, s.n, s.k);
     let start = Instant::now();
-    sgemm_cuda(gpu, &a, &b, &mut c, &mut work, m, n, k).map_err(|e| e.to_string())?;
+    sgemm_cuda(gpu, &a, &b, &mut c, &mut work, s).map_err(|e| e.to_string())?;
     let first_call = start.elapsed().as_secs_f64();
-    let tuned = sgemm_cuda_config(gpu, &a, &b, &mut c, &mut work, m, n, k);
+    let tuned = sgemm_cuda_config(gpu, &a, &b, &mut c, &mut work, s);
     let worst = worst_error(&c.read().map_err(e)?, &ha, &hb, s);
     println!(
         "{}: first call {:.1} s ({:?}) {:?}; max relative error {worst:.1e} on 16 rows",
@@ -497,9 +500,9 @@ fn measure(gpu: &Cuda, s: Shape) -> Result<String, String> {
     let timed = side_by_side(&[0, 1, 2], ROUNDS, |&which| -> Result<(), String> {
         match which {
             0 => blas.as_mut().map_err(|e| e.clone())?.run(),
-            1 => sgemm_cuda_with(&default, gpu, &a, &b, &mut c, &mut work, m, n, k)
+            1 => sgemm_cuda_with(&default, gpu, &a, &b, &mut c, &mut work, s)
                 .map_err(|e| e.to_string()),
-            _ => sgemm_cuda_with(&tuned.params, gpu, &a, &b, &mut c, &mut work, m, n, k)
+            _ => sgemm_cuda_with(&tuned.params, gpu, &a, &b, &mut c, &mut work, s)
                 .map_err(|e| e.to_string()),
         }
     });

@@ -285,6 +285,27 @@ def pool_ways(w, name="pool"):
     return out
 
 
+NON_SQUARE = ("4096x128x4096", "128x4096x8192")
+
+
+def sgemm(w):
+    """The sgemm_cuda step's figures (its --json file): per shape, cuBLAS, the default and the
+    tuned configuration timed alike, in ms, TFLOP/s and as speed relative to cuBLAS (cuBLAS's
+    time over the kernel's), with the goals of issue 56 judged."""
+    r = read_json(os.path.join(w, "sgemm.json"))
+    if not r:
+        return None
+    shapes = {x["shape"]: x for x in r.get("shapes", []) if "shape" in x}
+    ratio = lambda name: (shapes.get(name) or {}).get("tuned_vs_cublas")  # noqa: E731
+    square = [ratio(n) for n in ("2048", "4096")]
+    other = [ratio(n) for n in NON_SQUARE]
+    r["goals"] = {
+        "square_0.9": None if None in square else all(x >= 0.9 for x in square),
+        "non_square_1.0": None if all(x is None for x in other) else any(x is not None and x >= 1.0 for x in other),
+    }
+    return r
+
+
 def verdicts(s, sizes):
     """What must hold for the check to pass, each with whether it did."""
     out = {}
@@ -316,6 +337,10 @@ def verdicts(s, sizes):
           "cuBLAS was timed at every size")
     check("kernel_tuner", (s["kernel_tuner"] or {}).get("best_after") and not (s["kernel_tuner"] or {}).get("error"),
           "Kernel Tuner tuned the same space")
+    g = s.get("sgemm") or {}
+    measured = [x for x in g.get("shapes", []) if x.get("tuned_vs_cublas") is not None and not x.get("error")]
+    check("sgemm", g and not g.get("error") and len(measured) == len(g.get("shapes", [])) > 0,
+          "sgemm_cuda tuned every shape and timed cuBLAS, the default and the tuned kernel alike")
     return out
 
 
@@ -378,6 +403,29 @@ def markdown(s, sizes):
         lines.append(f"| {n} | {fmt(t)} | {fmt(c)} | {fmt(t / c if t and c else None, '.2f')} | {fmt(tf(t), '.1f')} | {fmt(tf(c), '.1f')} |")
     if s["cublas"] and s["cublas"].get("error"):
         lines.append(f"\ncuBLAS: {s['cublas']['error']}")
+    g = s.get("sgemm")
+    if g:
+        lines += ["", "## sgemm_cuda against cuBLAS (cudarc's cuBLAS, FP32, TF32 off; all three timed alike, "
+                  "interleaved)", "",
+                  f"{g.get('device', '')}: {g.get('valid_on_device', '-')} configurations valid on it. "
+                  "× cuBLAS is cuBLAS's time over the kernel's (above 1: faster than cuBLAS).", "",
+                  "| shape | cuBLAS TFLOP/s | default TFLOP/s | default × cuBLAS | tuned TFLOP/s | tuned × cuBLAS "
+                  "| tuning s | configuration |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+        for x in g.get("shapes", []):
+            if x.get("error"):
+                lines.append(f"| {x['shape']} | failed: {x['error']} | | | | | | |")
+                continue
+            lines.append(f"| {x['shape']} | {fmt(x.get('cublas_tflops'), '.1f')} | {fmt(x.get('default_tflops'), '.1f')} "
+                         f"| {fmt(x.get('default_vs_cublas'), '.2f')} | {fmt(x.get('tuned_tflops'), '.1f')} "
+                         f"| {fmt(x.get('tuned_vs_cublas'), '.2f')} | {fmt(x.get('first_call_s'), '.1f')} "
+                         f"| {x.get('config', '')} |")
+        said = {True: "met", False: "not met", None: "not measured"}
+        goals = g.get("goals") or {}
+        lines.append(f"\nGoals: tuned ≥ 0.90× cuBLAS at 2048 and 4096: {said[goals.get('square_0.9')]}; "
+                     f"≥ 1.0× cuBLAS on a non-square shape: {said[goals.get('non_square_1.0')]}.")
+        errs = sorted({x["cublas_error"] for x in g.get("shapes", []) if x.get("cublas_error")})
+        if errs or g.get("error"):
+            lines.append("\nsgemm_cuda: " + "; ".join(errs + ([g["error"]] if g.get("error") else [])))
     first = str(sizes[0])
     kt = s["kernel_tuner"] or {}
     ours = (s["tuning"].get(f"tune-{first}") or {})
@@ -499,6 +547,7 @@ def main():
         "nvrtc": nvrtc_processes(w),
         "pool": pool_ways(w),
         "pool_exhaustive": pool_ways(w, "pool-exhaustive"),
+        "sgemm": sgemm(w),
     }
     repeats = attribute_repeats(os.path.join(ROOT, "examples", "gemm_cuda.rs"))
     names = [f"tune-{n}" for n in args.sizes]

@@ -104,7 +104,7 @@ class SummaryTest(unittest.TestCase):
         steps = ["test-tunable_runtime-cuda_backend\tpassed\t0\t1.2\t",
                  "tune-2048\tpassed\t0\t20.0\t", "tune-4096\tpassed\t0\t30.0\t",
                  "serial-2048\tpassed\t0\t60.0\t", "batch16-2048\tpassed\t0\t7.0\t",
-                 "exhaustive-2048\tpassed\t0\t150.0\t"]
+                 "exhaustive-2048\tpassed\t0\t150.0\t", "sgemm\tpassed\t0\t90.0\t"]
         write(os.path.join(w, "steps.tsv"), "\n".join(steps) + "\n")
         write(os.path.join(w, "test-tunable_runtime-cuda_backend.log"), 
             "NVRTC 13.0 (/opt/site/nvidia/cu13/lib/libnvrtc.so.13)\n"
@@ -165,6 +165,14 @@ class SummaryTest(unittest.TestCase):
         write(os.path.join(w, "pool-exhaustive.log"), "gemm_cuda --pool sm_90: exhaustive, 300 evaluations, ...\n"
               "  round 1, batched: 6.00 s, 3.00 s of it waiting for NVRTC; 300 evaluated, 298 handed to the pool\n"
               "  round 1,   alone: 7.50 s, 4.50 s of it waiting for NVRTC; 300 evaluated, 298 handed to the pool\n")
+        shape = lambda name, cublas, tuned: {  # noqa: E731
+            "shape": name, "cublas_ms": cublas, "tuned_ms": tuned, "default_ms": tuned * 2,
+            "cublas_tflops": 10.0 / cublas, "tuned_tflops": 10.0 / tuned, "default_tflops": 5.0 / tuned,
+            "tuned_vs_cublas": cublas / tuned, "default_vs_cublas": cublas / tuned / 2,
+            "first_call_s": 20.0, "config": "SgemmCudaParams { BM: 128 }"}
+        dump({"device": DEVICE, "valid_on_device": 20000,
+              "shapes": [shape("2048", 0.40, 0.50), shape("4096", 2.0, 2.1), shape("4096x128x4096", 0.1, 0.08),
+                         shape("128x4096x8192", 0.2, 0.25)]}, os.path.join(w, "sgemm.json"))
         dump({"kernel_tuner": "1.5.0", "strategy": "genetic_algorithm", "evaluations": 100, "failed": 2,
                    "best_after": {"25": 0.9, "50": 0.7, "100": 0.6}, "seconds": 120.0},
                   os.path.join(w, "kt.json"))
@@ -226,6 +234,10 @@ class SummaryTest(unittest.TestCase):
             self.assertEqual(s["pool_exhaustive"]["alone"], {"wall": [7.5], "waited": [4.5]})
             self.assertIn("## The compile pool's ways, 300 evaluations of `exhaustive`", md)
             self.assertIn("| alone | 1 | 7.50 | 4.50 | 7.50 |", md)
+            self.assertEqual(s["sgemm"]["goals"], {"square_0.9": False, "non_square_1.0": True})
+            self.assertIn("| 4096x128x4096 | 100.0 | 62.5 | 0.62 | 125.0 | 1.25 | 20.0 | SgemmCudaParams { BM: 128 } |", md)
+            self.assertIn("Goals: tuned ≥ 0.90× cuBLAS at 2048 and 4096: not met; "
+                          "≥ 1.0× cuBLAS on a non-square shape: met.", md)
             self.assertEqual(s["wgpu"]["matmul"]["speedup"], 2.0)
             self.assertIn("| matmul | wgpu: NVIDIA H100 80GB HBM3 (Vulkan, NVIDIA 580.159.04) | 4.5 | 20.500 | "
                           "10.250 | 2.00 |", md)
@@ -238,6 +250,18 @@ class SummaryTest(unittest.TestCase):
             s = json.loads(load(os.path.join(out, "summary.json")))
             self.assertFalse(s["verdicts"]["wgpu"]["ok"])
             self.assertTrue(s["verdicts"]["tuning"]["ok"])
+
+    def test_an_sgemm_shape_that_failed_fails_the_check(self):
+        with tempfile.TemporaryDirectory() as d:
+            w, out = os.path.join(d, "w"), os.path.join(d, "out")
+            self.fake_run(w)
+            dump({"device": DEVICE, "shapes": [{"shape": "2048", "error": "wrong result: relative error 0.5"}]},
+                 os.path.join(w, "sgemm.json"))
+            self.assertEqual(self.summarize(w, out).returncode, 1)
+            s = json.loads(load(os.path.join(out, "summary.json")))
+            self.assertFalse(s["verdicts"]["sgemm"]["ok"])
+            self.assertEqual(s["sgemm"]["goals"], {"square_0.9": None, "non_square_1.0": None})
+            self.assertIn("| 2048 | failed: wrong result: relative error 0.5 |", load(os.path.join(out, "summary.md")))
 
     def test_a_fault_recorded_for_another_reason_fails_the_check(self):
         with tempfile.TemporaryDirectory() as d:

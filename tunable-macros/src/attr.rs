@@ -7,7 +7,7 @@ use syn::{Expr, Ident, Lit, LitInt, LitStr, Token, bracketed, parenthesized};
 
 /// Options of the attribute. Any other `name = [...]` or `name = a..=b` is a parameter; any other
 /// name with another value (or none) is an unknown option.
-pub(crate) const OPTIONS: [&str; 16] = [
+pub(crate) const OPTIONS: [&str; 17] = [
     "constraint",
     "key",
     "budget",
@@ -20,6 +20,7 @@ pub(crate) const OPTIONS: [&str; 16] = [
     "consts",
     "restore",
     "device",
+    "device_properties",
     "verify",
     "answer",
     "tolerance",
@@ -147,7 +148,7 @@ impl Parse for Arg {
         input.parse::<Token![=]>()?;
         match opt.as_str() {
             "constraint" => Ok(Arg::Constraint(name, input.parse()?)),
-            "key" | "restore" | "device" | "verify" | "answer" => {
+            "key" | "restore" | "device" | "device_properties" | "verify" | "answer" => {
                 Ok(Arg::Expr(name, Box::new(input.parse()?)))
             }
             "tolerance" => Ok(Arg::Number(name, input.parse()?)),

@@ -48,6 +48,8 @@ pub(crate) struct Model {
     pub restore: Option<Expr>,
     /// The device identity (default: the CPU's).
     pub device: Option<Expr>,
+    /// The device's properties, bound to the constraints' `device.<property>` names while tuning.
+    pub device_properties: Option<Expr>,
     /// The output checked while tuning, the answer it is checked against (default: the default
     /// configuration's output) and the tolerance.
     pub verify: Option<Verify>,
@@ -91,6 +93,7 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
     let mut constraints = Vec::new();
     let (mut restore, mut device, mut verify, mut answer, mut tolerance) =
         (None, None, None, None, None);
+    let mut device_properties = None;
     let (mut key, mut budget, mut strategy, mut repeats, mut warmup) = (
         None,
         defaults::BUDGET,
@@ -133,6 +136,7 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
             Arg::Expr(i, e) => match i.to_string().as_str() {
                 "restore" => restore = Some(*e),
                 "device" => device = Some(*e),
+                "device_properties" => device_properties = Some(*e),
                 "verify" => verify = Some(*e),
                 "answer" => answer = Some((i, *e)),
                 _ => key = Some(*e),
@@ -291,6 +295,7 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
         key,
         restore,
         device,
+        device_properties,
         verify,
         budget,
         strategy: strategy_text,

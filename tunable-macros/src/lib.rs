@@ -86,6 +86,7 @@ use syn::{ImplItem, ItemFn, ItemImpl, Token, parse_macro_input};
 /// | `consts` | a flag, no value | off |
 /// | `restore` | an expression over the arguments | none |
 /// | `device` | an expression over the arguments, `AsRef<str>` | this CPU |
+/// | `device_properties` | an expression over the arguments, `DeviceProperties` | none: `device.` names unbound |
 /// | `verify` | an expression over the arguments, the output | off |
 /// | `answer` | an expression over the arguments | the default configuration's output |
 /// | `tolerance` | a non-negative number | `1e-4` |
@@ -193,6 +194,14 @@ use syn::{ImplItem, ItemFn, ItemImpl, Token, parse_macro_input};
 /// The identity of the device the call runs on, an expression over the arguments giving
 /// something `AsRef<str>` (GPU backends provide one); tuned entries are kept per device. Default:
 /// this CPU's model and core count.
+///
+/// ## `device_properties`
+/// The device's properties (`tunable_search::space::DeviceProperties`), an expression over the
+/// arguments evaluated once per device identity when tuning starts: the constraints'
+/// `device.<property>` names are bound to its values, and the tuner searches only the
+/// configurations the device can run. Without it, and at compile time, those names are unbound
+/// and the conjuncts that read them hold (the space module's `device` page says why); a
+/// configuration beyond the device then fails at launch, recorded as failed.
 ///
 /// ## `verify`, `answer`, `tolerance`
 /// With `verify = <output>` (anything implementing `tunable::verify::Output`: slices and

@@ -20,6 +20,13 @@ pub enum SpaceError {
         /// What is wrong, with its position in `text`.
         error: Box<ExprError>,
     },
+    /// A device property that is none of
+    /// [`DEVICE_PROPERTIES`](crate::space::DEVICE_PROPERTIES).
+    #[error("unknown device property '{name}'")]
+    UnknownDeviceProperty {
+        /// The name, without `device.`.
+        name: String,
+    },
     /// A parameter has no values.
     #[error("parameter '{name}' has no values")]
     EmptyParam {

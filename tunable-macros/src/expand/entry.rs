@@ -118,14 +118,37 @@ fn tune(k: &Kernel, dropped: &[String]) -> TokenStream {
     let (call_with, args) = (&k.call_with, reborrowed(k));
     let run = restored_run(k, quote!(#call_with(p, #(#args),*)));
     let spec = kernel_spec(k);
+    // With `device_properties`, the space bound to them, built once per device identity.
+    let (bind, space) = match &model.device_properties {
+        None => (TokenStream::new(), quote!(#call_space)),
+        Some(props) => (
+            quote! {
+                static BOUND: ::std::sync::Mutex<::std::vec::Vec<(::std::string::String, ::std::sync::Arc<::tunable::__private::Space>)>> =
+                    ::std::sync::Mutex::new(::std::vec::Vec::new());
+                let __tunable_space = {
+                    let id = ::std::convert::AsRef::<str>::as_ref(&__tunable_device);
+                    let mut bound = BOUND.lock().unwrap_or_else(|e| e.into_inner());
+                    if !bound.iter().any(|(d, _)| d == id) {
+                        let space = #call_space
+                            .on_device(&(#props))
+                            .expect("the space was checked at compile time");
+                        bound.push((id.to_owned(), ::std::sync::Arc::new(space)));
+                    }
+                    ::std::sync::Arc::clone(&bound.iter().find(|(d, _)| d == id).expect("bound").1)
+                };
+            },
+            quote!(&__tunable_space),
+        ),
+    };
     quote! {
         #spec
         static DROPPED: ::std::sync::Once = ::std::sync::Once::new();
         DROPPED.call_once(|| { #(eprintln!("{}", #dropped);)* });
         let __tunable_device = #device;
+        #bind
         ::tunable::__private::autotune(
             &KERNEL,
-            #call_space,
+            #space,
             ::std::convert::AsRef::<str>::as_ref(&__tunable_device),
             key,
             SHIPPED.table,

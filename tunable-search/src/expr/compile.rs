@@ -14,7 +14,8 @@ use super::error::{ExprError, ExprErrorKind};
 use super::interp::op_symbol;
 use super::program::{Conjunct, Op, Program, V, operands_of};
 use super::span::Span;
-use crate::space::Value;
+use crate::space::device::{DEVICE_PROPERTIES, PREFIX, known};
+use crate::space::{DeviceProperties, Value};
 use std::collections::HashMap;
 
 /// The static type of a node.
@@ -40,6 +41,7 @@ pub(crate) struct Compiler {
     types: Vec<Ty>,
     interned: HashMap<String, u32>,
     dedup: HashMap<String, u32>,
+    device: DeviceProperties,
 }
 
 impl Compiler {
@@ -55,6 +57,7 @@ impl Compiler {
             types: Vec::new(),
             interned: HashMap::from([(String::new(), 0)]),
             dedup: HashMap::new(),
+            device: DeviceProperties::new(),
         };
         for (i, (name, values)) in params.into_iter().enumerate() {
             c.names.insert(name.to_owned(), i as u16);
@@ -63,6 +66,24 @@ impl Compiler {
             c.prog.param_values.push(vals);
         }
         c
+    }
+
+    /// Binds the properties `device` gives (`device.<name>` in constraints); the others stay
+    /// unbound, and the conjuncts that read them hold (see `space::device`).
+    pub(crate) fn device(mut self, device: DeviceProperties) -> Self {
+        self.device = device;
+        self
+    }
+
+    /// Whether `e` reads a device property the table does not bind.
+    fn unbound(&self, e: &Expr) -> bool {
+        let mut found = false;
+        e.visit_names(&mut |n, _| {
+            found |= n
+                .strip_prefix(PREFIX)
+                .is_some_and(|p| self.device.get(p).is_none());
+        });
+        found
     }
 
     fn value(&mut self, v: &Value) -> V {
@@ -197,17 +218,26 @@ impl Lower<'_> {
             {
                 let mut l = self.lower(first)?;
                 let mut l_span = first.span;
+                let mut l_expr = first.as_ref();
                 for (op, re) in rest {
                     let r = self.lower(re)?;
-                    let id = self.compare(*op, l, r, re, l_span.to(re.span))?;
-                    out.push((id, l_span.to(re.span)));
+                    // A link that reads an unbound device property holds.
+                    if !self.c.unbound(l_expr) && !self.c.unbound(re) {
+                        let id = self.compare(*op, l, r, re, l_span.to(re.span))?;
+                        out.push((id, l_span.to(re.span)));
+                    }
                     l = r;
                     l_span = re.span;
+                    l_expr = re;
                 }
                 Ok(())
             }
             _ => {
                 let (id, _) = self.lower(e)?;
+                if self.c.unbound(e) {
+                    // Checked (names, types), then left to the device: it holds.
+                    return Ok(());
+                }
                 let id = if negate {
                     self.c.push(Op::Not(id), Ty::Bool)
                 } else {
@@ -227,6 +257,28 @@ impl Lower<'_> {
             ExprKind::Str(s) => {
                 let id = self.c.intern(s);
                 (self.c.push(Op::Const(V::Str(id)), Ty::Str), Ty::Str)
+            }
+            ExprKind::Name(n) if n.starts_with(PREFIX) => {
+                let property = &n[PREFIX.len()..];
+                if !known(property) {
+                    let suggestion = crate::suggest::closest(
+                        property,
+                        DEVICE_PROPERTIES.iter().map(|(n, _)| *n),
+                    )
+                    .map(|s| format!("{PREFIX}{s}"));
+                    return Err(self.err(
+                        ExprErrorKind::UnknownDeviceProperty {
+                            name: n.clone(),
+                            suggestion,
+                        },
+                        e.span,
+                    ));
+                }
+                match self.c.device.get(property) {
+                    Some(v) => (self.c.push(Op::Const(V::Int(v)), Ty::Num), Ty::Num),
+                    // Never evaluated: the conjuncts that read it are dropped.
+                    None => (self.c.push(Op::Const(V::Err), Ty::Any), Ty::Any),
+                }
             }
             ExprKind::Name(n) => {
                 let Some(&p) = self.c.names.get(n.as_str()) else {

@@ -30,6 +30,13 @@ pub enum ExprErrorKind {
         /// The closest known name, if one is close enough to be a likely typo.
         suggestion: Option<String>,
     },
+    /// A `device.` name that is no known device property.
+    UnknownDeviceProperty {
+        /// The name as written, `device.` included.
+        name: String,
+        /// The closest known property, if one is close enough to be a likely typo.
+        suggestion: Option<String>,
+    },
     /// An operation applied to operands of a type it does not accept.
     Type(String),
     /// A construct that the language knows but does not accept in this place.
@@ -77,6 +84,19 @@ impl ExprError {
                 name,
                 suggestion: None,
             } => format!("unknown parameter '{name}'"),
+            ExprErrorKind::UnknownDeviceProperty { name, suggestion } => {
+                let known: Vec<&str> = crate::space::DEVICE_PROPERTIES
+                    .iter()
+                    .map(|(n, _)| *n)
+                    .collect();
+                match suggestion {
+                    Some(s) => format!("unknown device property '{name}' (did you mean '{s}'?)"),
+                    None => format!(
+                        "unknown device property '{name}'; known: device.{}",
+                        known.join(", device.")
+                    ),
+                }
+            }
             ExprErrorKind::Type(m) | ExprErrorKind::Unsupported(m) | ExprErrorKind::Eval(m) => {
                 m.clone()
             }

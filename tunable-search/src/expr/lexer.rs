@@ -145,6 +145,18 @@ pub(crate) fn lex(src: &str) -> Result<Vec<Token>, ExprError> {
             while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
                 i += 1;
             }
+            // `device.<property>` is one name (see `space::device`).
+            if &src[start..i] == "device"
+                && bytes.get(i) == Some(&b'.')
+                && bytes
+                    .get(i + 1)
+                    .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+            {
+                i += 1;
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                    i += 1;
+                }
+            }
             let word = &src[start..i];
             let tok = match word {
                 "and" => Tok::And,

@@ -12,6 +12,7 @@
 //! Kernel Tuner's four rules ([`neighbours`]), true parameter bounds and normalized coordinates.
 
 mod def;
+pub mod device;
 mod layout;
 pub mod load;
 pub mod neighbours;
@@ -24,6 +25,7 @@ mod solve;
 mod value;
 
 pub use def::SpaceDef;
+pub use device::{DEVICE_PROPERTIES, DeviceProperties};
 pub use neighbours::Neighbourhood;
 pub use param::Param;
 pub use value::{Value, ValueKind};
@@ -60,6 +62,7 @@ pub struct SpaceBuilder {
     constraints: Vec<String>,
     max_threads: Option<i64>,
     threads: Option<usize>,
+    device: DeviceProperties,
 }
 
 impl SpaceBuilder {
@@ -101,6 +104,14 @@ impl SpaceBuilder {
     /// over those of the three names that are parameters (nothing if none is).
     pub fn max_threads(mut self, max_threads: i64) -> Self {
         self.max_threads = Some(max_threads);
+        self
+    }
+
+    /// Binds the device properties that constraints name as `device.<property>` to `device`'s
+    /// values ([`device`](crate::space::device): without a table, or for a property it lacks,
+    /// the conjuncts that read a property hold).
+    pub fn device(mut self, device: DeviceProperties) -> Self {
+        self.device = device;
         self
     }
 
@@ -152,7 +163,8 @@ impl SpaceBuilder {
                 constraints.push(format!("{} <= {max}", present.join(" * ")));
             }
         }
-        let mut compiler = Compiler::new(params.iter().map(|p| (p.name(), p.values())));
+        let mut compiler =
+            Compiler::new(params.iter().map(|p| (p.name(), p.values()))).device(self.device);
         for (index, text) in constraints.iter().enumerate() {
             let add = parse(text).and_then(|e| compiler.add_constraint(index, text, &e));
             add.map_err(|error| SpaceError::Constraint {
@@ -272,6 +284,18 @@ impl Space {
     /// The constraints, as given, plus the implicit `max_threads` one if it applied.
     pub fn constraints(&self) -> &[String] {
         &self.constraints
+    }
+
+    /// The same parameters and constraints, built again with `device`'s properties bound
+    /// ([`SpaceBuilder::device`]): the configurations of this space that `device` can run.
+    /// The fingerprint is the same.
+    pub fn on_device(&self, device: &DeviceProperties) -> Result<Space, SpaceError> {
+        let mut b = SpaceBuilder::new().device(device.clone());
+        b.name = self.name.clone();
+        for p in &self.params {
+            b = b.param(p.name(), p.values().to_vec());
+        }
+        b.constraints(self.constraints.iter().cloned()).build()
     }
 
     /// Number of valid configurations.

@@ -176,7 +176,9 @@ fn sample(
         call: "sampling".into(),
         reason,
     };
-    let mut previous = (start, first);
+    // The previous sample: when it was taken (the middle of its call), how long half its call
+    // took, and what it read.
+    let mut previous = (start, Duration::ZERO, first);
     let mut integrated = 0.0;
     let mut next_clocks = start;
     while !shared.stop.load(Ordering::Acquire) {
@@ -188,18 +190,18 @@ fn sample(
         };
         let half = before.elapsed() / 2;
         let at = before + half;
-        let (was_at, was) = previous;
+        let (was_at, was_half, was) = previous;
         let since = at.saturating_duration_since(was_at);
         let tick = match (now, was) {
             (Sample::Energy(e), Sample::Energy(w)) if e < w => {
                 return fail(shared, failed(format!("the counter went back from {w} J to {e} J")));
             }
-            // The change happened since the previous sample and, for a counter updated every
-            // `update`, within the last update period.
+            // The change happened after the previous sample read and, for a counter updated
+            // every `update`, within the last update period before this one read.
             (Sample::Energy(e), Sample::Energy(w)) => (e != w).then_some(Tick {
                 at,
                 energy: e,
-                spread: half + since.min(resolution.update),
+                spread: half + (since + was_half).min(resolution.update),
             }),
             (Sample::Power(p), Sample::Power(q)) => {
                 integrated += (p + q) / 2.0 * since.as_secs_f64();
@@ -211,7 +213,7 @@ fn sample(
             }
             _ => return fail(shared, failed(format!("{now:?} after {was:?}: two kinds of sample"))),
         };
-        previous = (at, now);
+        previous = (at, half, now);
         let clocks = if at >= next_clocks {
             next_clocks = at + CLOCKS_EVERY;
             meter.clocks()

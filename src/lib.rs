@@ -60,9 +60,9 @@ pub use tunable_runtime::choice::{Choice, Origin};
 /// The journal of measurements (with the `autotune` feature).
 #[cfg(feature = "autotune")]
 pub use tunable_runtime::journal;
+pub use tunable_runtime::meter;
 pub use tunable_runtime::params::Params;
 pub use tunable_runtime::{backend, compare, key, measure, settings, tuner, verify};
-pub use tunable_runtime::meter;
 pub use tunable_search::{Space, SpaceBuilder, SpaceError, Value, expr};
 
 /// The tuned files: what tuning stored, one entry per (kernel, device, key), in

@@ -144,7 +144,10 @@ fn a_counter_that_never_moves_is_not_measurable_rather_than_zero() {
     let meter: Arc<dyn Meter> = Arc::new(Fake::new(10.0).with_resolution(resolution).stalled());
     let stalled = meter::measure(&meter, 20 * MS, &mut run);
     assert!(
-        matches!(stalled, Err(Failure::NotMeasurable(NotMeasurable::Stalled { .. }))),
+        matches!(
+            stalled,
+            Err(Failure::NotMeasurable(NotMeasurable::Stalled { .. }))
+        ),
         "{stalled:?}"
     );
 }
@@ -155,7 +158,11 @@ fn a_failing_run_ends_the_measurement_with_its_message() {
     let mut runs = 0;
     let failed = meter::measure(&meter, Duration::from_secs(10), &mut || {
         runs += 1;
-        if runs == 3 { Err("launch failed".into()) } else { Ok(()) }
+        if runs == 3 {
+            Err("launch failed".into())
+        } else {
+            Ok(())
+        }
     });
     assert_eq!(failed, Err(Failure::Run("launch failed".into())));
 }
@@ -184,10 +191,8 @@ struct Powercap(PathBuf);
 
 impl Powercap {
     fn new(name: &str) -> Powercap {
-        let root = std::env::temp_dir().join(format!(
-            "tunable-meter-{}-{name}",
-            std::process::id()
-        ));
+        let root =
+            std::env::temp_dir().join(format!("tunable-meter-{}-{name}", std::process::id()));
         let _ = fs::remove_dir_all(&root);
         fs::create_dir_all(&root).unwrap();
         Powercap(root)
@@ -258,8 +263,14 @@ fn rapl_without_zones_says_what_is_missing() {
     let none = Rapl::at(tree.path()).unwrap_err();
     assert!(matches!(none, NotMeasurable::Absent { .. }), "{none:?}");
     let missing = Rapl::at(&tree.path().join("not-there")).unwrap_err();
-    assert!(matches!(missing, NotMeasurable::Absent { .. }), "{missing:?}");
-    assert!(missing.to_string().starts_with("not measurable here:"), "{missing}");
+    assert!(
+        matches!(missing, NotMeasurable::Absent { .. }),
+        "{missing:?}"
+    );
+    assert!(
+        missing.to_string().starts_with("not measurable here:"),
+        "{missing}"
+    );
 }
 
 #[test]
@@ -269,7 +280,10 @@ fn rapl_counters_that_do_not_move_give_no_reading() {
     let rapl: Arc<dyn Meter> = Arc::new(Rapl::at(tree.path()).unwrap());
     let frozen = meter::measure(&rapl, 10 * MS, &mut run);
     assert!(
-        matches!(frozen, Err(Failure::NotMeasurable(NotMeasurable::Stalled { .. }))),
+        matches!(
+            frozen,
+            Err(Failure::NotMeasurable(NotMeasurable::Stalled { .. }))
+        ),
         "{frozen:?}"
     );
 }

@@ -81,7 +81,14 @@ impl Reading {
         let between = last.at.saturating_duration_since(first.at).as_secs_f64();
         let energy = last.energy - first.energy;
         if inside.len() < 2 || between <= 0.0 {
-            return Err(too_short(meter, resolution, ticks, start, stop, inside.len()));
+            return Err(too_short(
+                meter,
+                resolution,
+                ticks,
+                start,
+                stop,
+                inside.len(),
+            ));
         }
         if energy <= 0.0 {
             return Err(NotMeasurable::Stalled {
@@ -189,7 +196,10 @@ mod tests {
         assert!((r.energy - 250.0).abs() < 1e-9, "{r:?}");
         assert_eq!(r.duration, MS * 1000);
         // Two quanta over the 225 J between the ticks at 100 and 1000 ms.
-        assert!((r.uncertainty / r.energy - 2e-3 / 225.0).abs() < 1e-12, "{r:?}");
+        assert!(
+            (r.uncertainty / r.energy - 2e-3 / 225.0).abs() < 1e-12,
+            "{r:?}"
+        );
         let e = r.per_run(NonZeroU32::new(50).unwrap());
         assert!((e.per_run - 5.0).abs() < 1e-9);
         assert_eq!(e.time, MS * 20);
@@ -206,10 +216,14 @@ mod tests {
             energy: 50.0,
             spread: Duration::ZERO,
         }];
-        seen.extend(ticks(t0, 100, 600, 100, 100.0, 0).into_iter().map(|t| Tick {
-            energy: t.energy - 100.0 + 90.0,
-            ..t
-        }));
+        seen.extend(
+            ticks(t0, 100, 600, 100, 100.0, 0)
+                .into_iter()
+                .map(|t| Tick {
+                    energy: t.energy - 100.0 + 90.0,
+                    ..t
+                }),
+        );
         let r = Reading::estimate(
             "m",
             resolution(100, 0.0, None),

@@ -123,7 +123,8 @@ impl Api {
         let (init, api) = unsafe {
             let init: Init = get(&library, "nvmlInit_v2").map_err(resolve("nvmlInit_v2"))?;
             let api = Api {
-                error_string: get(&library, "nvmlErrorString").map_err(resolve("nvmlErrorString"))?,
+                error_string: get(&library, "nvmlErrorString")
+                    .map_err(resolve("nvmlErrorString"))?,
                 by_bus_id: get(&library, "nvmlDeviceGetHandleByPciBusId_v2")
                     .map_err(resolve("nvmlDeviceGetHandleByPciBusId_v2"))?,
                 name: get(&library, "nvmlDeviceGetName").map_err(resolve("nvmlDeviceGetName"))?,
@@ -205,7 +206,10 @@ impl Nvml {
         let status = unsafe { (api.by_bus_id)(id.as_ptr(), &mut handle) };
         if status != 0 {
             return Err(NotMeasurable::NoDevice {
-                what: format!("NVML has no GPU at PCI bus id {bus_id}: {}", api.error(status)),
+                what: format!(
+                    "NVML has no GPU at PCI bus id {bus_id}: {}",
+                    api.error(status)
+                ),
             });
         }
         let device = Device(handle);
@@ -261,7 +265,10 @@ impl Nvml {
         if status == 0 {
             Ok(millijoules as f64 / 1e3)
         } else {
-            Err(format!("nvmlDeviceGetTotalEnergyConsumption: {}", api.error(status)))
+            Err(format!(
+                "nvmlDeviceGetTotalEnergyConsumption: {}",
+                api.error(status)
+            ))
         }
     }
 

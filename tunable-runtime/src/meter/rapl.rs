@@ -211,10 +211,19 @@ mod tests {
     fn a_denied_read_says_who_may_read_and_a_missing_tree_says_why() {
         let path = Path::new("/sys/class/powercap/intel-rapl:0/energy_uj");
         let denied = unreadable(path, &io::Error::from(io::ErrorKind::PermissionDenied));
-        assert!(matches!(denied, NotMeasurable::NoPermission { .. }), "{denied:?}");
-        assert!(denied.to_string().starts_with("not measurable here:"), "{denied}");
+        assert!(
+            matches!(denied, NotMeasurable::NoPermission { .. }),
+            "{denied:?}"
+        );
+        assert!(
+            denied.to_string().starts_with("not measurable here:"),
+            "{denied}"
+        );
         assert!(denied.to_string().contains("root"), "{denied}");
         let missing = unreadable(path, &io::Error::from(io::ErrorKind::NotFound));
-        assert!(matches!(missing, NotMeasurable::Absent { .. }), "{missing:?}");
+        assert!(
+            matches!(missing, NotMeasurable::Absent { .. }),
+            "{missing:?}"
+        );
     }
 }

@@ -194,7 +194,10 @@ fn sample(
         let since = at.saturating_duration_since(was_at);
         let tick = match (now, was) {
             (Sample::Energy(e), Sample::Energy(w)) if e < w => {
-                return fail(shared, failed(format!("the counter went back from {w} J to {e} J")));
+                return fail(
+                    shared,
+                    failed(format!("the counter went back from {w} J to {e} J")),
+                );
             }
             // The change happened after the previous sample read and, for a counter updated
             // every `update`, within the last update period before this one read.
@@ -211,7 +214,12 @@ fn sample(
                     spread: half,
                 })
             }
-            _ => return fail(shared, failed(format!("{now:?} after {was:?}: two kinds of sample"))),
+            _ => {
+                return fail(
+                    shared,
+                    failed(format!("{now:?} after {was:?}: two kinds of sample")),
+                );
+            }
         };
         previous = (at, half, now);
         let clocks = if at >= next_clocks {

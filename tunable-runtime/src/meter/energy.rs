@@ -97,9 +97,17 @@ impl Reading {
             });
         }
         let power = energy / between;
-        let relative = resolution.accuracy.unwrap_or(0.0)
-            + 2.0 * resolution.quantum / energy
-            + (first.spread + last.spread).as_secs_f64() / between;
+        // The ticks' times may be off by their spreads: the true time between them is within
+        // `timing` of the measured one, relatively, so the power within timing / (1 - timing)
+        // of the one measured.
+        let timing = (first.spread + last.spread).as_secs_f64() / between;
+        let timing = if timing < 1.0 {
+            timing / (1.0 - timing)
+        } else {
+            f64::INFINITY
+        };
+        let relative =
+            resolution.accuracy.unwrap_or(0.0) + 2.0 * resolution.quantum / energy + timing;
         let energy = power * duration.as_secs_f64();
         Ok(Reading {
             energy,
@@ -157,14 +165,6 @@ mod tests {
 
     const MS: Duration = Duration::from_millis(1);
 
-    fn resolution(update_ms: u64, quantum: f64, accuracy: Option<f64>) -> Resolution {
-        Resolution {
-            quantum,
-            update: MS * update_ms as u32,
-            accuracy,
-        }
-    }
-
     /// Ticks every `every` ms from `from` ms to `to` ms after `t0`, of a counter rising at
     /// `watts`, each seen `spread` ms late at most.
     fn ticks(t0: Instant, from: u32, to: u32, every: u32, watts: f64, spread: u32) -> Vec<Tick> {
@@ -178,28 +178,34 @@ mod tests {
             .collect()
     }
 
+    /// The reading of a window of `window` ms from `t0`, of a meter updating every `update` ms
+    /// in steps of `quantum` J with the stated `accuracy`.
+    fn estimate(
+        seen: &[Tick],
+        t0: Instant,
+        window: u32,
+        (update, quantum, accuracy): (u32, f64, Option<f64>),
+    ) -> Result<Reading, NotMeasurable> {
+        let resolution = Resolution {
+            quantum,
+            update: MS * update,
+            accuracy,
+        };
+        Reading::estimate("m", resolution, seen, t0, t0 + MS * window, None)
+    }
+
     #[test]
     fn power_is_the_slope_between_the_settled_ticks_and_energy_spans_the_window() {
         let t0 = Instant::now();
         // A counter at 250 W updating every 100 ms; the window runs 1000 ms.
         let seen = ticks(t0, 0, 1100, 100, 250.0, 0);
-        let r = Reading::estimate(
-            "m",
-            resolution(100, 1e-3, None),
-            &seen,
-            t0,
-            t0 + MS * 1000,
-            None,
-        )
-        .unwrap();
+        let r = estimate(&seen, t0, 1000, (100, 1e-3, None)).unwrap();
         assert!((r.power - 250.0).abs() < 1e-9, "{r:?}");
         assert!((r.energy - 250.0).abs() < 1e-9, "{r:?}");
         assert_eq!(r.duration, MS * 1000);
         // Two quanta over the 225 J between the ticks at 100 and 1000 ms.
-        assert!(
-            (r.uncertainty / r.energy - 2e-3 / 225.0).abs() < 1e-12,
-            "{r:?}"
-        );
+        let relative = r.uncertainty / r.energy;
+        assert!((relative - 2e-3 / 225.0).abs() < 1e-12, "{r:?}");
         let e = r.per_run(NonZeroU32::new(50).unwrap());
         assert!((e.per_run - 5.0).abs() < 1e-9);
         assert_eq!(e.time, MS * 20);
@@ -211,28 +217,19 @@ mod tests {
     fn the_first_update_period_is_left_out() {
         let t0 = Instant::now();
         // 1000 W during the first 100 ms (a lagging counter's leftover), 100 W after.
-        let mut seen = vec![Tick {
+        let lag = Tick {
             at: t0 + MS * 50,
             energy: 50.0,
             spread: Duration::ZERO,
-        }];
-        seen.extend(
-            ticks(t0, 100, 600, 100, 100.0, 0)
-                .into_iter()
-                .map(|t| Tick {
-                    energy: t.energy - 100.0 + 90.0,
-                    ..t
-                }),
-        );
-        let r = Reading::estimate(
-            "m",
-            resolution(100, 0.0, None),
-            &seen,
-            t0,
-            t0 + MS * 600,
-            None,
-        )
-        .unwrap();
+        };
+        let after = ticks(t0, 100, 600, 100, 100.0, 0);
+        let seen: Vec<Tick> = std::iter::once(lag)
+            .chain(after.into_iter().map(|t| Tick {
+                energy: t.energy - 10.0,
+                ..t
+            }))
+            .collect();
+        let r = estimate(&seen, t0, 600, (100, 0.0, None)).unwrap();
         assert!((r.power - 100.0).abs() < 1e-9, "{r:?}");
     }
 
@@ -240,17 +237,10 @@ mod tests {
     fn tick_timing_and_stated_accuracy_add_to_the_uncertainty() {
         let t0 = Instant::now();
         let seen = ticks(t0, 0, 1000, 10, 100.0, 2);
-        let r = Reading::estimate(
-            "m",
-            resolution(10, 0.0, Some(0.05)),
-            &seen,
-            t0,
-            t0 + MS * 1000,
-            None,
-        )
-        .unwrap();
+        let r = estimate(&seen, t0, 1000, (10, 0.0, Some(0.05))).unwrap();
         // 5% stated, plus 2 ms at each end over the 990 ms between the ticks at 10 and 1000 ms.
-        let expected = 0.05 + 4.0 / 990.0;
+        let timing = 4.0 / 990.0;
+        let expected = 0.05 + timing / (1.0 - timing);
         assert!((r.uncertainty / r.energy - expected).abs() < 1e-9, "{r:?}");
     }
 
@@ -258,26 +248,10 @@ mod tests {
     fn a_window_without_two_settled_ticks_is_too_short_and_one_without_any_is_stalled() {
         let t0 = Instant::now();
         let seen = ticks(t0, 0, 1000, 100, 100.0, 0);
-        let short = Reading::estimate(
-            "m",
-            resolution(100, 0.0, None),
-            &seen,
-            t0,
-            t0 + MS * 150,
-            None,
-        );
-        assert!(
-            matches!(short, Err(NotMeasurable::TooShort { ticks: 1, .. })),
-            "{short:?}"
-        );
-        let none = Reading::estimate(
-            "m",
-            resolution(100, 0.0, None),
-            &[],
-            t0,
-            t0 + MS * 500,
-            None,
-        );
+        let short = estimate(&seen, t0, 150, (100, 0.0, None));
+        let short_ok = matches!(short, Err(NotMeasurable::TooShort { ticks: 1, .. }));
+        assert!(short_ok, "{short:?}");
+        let none = estimate(&[], t0, 500, (100, 0.0, None));
         assert!(
             matches!(none, Err(NotMeasurable::Stalled { .. })),
             "{none:?}"
@@ -288,14 +262,7 @@ mod tests {
     fn a_counter_that_did_not_rise_gives_no_reading() {
         let t0 = Instant::now();
         let flat = ticks(t0, 0, 500, 100, 0.0, 0);
-        let r = Reading::estimate(
-            "m",
-            resolution(100, 0.0, None),
-            &flat,
-            t0,
-            t0 + MS * 500,
-            None,
-        );
+        let r = estimate(&flat, t0, 500, (100, 0.0, None));
         assert!(matches!(r, Err(NotMeasurable::Stalled { .. })), "{r:?}");
     }
 }

@@ -2,8 +2,8 @@
 //!
 //! A meter of planted values, so that what is built on meters can be tested without a device:
 //! a steady power, the counter's resolution, clocks, a counter that never moves, a meter that
-//! fails. Not public API: [`for_cpu`](super::for_cpu) and
-//! [`for_cuda_device`](super::for_cuda_device) never return it, and its name says what it is.
+//! fails. Not public API: [`for_cpu`](super::for_cpu) and `for_cuda_device` never return it,
+//! and its name says what it is.
 
 use super::{Clocks, Meter, NotMeasurable, Resolution, Sample};
 use std::sync::atomic::{AtomicUsize, Ordering};

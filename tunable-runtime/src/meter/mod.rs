@@ -7,7 +7,7 @@
 //!
 //! | meter | where | what it reads |
 //! | --- | --- | --- |
-//! | [`Nvml`] (feature `cuda`) | an NVIDIA GPU, [`for_cuda_device`] | NVML's total-energy counter (Volta and newer), else its power reading, integrated |
+//! | `Nvml` (feature `cuda`) | an NVIDIA GPU, `for_cuda_device` (feature `cuda`) | NVML's total-energy counter (Volta and newer), else its power reading, integrated |
 //! | [`Rapl`] | the CPU packages on Linux, [`for_cpu`] | the powercap energy counters of RAPL (Intel, and AMD on recent kernels) |
 //!
 //! Where a meter cannot read, the answer is [`NotMeasurable`] with the reason (no driver, no
@@ -34,8 +34,8 @@
 //!
 //! ## Selection
 //!
-//! [`for_cuda_device`] and [`for_cpu`] return the meter a real run uses, or why there is none.
-//! They never return [`Fake`], the meter of tests, whose values are planted.
+//! `for_cuda_device` (feature `cuda`) and [`for_cpu`] return the meter a real run uses, or why
+//! there is none. They never return `Fake`, the meter of tests, whose values are planted.
 
 mod energy;
 mod error;
@@ -53,7 +53,7 @@ pub use error::{Failure, NotMeasurable};
 pub use fake::Fake;
 #[cfg(feature = "cuda")]
 pub use nvml::Nvml;
-pub use rapl::Rapl;
+pub use rapl::{POWERCAP, Rapl};
 pub use runs::{MIN_DURATION, measure};
 pub use window::Window;
 

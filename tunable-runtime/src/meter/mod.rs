@@ -17,7 +17,7 @@
 //! ## How a measurement is taken
 //!
 //! A [`Meter`] only samples a counter; what is made of the samples is said once, in
-//! [`Window`]. While a window is open a thread polls the meter and notes every *tick*: each
+//! [`Window`] and the [`Reading`] it returns. While a window is open a thread polls the meter and notes every *tick*: each
 //! moment the cumulative counter changed (a power reading is integrated into such a counter).
 //! Counters update at their own pace, coarse on GPUs (see [`Resolution::update`]), so the energy
 //! between the first and the last read of a window would be off by up to one update period of
@@ -39,8 +39,7 @@
 
 mod energy;
 mod error;
-#[doc(hidden)]
-pub mod fake;
+mod fake;
 #[cfg(feature = "cuda")]
 mod nvml;
 mod rapl;

@@ -2,7 +2,7 @@
 //!
 //! A [`Window`] is open around a set of runs: a thread samples the meter from [`Window::start`]
 //! to [`Window::stop`] and notes each tick of its cumulative counter, from which the window's
-//! [`Reading`] is estimated (the method is in the [module docs](super)).
+//! [`Reading`] is estimated as the [meter module](super) describes.
 
 use super::energy::Tick;
 use super::{Clocks, Meter, NotMeasurable, Reading, Resolution, Sample};

@@ -46,6 +46,7 @@
 //! | [`Choice`], [`Origin`] | which configuration a call runs and why (`<kernel>_config(..)`) |
 //! | [`settings`] | the `TUNABLE_*` environment variables |
 //! | [`measure`] | timing work as the tuner does (device time when a backend reports it) |
+//! | [`meter`] | energy and power of repeated runs (NVML on NVIDIA GPUs, RAPL on the CPU), or why not measurable here |
 //! | [`tuned`] | reading what tuning stored (`tuned/<kernel>.bin`, GPU binaries in `tuned/<kernel>.artifacts/`) |
 //! | [`tuner`], `journal` (with `autotune`) | tuning a space directly, with your own evaluator and observers |
 //! | [`RuntimeError`], [`SpaceError`] | the tuner's and the space's errors |
@@ -59,6 +60,7 @@ pub use tunable_runtime::choice::{Choice, Origin};
 /// The journal of measurements (with the `autotune` feature).
 #[cfg(feature = "autotune")]
 pub use tunable_runtime::journal;
+pub use tunable_runtime::meter;
 pub use tunable_runtime::params::Params;
 pub use tunable_runtime::{backend, compare, key, measure, settings, tuner, verify};
 pub use tunable_search::{Space, SpaceBuilder, SpaceError, Value, expr};

@@ -18,6 +18,7 @@
 //! | [`choice`] | which configuration a call runs and where it comes from (`<kernel>_config`) |
 //! | [`ahead`] | compiling a batch's kernels ahead, on a pool of threads, before or while they are timed |
 //! | [`measure`] | timing one configuration: the [`Measurement`](measure::Measurement) trait, warm-up, repeats, robust median, device time |
+//! | [`meter`] | energy and power of repeated runs: NVML on NVIDIA GPUs (feature `cuda`), RAPL on the CPU, and why not where neither reads |
 //! | [`compare`] | timing a kernel's default and tuned configurations alike, interleaved, for the speedups programs print |
 //! | [`verify`] | checking a variant's output against a reference or an answer |
 //! | [`journal`] | the journal of measurements, a Kernel Tuner cache file per kernel, key, space, body and device |
@@ -39,6 +40,7 @@ pub mod device;
 pub mod journal;
 pub mod key;
 pub mod measure;
+pub mod meter;
 pub mod params;
 pub mod settings;
 pub mod store;

@@ -16,7 +16,8 @@
 //! | --- | --- |
 //! | [`tuner`] | the tuning: lookup of a call's configuration, the first-run hook, evaluators (variants, journal), observers, the summary |
 //! | [`choice`] | which configuration a call runs and where it comes from (`<kernel>_config`) |
-//! | [`ahead`] | compiling a batch's kernels ahead, on a pool of threads, before or while they are timed |
+//! | [`evaluation`] | what the tuner and a backend share during an evaluation ([`EvalContext`](evaluation::EvalContext)) |
+//! | [`prebuild`] | compiling configurations on a pool of threads before they are measured |
 //! | [`measure`] | timing one configuration: the [`Measurement`](measure::Measurement) trait, warm-up, repeats, robust median, device time |
 //! | [`compare`] | timing a kernel's default and tuned configurations alike, interleaved, for the speedups programs print |
 //! | [`verify`] | checking a variant's output against a reference or an answer |
@@ -30,16 +31,17 @@
 //!
 //! [`RuntimeError`] is the tuner's own failure; a failing variant is data, never an error.
 
-pub mod ahead;
 pub mod backend;
 pub mod choice;
 pub mod compare;
 pub mod device;
+pub mod evaluation;
 #[cfg(feature = "autotune")]
 pub mod journal;
 pub mod key;
 pub mod measure;
 pub mod params;
+pub mod prebuild;
 pub mod settings;
 pub mod store;
 #[cfg(feature = "autotune")]

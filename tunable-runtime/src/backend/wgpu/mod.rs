@@ -69,7 +69,7 @@
 //!   reported as compile time, and the tuner's warm-up runs keep it out of the timings.
 //! - **Compilation:** one shader module per source, one pipeline per configuration, cached in
 //!   the [`Wgpu`] handle, failures included. While the tuner collects a batch, pipeline
-//!   creation is handed to its compile pool ([`crate::ahead`]).
+//!   creation is handed to its compile pool ([`crate::prebuild`]).
 //! - **Pipeline cache:** where the device has `PIPELINE_CACHE` (Vulkan), each pipeline is
 //!   created with a pipeline cache of its own; the winner's cache blob is stored beside the
 //!   tuned file (`tuned/<kernel>.artifacts/*.wgpucache`), a plain build embeds it and gives it

@@ -19,7 +19,7 @@
 //!
 //! Thread-locals that are not this protocol stay where they are used: the quiet flag of panic
 //! capture (`tuner::capture`), the spare output buffer of [`crate::verify`], the re-entrancy
-//! guard of `tuner::lookup`, the last configuration a shipped call ran (`tuner::unseen::Last`,
+//! guard of `tuner::lookup`, the last configuration a shipped call ran (`tuner::portable::Last`,
 //! in generated code), the tuner's split shown by the progress bar (`tuner::TimeSplit::live`)
 //! and the recording of the programs a harness call builds (`backend::record`, which spans the
 //! whole call, its reference run and its confirmation included).

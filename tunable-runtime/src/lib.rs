@@ -8,7 +8,7 @@
 //! Feature `autotune` (on by default) holds the tuning: [`tuner`] whole, the [`journal`], and the
 //! search engine of `tunable-search` with them. Without it (the facade's shipped builds) remain
 //! what a shipped binary runs: the baked table's lookup and the timing of the portable set on
-//! devices nobody tuned on (`tuner::unseen`), [`choice`], the tuned file, parameters,
+//! devices nobody tuned on (`tuner::portable`), [`choice`], the tuned file, parameters,
 //! keys, the device identity, timing and the backends' shared types. The GPU backends (`cuda`,
 //! `opencl`, `wgpu`) imply it.
 //!
@@ -54,8 +54,8 @@ pub mod tuner {
     pub mod fallback;
     #[path = "lookup.rs"]
     pub mod lookup;
-    #[path = "unseen.rs"]
-    pub mod unseen;
+    #[path = "portable.rs"]
+    pub mod portable;
     pub use lookup::Origin;
 }
 pub mod verify;

@@ -74,7 +74,7 @@ mod tests {
     use tunable_search::strategy::Trial;
 
     /// A run that takes `ms` milliseconds of device time: the clock the tests inject.
-    fn sleep_ms(ms: u64) {
+    fn takes_ms(ms: u64) {
         report_device_time(ms as f64);
     }
 
@@ -94,10 +94,10 @@ mod tests {
             match call {
                 Call::Run(&Tile(1)) => {
                     lucky.set(lucky.get() + 1);
-                    sleep_ms(if lucky.get() <= 3 { 2 } else { 16 });
+                    takes_ms(if lucky.get() <= 3 { 2 } else { 16 });
                 }
-                Call::Run(&Tile(2)) => sleep_ms(8),
-                Call::Run(_) => sleep_ms(60),
+                Call::Run(&Tile(2)) => takes_ms(8),
+                Call::Run(_) => takes_ms(60),
                 _ => {}
             }
             Ok(None)
@@ -146,9 +146,9 @@ mod tests {
                 Call::Run(&Tile(3)) => {
                     runs3.set(runs3.get() + 1);
                     // Warm-up 1 ms, first timed run 150 ms, then 1 ms.
-                    sleep_ms(if runs3.get() == 2 { 150 } else { 1 });
+                    takes_ms(if runs3.get() == 2 { 150 } else { 1 });
                 }
-                Call::Run(&Tile(t)) => sleep_ms(4 * t as u64),
+                Call::Run(&Tile(t)) => takes_ms(4 * t as u64),
                 _ => {}
             }
             Ok(None)

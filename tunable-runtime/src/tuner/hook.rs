@@ -393,7 +393,6 @@ mod tests {
     use super::*;
     use crate::tuner::testing::{Tile, fake_kernel};
     use crate::tuner::{Call, panic};
-    use std::time::Duration;
     use tunable_search::Value;
 
     #[test]
@@ -442,13 +441,14 @@ mod tests {
             Call::Run(&Tile(5)) => Err("launch failed".to_owned()),
             Call::Run(&Tile(t)) => {
                 runs.set(runs.get() + 1);
-                // 1 ms for the best, 30 ms more per step away: far apart beyond timing noise.
+                // 1 ms for the best, 30 ms more per step away, as device time (the injected
+                // clock).
                 let us = if t == 4 {
-                    0
+                    100
                 } else {
                     1000 + 30_000 * t.abs_diff(3)
                 };
-                std::thread::sleep(Duration::from_micros(us));
+                crate::measure::report_device_time(us as f64 / 1e3);
                 out.fill(if t == 4 { 1.0 } else { 0.0 });
                 Ok(None)
             }
@@ -495,7 +495,7 @@ mod tests {
         let mut run = |call: Call<'_, Tile>| match call {
             Call::Run(&Tile(t)) => {
                 let us = if t == 5 { 500 } else { 20_000 };
-                std::thread::sleep(Duration::from_micros(us));
+                crate::measure::report_device_time(us as f64 / 1e3);
                 out.fill(0.0);
                 Ok(None)
             }

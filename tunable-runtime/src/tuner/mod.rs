@@ -31,7 +31,7 @@
 //! - [`tune`]: a strategy over a space, with any evaluator and observers;
 //! - [`hook`]: the first-run hook, [`hook::autotune`], and the kernel's static description;
 //! - [`lookup`]: where a call's configuration comes from ([`Lookup`]), and the baked table;
-//! - [`unseen`]: what a shipped binary runs on a device nobody tuned on (the portable set);
+//! - [`portable`]: what a shipped binary runs on a device nobody tuned on (the portable set);
 //! - [`fallback`]: a shipped call whose tuned configuration fails runs the default instead;
 //! - [`warm`]: what a tuning on a new device evaluates first (other devices' findings);
 //! - [`session`]: the settings and report of a `cargo tunable tune` session;
@@ -45,11 +45,12 @@ mod confirm;
 pub mod evaluate;
 pub mod fallback;
 pub mod hook;
-mod journaled;
+mod journal_layer;
 pub mod lookup;
 mod objective;
 mod observer;
 mod panic;
+pub mod portable;
 mod report;
 pub mod session;
 pub(crate) mod spec;
@@ -57,17 +58,16 @@ mod summary;
 #[cfg(test)]
 mod testing;
 mod time_split;
-pub mod unseen;
 mod variants;
 pub mod warm;
 
 pub use confirm::{Retime, confirm};
-pub use journaled::Journaled;
+pub use journal_layer::Journaled;
 pub use lookup::{Lookup, Origin};
 pub use objective::Objective;
 pub use observer::{Bar, Log};
 pub use panic::{capture, panic_message};
-pub use report::{Cost, Evaluation, Source};
+pub use report::{Cost, Evaluation, ResultSource};
 pub use summary::Summary;
 pub use time_split::TimeSplit;
 pub use tunable_search::strategy::{Evaluator, Observer, Progress, Stopped};
@@ -196,7 +196,7 @@ where
     let (mut measured, mut failures, mut early) = (0, Vec::new(), 0);
     let mut contenders = Vec::new();
     let mut count = |_: &Progress, t: &Trial, e: &Evaluation| {
-        measured += usize::from(e.source == Source::Measured);
+        measured += usize::from(e.source == ResultSource::Measured);
         early += usize::from(e.early);
         match &e.result {
             Err(reason) => failures.push((t.position, reason.clone())),

@@ -18,7 +18,7 @@ pub enum CudaError {
         /// The variable's value.
         value: String,
     },
-    /// A setting the backend reads (`TUNABLE_NVRTC_MINIMAL`, `TUNABLE_NVRTC_BATCH`) holds a
+    /// A setting the backend reads (`TUNABLE_NVRTC_MINIMAL`; `TUNABLE_NVRTC_BATCH`, no longer read, set at all) holds a
     /// value it does not take.
     #[error("{name}={value:?} is not valid; expected {expected}")]
     BadSetting {

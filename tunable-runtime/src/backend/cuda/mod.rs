@@ -335,7 +335,7 @@ impl Cuda {
     }
 
     /// The module of a configuration: from an embedded image that fits and that the driver
-    /// takes, else compiled (ahead, or now) and loaded, saying why when an image was embedded.
+    /// takes, else compiled (prebuilt, or now) and loaded, saying why when an image was embedded.
     fn load(
         &self,
         source: &Source,

@@ -24,7 +24,7 @@
 //! and the recording of the programs a harness call builds (`backend::record`, which spans the
 //! whole call, its reference run and its confirmation included).
 
-use crate::prebuild::Build;
+use crate::prebuild::build::Build;
 use std::cell::RefCell;
 
 /// What the tuner and the backends share while one configuration is evaluated (see the

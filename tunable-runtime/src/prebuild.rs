@@ -33,40 +33,15 @@
 //!
 //! [`Strategy::upcoming`]: tunable_search::strategy::Strategy::upcoming
 
+pub(crate) mod build;
 mod gate;
 
 use crate::evaluation::{self, EvalContext};
+pub use build::Build;
 pub use gate::Gate;
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
-
-/// One build handed over by a backend while the tuner collects.
-pub struct Build {
-    work: Box<dyn FnOnce() + Send>,
-    host: bool,
-}
-
-impl std::fmt::Debug for Build {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Build").field("host", &self.host).finish()
-    }
-}
-
-impl Build {
-    /// A build, for a device that runs on the host's cores (`host`: PoCL, say) or not.
-    pub fn new(host: bool, work: impl FnOnce() + Send + 'static) -> Self {
-        Build {
-            work: Box::new(work),
-            host,
-        }
-    }
-
-    /// Whether the device runs on the host's cores: its batch is built before it is timed.
-    pub fn host(&self) -> bool {
-        self.host
-    }
-}
 
 /// Runs `f` collecting: the builds the backends hand over meanwhile are returned with `f`'s
 /// result instead of being run. `f` runs in an evaluation context of its own
@@ -122,8 +97,7 @@ pub fn run_pool<R>(builds: Vec<Build>, threads: usize, measure: impl FnOnce() ->
             .map(|_| {
                 s.spawn(|| {
                     while let Some(b) = next() {
-                        // A panicking build is the backend's bug; it must not stop the others.
-                        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(b.work));
+                        b.run();
                     }
                 })
             })
@@ -192,8 +166,7 @@ impl Pool {
                 let shared = Arc::clone(&shared);
                 std::thread::spawn(move || {
                     while let Some(b) = shared.next() {
-                        // A panicking build is the backend's bug; it must not stop the others.
-                        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(b.work));
+                        b.run();
                         shared.done();
                     }
                 })

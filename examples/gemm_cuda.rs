@@ -7,7 +7,7 @@
 //! cargo run --release --example gemm_cuda --features cuda -- --ptx sm_80            # compile every variant with NVRTC only
 //! cargo run --release --example gemm_cuda --features cuda -- --ptx sm_80 --alone    # the same, one program per variant
 //! cargo run --release --example gemm_cuda --features cuda -- --first-call           # shipped: the first call only
-//! cargo run --release --example gemm_cuda --features cuda -- --pool sm_90           # the compile pool, no GPU
+//! cargo run --release --example gemm_cuda --features cuda -- --pool sm_90           # the prebuild pool, no GPU
 //! ```
 //!
 //! On a GPU the first call of `gemm_cuda` tunes it (NVRTC per configuration, CUDA-event timing,
@@ -35,7 +35,7 @@
 mod pool;
 
 use std::time::Instant;
-use tunable::backend::cuda::{BATCH, Buffer, Cuda, CudaError, compile_many};
+use tunable::backend::cuda::{Buffer, Cuda, CudaError, PER_PROGRAM, compile_many};
 use tunable::backend::{Dims, Source};
 use tunable::compare::{METHOD, ROUNDS, side_by_side, speedup};
 use tunable::{Params, tunable};
@@ -109,7 +109,7 @@ pub fn compile_all(
 }
 
 /// Compiles each of `configs` with NVRTC for `arch` on `threads` threads, each taking the next
-/// [`BATCH`] configurations in turn and compiling them in one program (`compile_many`), or one
+/// [`PER_PROGRAM`] configurations in turn and compiling them in one program (`compile_many`), or one
 /// at a time with `alone`.
 pub fn compile_each(
     configs: &[GemmCudaParams],
@@ -117,7 +117,7 @@ pub fn compile_each(
     threads: usize,
     alone: bool,
 ) -> (Vec<GemmCudaParams>, Vec<(GemmCudaParams, CudaError)>) {
-    let group = if alone { 1 } else { BATCH };
+    let group = if alone { 1 } else { PER_PROGRAM };
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results: Vec<(GemmCudaParams, Result<(), CudaError>)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads.max(1))

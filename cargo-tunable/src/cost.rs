@@ -14,61 +14,39 @@
 //! faster on more threads, as NVRTC on the H200 machine of 2026-11-28, is a machine of few
 //! cores). A build the measuring thread runs itself shares them too; its measuring does not.
 //!
-//! Two batch policies are simulated:
+//! Two policies are simulated, both asking the strategy for one configuration at a time, so
+//! that both evaluate the configurations of the plain replay (the bench checks it run by run):
 //!
-//! - **old** (the tuner before issue 36): the strategy is asked for a batch sized by the
-//!   compile/measure ratio observed so far ([`Spent::batch`]); the batch is compiled on
-//!   `min(batch, threads)` threads while the measuring thread times its variants in order; a
-//!   batch of one is compiled on the measuring thread. Batches change what the strategy asks.
-//! - **new** (speculation): the strategy is asked for one configuration at a time; before each
-//!   evaluation the pool is handed the configuration about to be measured and up to `depth`
-//!   that the strategy expects next ([`Strategy::upcoming`]), newest hints first, as
-//!   [`tunable_runtime::ahead::Pool`] does; a configuration whose build has not started when
-//!   it is needed is compiled by the measuring thread. The pool lets `threads` builds run at
-//!   once, or as many as the runtime's [`Gate`] finds worth it (`gate=1`). The configurations
-//!   evaluated are those of the plain replay (asked one at a time), which the bench checks run
-//!   by run.
+//! - **plain** (the runtime's default): each configuration is compiled by the measuring thread
+//!   when it is needed;
+//! - **prebuild** (`TUNABLE_PREBUILD=on`): before each evaluation the pool is handed up to
+//!   `depth` configurations that the strategy expects next ([`Strategy::upcoming`]), newest
+//!   first, as [`tunable_runtime::prebuild::Pool`] does, the configuration about to be measured
+//!   left to the measuring thread; a configuration whose build has not started when it is
+//!   needed is compiled by the measuring thread. The pool lets `threads` builds run at once, or
+//!   as many as the runtime's [`Gate`] finds worth it (`gate=1`).
 //!
-//! How the new policy treats its hints is set too, to compare the pool's rules before one is
-//! built: `demand=1` counts a build the measuring thread runs itself against the pool's width
-//! (no speculative build starts while the tuner compiles what it waits for, beyond the width);
-//! `stale=0` keeps only the last evaluation's hints queued (older ones not started are set
-//! aside until hinted again); `depth=N` hands over N upcoming configurations per evaluation
-//! (`depth=0`: none, and no pool: `TUNABLE_BATCH=1`). `own=1` leaves the configuration about
-//! to be measured to the measuring thread instead of handing it to the pool first, as the
-//! runtime does since 2026-11-28. `kernels=F` multiplies the kernel times the cache recorded
-//! (the shared caches' kernels run for milliseconds to tens of milliseconds, `gemm_cuda`'s on
-//! an H200 for half a millisecond to three).
+//! `depth=N` hands over N expected configurations per evaluation (default: `threads`).
+//! `kernels=F` multiplies the kernel times the cache recorded.
 //!
-//! The presets are figures measured on real machines:
-//! - `h100` (2026-11-27, `shared/gpu-results/2026-11-27`): NVRTC at 0.090 s per configuration
-//!   per core (80 to 105 ms measured), 16 threads on as many cores, 31 ms of measurement
-//!   overhead per configuration (35 to 37 ms measured per configuration against about 4 ms of
-//!   kernels), with `gemm_cuda`'s 5 repeats, and that day's pool (16 wide, handed the
-//!   configuration about to be measured), so that the figures simulated then are simulated
-//!   alike now;
-//! - `h200` (2026-11-28, `docs/results/gpu-2026-11-28`): NVRTC 13 at 0.035 s per configuration
-//!   (100 configurations one at a time: 3.3 and 3.6 s of compiling), 16 threads but the
-//!   throughput of 2 cores (the 1,545 configurations took 27.2 s on 2 cores, 26.9 s on 4 and
-//!   32.2 s on 16), 4.5 ms of measurement overhead per configuration (4.2 to 5.6 ms measured),
-//!   and the runtime's pool: the gate, the configuration about to be measured built by the
-//!   measuring thread (`own=0` is the pool of that day's measurements).
+//! The presets are figures measured on real machines (their sources are in
+//! `docs/notes/compile-path.md`):
+//! - `h100`: NVRTC at 0.090 s per configuration per core, 16 threads on as many cores, 31 ms of
+//!   measurement overhead per configuration, 5 repeats, a pool as wide as its threads;
+//! - `h200`: NVRTC at 0.035 s per configuration, 16 threads but the throughput of 2 cores, 4.5
+//!   ms of measurement overhead per configuration, and the runtime's gate.
 //!
 //! Any figure can be set: `h200:cores=4:depth=4`.
 //!
-//! [`Gate`]: tunable_runtime::ahead::Gate
-//! [`Spent::batch`]: tunable_runtime::tuner::Spent::batch
+//! [`Gate`]: tunable_runtime::prebuild::Gate
 //! [`Strategy::upcoming`]: tunable_search::strategy::Strategy::upcoming
 
 use serde::Serialize;
-use std::cell::Cell;
 use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
-use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use tunable_runtime::ahead::Gate;
-use tunable_runtime::tuner::Spent;
+use tunable_runtime::prebuild::Gate;
 use tunable_search::Space;
 use tunable_search::strategy::{self, Driver, Evaluator, Outcome, Strategy, StrategySpec};
 
@@ -90,21 +68,14 @@ pub(crate) struct CostModel {
     pub margin: f64,
     /// Whether the pool's width is the runtime's [`Gate`]'s (else `threads`).
     pub gate: bool,
-    /// Whether a build the measuring thread runs counts against the pool's width.
-    pub demand: bool,
-    /// Whether hints of earlier evaluations stay queued.
-    pub stale: bool,
-    /// Upcoming configurations handed over per evaluation (`None`: `threads`).
+    /// Expected configurations handed over per evaluation (`None`: `threads`).
     pub depth: Option<usize>,
     /// The factor on the kernel times recorded in the cache (a faster GPU, a smaller problem).
     pub kernels: f64,
-    /// Whether the configuration about to be measured is left to the measuring thread (else
-    /// handed to the pool first).
-    pub own: bool,
 }
 
 impl CostModel {
-    /// The H100 of 2026-11-27 (see the [module docs](self)).
+    /// The H100 machine (see the [module docs](self)).
     pub const H100: CostModel = CostModel {
         compile: 0.090,
         threads: 16,
@@ -113,15 +84,11 @@ impl CostModel {
         repeats: 5,
         margin: 0.05,
         gate: false,
-        demand: false,
-        stale: true,
         depth: None,
         kernels: 1.0,
-        own: false,
     };
 
-    /// The H200 machine of 2026-11-28 (see the [module docs](self)), with the runtime's pool:
-    /// the gate, and the configuration about to be measured built by the measuring thread.
+    /// The H200 machine (see the [module docs](self)), with the runtime's gate.
     pub const H200: CostModel = CostModel {
         compile: 0.035,
         threads: 16,
@@ -130,14 +97,11 @@ impl CostModel {
         repeats: 5,
         margin: 0.05,
         gate: true,
-        demand: false,
-        stale: true,
         depth: None,
         kernels: 1.0,
-        own: true,
     };
 
-    /// Upcoming configurations handed over per evaluation.
+    /// Expected configurations handed over per evaluation.
     fn depth(&self) -> usize {
         self.depth.unwrap_or(self.threads)
     }
@@ -147,7 +111,7 @@ impl std::fmt::Display for CostModel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "compile {:.3} s per configuration per core, {} threads on {} cores, overhead {:.4} s per configuration, {} repeats, kernel times x {}; pool {}, {} hints per evaluation{}{}{}",
+            "compile {:.3} s per configuration per core, {} threads on {} cores, overhead {:.4} s per configuration, {} repeats, kernel times x {}; pool {}, {} expected configurations per evaluation",
             self.compile,
             self.threads,
             if self.cores.is_finite() {
@@ -164,21 +128,6 @@ impl std::fmt::Display for CostModel {
                 "as wide as its threads"
             },
             self.depth(),
-            if self.demand {
-                ", the tuner's own builds counted against the width"
-            } else {
-                ""
-            },
-            if self.stale {
-                ""
-            } else {
-                ", only the last hints queued"
-            },
-            if self.own {
-                ", the next configuration built by the measuring thread"
-            } else {
-                ""
-            },
         )
     }
 }
@@ -187,9 +136,10 @@ impl std::str::FromStr for CostModel {
     type Err = String;
 
     /// `h100|h200[:compile=S][:threads=N][:cores=N|inf][:overhead=S][:repeats=N][:margin=F]
-    /// [:gate=0|1][:demand=0|1][:stale=0|1][:depth=N][:kernels=F][:own=0|1]`.
+    /// [:gate=0|1][:depth=N][:kernels=F]`.
     fn from_str(s: &str) -> Result<Self, String> {
-        const KEYS: &str = "compile, threads, cores, overhead, repeats, margin, gate, demand, stale, depth, kernels, own";
+        const KEYS: &str =
+            "compile, threads, cores, overhead, repeats, margin, gate, depth, kernels";
         let mut parts = s.split(':');
         let mut model = match parts.next().unwrap_or_default() {
             "h100" => CostModel::H100,
@@ -221,11 +171,8 @@ impl std::str::FromStr for CostModel {
                 "cores" => model.cores = number()?.max(0.01),
                 "repeats" => model.repeats = (number()? as u32).max(1),
                 "gate" => model.gate = flag()?,
-                "demand" => model.demand = flag()?,
-                "stale" => model.stale = flag()?,
                 "depth" => model.depth = Some(number()? as usize),
                 "kernels" => model.kernels = number()?,
-                "own" => model.own = flag()?,
                 _ => return Err(format!("unknown cost-model key '{key}' (known: {KEYS})")),
             }
         }
@@ -233,13 +180,13 @@ impl std::str::FromStr for CostModel {
     }
 }
 
-/// Which batch policy a simulated run follows (see the [module docs](self)).
+/// Which policy a simulated run follows (see the [module docs](self)).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Policy {
-    /// Batches sized by the observed compile/measure ratio.
-    Old,
-    /// One at a time, the pool fed with the strategy's expected next asks.
-    New,
+    /// Each configuration built when it is needed.
+    Plain,
+    /// The pool fed with the strategy's expected next configurations.
+    Prebuild,
 }
 
 /// What a simulated run cost, in seconds, and what it evaluated.
@@ -285,18 +232,11 @@ struct Clock<'v> {
     measure: f64,
     best: f64,
     policy: Policy,
-    /// The old policy's view of where the time went, for its batch size.
-    spent: Rc<Cell<Spent>>,
 }
 
 impl<'v> Clock<'v> {
-    /// A clock at time 0 with nothing built, publishing the old policy's view to `spent`.
-    fn new(
-        model: CostModel,
-        values: &'v [Option<f64>],
-        policy: Policy,
-        spent: Rc<Cell<Spent>>,
-    ) -> Self {
+    /// A clock at time 0 with nothing built.
+    fn new(model: CostModel, values: &'v [Option<f64>], policy: Policy) -> Self {
         Clock {
             model,
             values,
@@ -310,13 +250,12 @@ impl<'v> Clock<'v> {
             measure: 0.0,
             best: f64::INFINITY,
             policy,
-            spent,
         }
     }
 
     /// Builds the pool lets run at once now.
     fn width(&self) -> usize {
-        if self.model.gate && self.policy == Policy::New {
+        if self.model.gate {
             self.gate.width()
         } else {
             self.model.threads
@@ -331,9 +270,7 @@ impl<'v> Clock<'v> {
     fn start(&mut self) {
         loop {
             let pool = self.running.iter().filter(|b| b.pool).count();
-            let own = self.running.len() - pool;
-            let busy = pool + if self.model.demand { own } else { 0 };
-            if busy >= self.width() {
+            if pool >= self.width() {
                 return;
             }
             let Some(p) = self.queue.pop_front() else {
@@ -438,14 +375,6 @@ impl<'v> Clock<'v> {
         self.run(self.now + seconds, None);
         outcome
     }
-
-    fn publish(&self) {
-        self.spent.set(Spent {
-            compile: self.compile_exposed,
-            measure: self.measure,
-            ..Spent::default()
-        });
-    }
 }
 
 impl Evaluator for Clock<'_> {
@@ -453,37 +382,27 @@ impl Evaluator for Clock<'_> {
     type Error = Infallible;
 
     fn evaluate(&mut self, positions: &[usize]) -> Result<Vec<Outcome>, Infallible> {
-        if self.policy == Policy::Old && positions.len() > 1 {
-            // The batch's builds on the pool, started now, in order.
-            self.queue.extend(positions.iter().copied());
-            self.run(self.now, None);
-        }
-        let out = positions
+        Ok(positions
             .iter()
             .map(|&p| {
                 self.need(p);
                 self.measure(p)
             })
-            .collect();
-        self.publish();
-        Ok(out)
+            .collect())
     }
 
     fn prepare(&mut self, likely: &[usize]) {
-        if self.policy != Policy::New {
+        if self.policy != Policy::Prebuild {
             return;
         }
-        if !self.model.stale {
-            self.queue.clear();
-        }
-        let mut likely = likely;
-        if self.model.own
-            && let Some((&next, rest)) = likely.split_first()
-        {
-            // The measuring thread builds the next configuration itself, at its own priority.
-            self.queue.retain(|&q| q != next);
-            likely = rest;
-        }
+        // The measuring thread builds the configuration about to be measured itself.
+        let likely = match likely.split_first() {
+            Some((&next, rest)) => {
+                self.queue.retain(|&q| q != next);
+                rest
+            }
+            None => likely,
+        };
         let mut front: Vec<usize> = Vec::with_capacity(likely.len());
         for &p in likely {
             if self.done.contains_key(&p) || self.building(p) || front.contains(&p) {
@@ -510,12 +429,11 @@ pub(crate) fn simulate(
     model: CostModel,
     policy: Policy,
 ) -> Simulated {
-    let spent = Rc::new(Cell::new(Spent::default()));
-    let mut clock = Clock::new(model, values, policy, Rc::clone(&spent));
+    let mut clock = Clock::new(model, values, policy);
     let driver = Driver::new(strategy, budget).first(first);
     let driver = match policy {
-        Policy::Old => driver.batch_by(|_| spent.get().batch(model.threads)),
-        Policy::New => driver.ahead(model.depth()),
+        Policy::Plain => driver,
+        Policy::Prebuild => driver.ahead(model.depth()),
     };
     let rec = match driver.run(&mut clock) {
         Ok(rec) => rec,
@@ -547,11 +465,11 @@ pub(crate) struct CostRow {
     pub stem: String,
     /// The strategy.
     pub strategy: String,
-    /// Under the old batch policy.
-    pub old: Mean,
-    /// Under speculation.
-    pub new: Mean,
-    /// Runs whose new-policy sequence of values is the plain replay's.
+    /// Each configuration built when needed.
+    pub plain: Mean,
+    /// Prebuilt speculatively.
+    pub prebuild: Mean,
+    /// Runs whose sequence of values under both policies is the plain replay's.
     pub same: usize,
     /// Runs simulated.
     pub runs: usize,
@@ -559,7 +477,7 @@ pub(crate) struct CostRow {
 
 /// Simulates the runs of `spec` (seeds `seed`, `seed + 1`, ...) under both policies on `jobs`
 /// threads. `plain` are the replay's runs with the same seeds (the values of each evaluation in
-/// order), against which the new policy's sequences are checked.
+/// order), against which the simulated sequences are checked.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn simulate_runs(
     stem: &str,
@@ -588,7 +506,7 @@ pub(crate) fn simulate_runs(
                                 .expect("validated spec");
                             simulate(s.as_mut(), budget, first, values, model, policy)
                         };
-                        mine.push((i, (run(Policy::Old), run(Policy::New))));
+                        mine.push((i, (run(Policy::Plain), run(Policy::Prebuild))));
                     }
                     mine
                 })
@@ -612,15 +530,17 @@ pub(crate) fn simulate_runs(
     let same = results
         .iter()
         .zip(plain)
-        .filter(|((_, new), plain)| {
-            new.positions.iter().map(|&p| values[p]).collect::<Vec<_>>() == **plain
+        .filter(|((plain_run, prebuilt), replay)| {
+            [plain_run, prebuilt]
+                .iter()
+                .all(|r| r.positions.iter().map(|&p| values[p]).collect::<Vec<_>>() == **replay)
         })
         .count();
     CostRow {
         stem: stem.to_owned(),
         strategy: spec.to_string(),
-        old: mean(|r| &r.0),
-        new: mean(|r| &r.1),
+        plain: mean(|r| &r.0),
+        prebuild: mean(|r| &r.1),
         same,
         runs: results.len(),
     }
@@ -629,19 +549,19 @@ pub(crate) fn simulate_runs(
 /// The table of simulated wall times.
 pub(crate) fn markdown(model: CostModel, rows: &[CostRow]) -> String {
     let mut t = format!("\n## Simulated wall time (cost model: {model})\n\n");
-    t += "| objective | strategy | old wall s | old compile exposed s | new wall s | new compile exposed s | compilations old / new | new = replay |\n";
+    t += "| objective | strategy | plain wall s | plain compile exposed s | prebuild wall s | prebuild compile exposed s | compilations plain / prebuild | = replay |\n";
     t += "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
     for r in rows {
         t += &format!(
             "| {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.0} / {:.0} | {}/{} |\n",
             r.stem,
             r.strategy,
-            r.old.wall,
-            r.old.compile_exposed,
-            r.new.wall,
-            r.new.compile_exposed,
-            r.old.compiled,
-            r.new.compiled,
+            r.plain.wall,
+            r.plain.compile_exposed,
+            r.prebuild.wall,
+            r.prebuild.compile_exposed,
+            r.plain.compiled,
+            r.prebuild.compiled,
             r.same,
             r.runs
         );
@@ -655,12 +575,12 @@ pub(crate) fn markdown(model: CostModel, rows: &[CostRow]) -> String {
         let sum = |f: fn(&CostRow) -> f64| mine.iter().map(|r| f(r)).sum::<f64>() / n;
         t += &format!(
             "| **mean** | {s} | {:.2} | {:.2} | {:.2} | {:.2} | {:.0} / {:.0} | {}/{} |\n",
-            sum(|r| r.old.wall),
-            sum(|r| r.old.compile_exposed),
-            sum(|r| r.new.wall),
-            sum(|r| r.new.compile_exposed),
-            sum(|r| r.old.compiled),
-            sum(|r| r.new.compiled),
+            sum(|r| r.plain.wall),
+            sum(|r| r.plain.compile_exposed),
+            sum(|r| r.prebuild.wall),
+            sum(|r| r.prebuild.compile_exposed),
+            sum(|r| r.plain.compiled),
+            sum(|r| r.prebuild.compiled),
             mine.iter().map(|r| r.same).sum::<usize>(),
             mine.iter().map(|r| r.runs).sum::<usize>()
         );
@@ -692,7 +612,7 @@ mod tests {
     }
 
     #[test]
-    fn the_new_policy_evaluates_what_a_plain_replay_does_and_hides_the_compilation() {
+    fn both_policies_evaluate_what_a_plain_replay_does_and_prebuilding_hides_the_compilation() {
         let space = space();
         let v = values(space.len());
         let model = CostModel::H100;
@@ -710,20 +630,21 @@ mod tests {
                 .collect::<Vec<_>>()
             };
             let mut s = strategy::build(&spec, Arc::clone(&space), 3).unwrap();
-            let new = simulate(s.as_mut(), 60, &[], &v, model, Policy::New);
+            let new = simulate(s.as_mut(), 60, &[], &v, model, Policy::Prebuild);
             assert_eq!(new.positions, plain(3), "{name}");
             let mut s = strategy::build(&spec, Arc::clone(&space), 3).unwrap();
-            let old = simulate(s.as_mut(), 60, &[], &v, model, Policy::Old);
-            assert_eq!(old.positions.len(), 60, "{name}");
+            let old = simulate(s.as_mut(), 60, &[], &v, model, Policy::Plain);
+            assert_eq!(old.positions, plain(3), "{name}");
+            assert_eq!(old.compiled, 60, "{name}: each built once, when needed");
             // Every evaluation is measured at least once, with its overhead.
             assert!(new.wall >= 60.0 * model.overhead, "{name}: {new:?}");
             assert!(new.compiled >= 60, "{name}");
         }
         // Exhaustive: every guess is right, so only the first build is waited for in full.
         let mut s = strategy::build(&"exhaustive".parse().unwrap(), Arc::clone(&space), 1).unwrap();
-        let new = simulate(s.as_mut(), 100, &[], &v, model, Policy::New);
+        let new = simulate(s.as_mut(), 100, &[], &v, model, Policy::Prebuild);
         let mut s = strategy::build(&"exhaustive".parse().unwrap(), Arc::clone(&space), 1).unwrap();
-        let old = simulate(s.as_mut(), 100, &[], &v, model, Policy::Old);
+        let old = simulate(s.as_mut(), 100, &[], &v, model, Policy::Plain);
         assert!(
             new.compile_exposed < 2.0 * model.compile,
             "{new:?} against {old:?}"
@@ -739,19 +660,14 @@ mod tests {
         assert!("a100".parse::<CostModel>().is_err());
         assert!("h100:speed=3".parse::<CostModel>().is_err());
         assert!("h100:compile=-1".parse::<CostModel>().is_err());
-        let m: CostModel = "h200:cores=inf:gate=0:demand=1:stale=0:depth=3:kernels=0.5:own=0"
-            .parse()
-            .unwrap();
+        let m: CostModel = "h200:cores=inf:gate=0:depth=3:kernels=0.5".parse().unwrap();
         assert_eq!(
             m,
             CostModel {
                 cores: f64::INFINITY,
                 gate: false,
-                demand: true,
-                stale: false,
                 depth: Some(3),
                 kernels: 0.5,
-                own: false,
                 ..CostModel::H200
             }
         );
@@ -759,9 +675,9 @@ mod tests {
         assert!(CostModel::H200.to_string().contains("2 cores"));
     }
 
-    /// A clock for `model` over `values`, under the new policy.
+    /// A clock for `model` over `values`, prebuilding.
     fn clock(model: CostModel, values: &[Option<f64>]) -> Clock<'_> {
-        Clock::new(model, values, Policy::New, Rc::default())
+        Clock::new(model, values, Policy::Prebuild)
     }
 
     #[test]
@@ -800,26 +716,6 @@ mod tests {
         // 0..1.5 s: three builds at 2/3 speed, each 1.0 done at 1.5 s.
         assert!((c.now - 1.5).abs() < 1e-9, "{}", c.now);
         assert_eq!(c.started, 3);
-        // With `demand`, the measuring thread's build counts against the width: one pool build
-        // beside it, each on a core, instead of two pool builds and a third of the cores each.
-        for (demand, done) in [(true, 1.0), (false, 1.5)] {
-            let mut c = clock(
-                CostModel {
-                    threads: 2,
-                    demand,
-                    ..model
-                },
-                &v,
-            );
-            c.running.push(Running {
-                position: 9,
-                left: 1.0,
-                pool: false,
-            });
-            c.queue.extend([5, 6]);
-            c.run(f64::INFINITY, Some(9));
-            assert!((c.now - done).abs() < 1e-9, "demand {demand}: {}", c.now);
-        }
     }
 
     #[test]
@@ -828,7 +724,7 @@ mod tests {
         let v = values(space.len());
         let run = |model: CostModel, name: &str| {
             let mut s = strategy::build(&name.parse().unwrap(), Arc::clone(&space), 3).unwrap();
-            simulate(s.as_mut(), 60, &[], &v, model, Policy::New)
+            simulate(s.as_mut(), 60, &[], &v, model, Policy::Prebuild)
         };
         // Wrong guesses on a pool as wide as its threads crowd the two cores.
         let gated = run(CostModel::H200, "auto");

@@ -1,78 +1,50 @@
 //! `gemm_cuda --pool ARCH`: how long a tuning of this kernel waits for NVRTC on this machine,
 //! with no GPU. `auto` (or `--strategy`) runs as the tuner runs it (one configuration at a
-//! time, the default first, its expected next configurations handed to the compile pool) while
-//! NVRTC compiles every configuration for real on the runtime's pool ([`Pool`]); the GPU's
+//! time, the default first) while NVRTC compiles every configuration for real; the GPU's
 //! measurement is replaced by a fixed wait, and the kernel times the strategy is told are made
-//! up (a smooth function of the tiles, the block size and the staging, nothing measured). The builds go
-//! through the CUDA backend's own [`BuildsAhead`], as the tuner's do. Three ways of compiling,
-//! each run in turn, `--rounds` times (each round starting with the next way):
+//! up (a smooth function of the tiles, the block size and the staging, nothing measured). Two
+//! ways, each run in turn, `--rounds` times (each round starting with the next way):
 //!
-//! - **batched**: the tuner's way: the pool builds the guesses, up to [`BATCH`] of them in one
-//!   NVRTC program, and the measuring thread builds the configuration about to be measured
-//!   unless it is built or being built;
-//! - **alone**: the same with one configuration per program (`TUNABLE_NVRTC_BATCH=1`, the way
-//!   before 2026-11-28's programs of several);
-//! - **none**: nothing compiled ahead (`TUNABLE_BATCH=1`).
+//! - **prebuild**: `TUNABLE_PREBUILD=on`: before each evaluation the runtime's prebuild
+//!   [`Pool`] is handed the configurations the strategy expects next (as many as the threads),
+//!   and the measuring thread builds the configuration about to be measured unless it is built
+//!   or being built;
+//! - **none**: the default, nothing prebuilt.
 //!
 //! Every run compiles from nothing (the build cache is turned off). `--evaluations N` (default
-//! 100), `--measure-ms M` (default 8: what a `gemm_cuda` configuration's measuring took on an
-//! H200 at n = 2048), `--rounds R` (default 2), `--strategy S` (default `auto`), `--ahead N`
-//! (the configurations expected next asked of the strategy before each evaluation; default as
-//! the tuner, [`hints`](tunable_runtime::ahead::hints): the threads, at least 16; as the tuner,
-//! only as many as the threads go to the pool until the guesses come true), `--ways W,...`
-//! (default `batched,alone,none`). One configuration is compiled before the ways run, so that
-//! loading NVRTC is not charged to the way that runs first.
+//! 100), `--measure-ms M` (default 8), `--rounds R` (default 2), `--strategy S` (default
+//! `auto`), `--ways W,...` (default `prebuild,none`). One configuration is compiled before the
+//! ways run, so that loading NVRTC is not charged to the way that runs first.
 
 use super::{GEMM, GemmCudaParams, flag_value, gemm_cuda_space};
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use tunable::Params;
-use tunable::backend::cuda::{BATCH, BuildsAhead};
-use tunable_runtime::ahead::{Hits, Pool};
+use tunable::backend::cuda::compile;
+use tunable_runtime::prebuild::{Build, Pool};
 use tunable_search::Space;
 use tunable_search::strategy::{self, Driver, Evaluator, Outcome};
 
-/// How the configurations are compiled.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Way {
-    /// Whether a pool compiles ahead.
-    ahead: bool,
-    /// The most configurations in one NVRTC program.
-    batch: usize,
-}
+/// The ways compared, in the order each round runs them: whether a pool prebuilds.
+const WAYS: [(&str, bool); 2] = [("prebuild", true), ("none", false)];
 
-/// The ways compared, in the order each round runs them.
-const WAYS: [(&str, Way); 3] = [
-    (
-        "batched",
-        Way {
-            ahead: true,
-            batch: BATCH,
-        },
-    ),
-    (
-        "alone",
-        Way {
-            ahead: true,
-            batch: 1,
-        },
-    ),
-    (
-        "none",
-        Way {
-            ahead: false,
-            batch: 1,
-        },
-    ),
-];
+/// Whether each configuration compiled, built once by whichever thread gets there first.
+#[derive(Default)]
+struct Builds(Mutex<HashMap<usize, Arc<OnceLock<bool>>>>);
+
+impl Builds {
+    fn cell(&self, position: usize) -> Arc<OnceLock<bool>> {
+        Arc::clone(self.0.lock().unwrap().entry(position).or_default())
+    }
+}
 
 /// The evaluator: builds (or waits for the build of) each configuration, then "measures" it.
 struct Fake {
     space: Arc<Space>,
-    way: Way,
+    arch: String,
     pool: Option<Pool>,
-    builds: Arc<BuildsAhead>,
+    builds: Arc<Builds>,
     /// The configurations handed to the pool.
     handed: HashSet<usize>,
     /// Of those, the configurations measured.
@@ -80,8 +52,6 @@ struct Fake {
     measure: Duration,
     /// Seconds the measuring thread spent building or waiting for builds.
     waited: f64,
-    /// Which guesses came true, as the tuner counts them.
-    hits: Hits,
     /// The pool's threads.
     threads: usize,
 }
@@ -111,11 +81,13 @@ impl Evaluator for Fake {
     fn evaluate(&mut self, positions: &[usize]) -> Result<Vec<Outcome>, Self::Error> {
         let mut out = Vec::with_capacity(positions.len());
         for &position in positions {
-            self.hits.asked(position);
             let p = self.params(position);
             self.measured += usize::from(self.handed.contains(&position));
             let start = Instant::now();
-            let ok = self.builds.take(&GEMM, &p).is_ok();
+            let ok = *self
+                .builds
+                .cell(position)
+                .get_or_init(|| compile(&GEMM, &p, &self.arch).is_ok());
             self.waited += start.elapsed().as_secs_f64();
             std::thread::sleep(self.measure);
             out.push(if ok {
@@ -128,24 +100,27 @@ impl Evaluator for Fake {
     }
 
     fn prepare(&mut self, likely: &[usize]) {
-        if !self.way.ahead {
+        let Some(pool) = &self.pool else {
             return;
-        }
-        // The configuration about to be measured is left to the measuring thread; of the
-        // others, as the tuner, as many as the pool has threads until the guesses come true.
+        };
+        // As the tuner: the configuration about to be measured is left to the measuring
+        // thread; of the others, as many as the pool has threads.
         let likely = likely.get(1..).unwrap_or_default();
-        let likely = self.hits.hand(likely, self.threads);
+        let likely = &likely[..likely.len().min(self.threads)];
         let mut fresh = Vec::new();
         for &position in likely {
-            let p = self.params(position);
-            if let Some(build) = self.builds.hand(&GEMM, &p).expect("definitions") {
-                self.handed.insert(position);
-                fresh.push((position, build));
+            let cell = self.builds.cell(position);
+            if cell.get().is_none() && self.handed.insert(position) {
+                let (p, arch) = (self.params(position), self.arch.clone());
+                fresh.push((
+                    position,
+                    Build::new(false, move || {
+                        cell.get_or_init(|| compile(&GEMM, &p, &arch).is_ok());
+                    }),
+                ));
             }
         }
-        if let Some(pool) = &self.pool {
-            pool.hint(likely, fresh);
-        }
+        pool.submit(likely, fresh);
     }
 }
 
@@ -166,17 +141,17 @@ pub fn report(arch: &str, args: &[String]) {
         .parse()
         .unwrap_or_else(|e| panic!("--strategy {name}: {e}"));
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let hints = number("--ahead", tunable_runtime::ahead::hints() as f64) as usize;
-    let ways: Vec<(&str, Way)> = match flag_value(args, "--ways") {
+    let ways: Vec<(&str, bool)> = match flag_value(args, "--ways") {
         None => WAYS.to_vec(),
-        Some(list) => list
-            .split(',')
-            .map(|w| {
-                *WAYS.iter().find(|(n, _)| *n == w).unwrap_or_else(|| {
-                    panic!("--ways {list}: {w} is not one of batched, alone, none")
+        Some(list) => {
+            list.split(',')
+                .map(|w| {
+                    *WAYS.iter().find(|(n, _)| *n == w).unwrap_or_else(|| {
+                        panic!("--ways {list}: {w} is not one of prebuild, none")
+                    })
                 })
-            })
-            .collect(),
+                .collect()
+        }
     };
     let space = Arc::new(gemm_cuda_space());
     let default = space
@@ -185,7 +160,7 @@ pub fn report(arch: &str, args: &[String]) {
     // The process's first NVRTC compilation loads the library and its builtins: done here, not
     // in whichever way runs first (a configuration outside the tunings' first evaluations).
     let warm = GemmCudaParams::from_values(&space.values(space.len() - 1)).expect("fits");
-    let _ = BuildsAhead::new(arch, 1).take(&GEMM, &warm);
+    let _ = compile(&GEMM, &warm, arch);
     println!(
         "gemm_cuda --pool {arch}: {name}, {evaluations} evaluations, NVRTC for real on {threads} threads, {:.1} ms of made-up measuring each",
         measure.as_secs_f64() * 1e3
@@ -194,24 +169,22 @@ pub fn report(arch: &str, args: &[String]) {
     for round in 1..=rounds {
         // Each round starts with the next way, so that no way always runs first.
         for k in 0..ways.len() {
-            let (name, way) = ways[(k + round - 1) % ways.len()];
-            let pool = way.ahead.then(|| Pool::new(threads));
+            let (name, prebuild) = ways[(k + round - 1) % ways.len()];
             let mut fake = Fake {
                 space: Arc::clone(&space),
-                way,
-                pool,
-                builds: BuildsAhead::new(arch, way.batch),
+                arch: arch.to_owned(),
+                pool: prebuild.then(|| Pool::new(threads)),
+                builds: Arc::default(),
                 handed: HashSet::new(),
                 measured: 0,
                 measure,
                 waited: 0.0,
-                hits: Hits::default(),
                 threads,
             };
             let mut strategy = strategy::build(&spec, Arc::clone(&space), 1).expect("builds");
             let mut driver = Driver::new(strategy.as_mut(), evaluations).first(&[default]);
-            if way.ahead {
-                driver = driver.ahead(hints);
+            if prebuild {
+                driver = driver.ahead(threads);
             }
             let start = Instant::now();
             let Ok(rec) = driver.run(&mut fake);

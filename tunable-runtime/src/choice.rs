@@ -12,7 +12,7 @@ use crate::params::Params;
 #[cfg(feature = "autotune")]
 use crate::tuner::lookup::Baked;
 use crate::tuner::lookup::fallback;
-use crate::tuner::unseen::Shipped;
+use crate::tuner::portable::Shipped;
 #[cfg(feature = "autotune")]
 use {
     crate::settings, crate::tuner::lookup::peek, crate::tuner::spec::KernelSpec,

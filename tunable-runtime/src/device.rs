@@ -7,7 +7,7 @@
 //!
 //! `TUNABLE_DEVICE=<name>` replaces the CPU's identity with `<name>` for the whole process: to
 //! see what a binary does on a device nobody tuned on (it times the portable configurations, see
-//! [`crate::tuner::unseen`]), or to keep the entries of machines that share a CPU model apart.
+//! [`crate::tuner::portable`]), or to keep the entries of machines that share a CPU model apart.
 
 use std::sync::OnceLock;
 

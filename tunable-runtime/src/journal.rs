@@ -449,9 +449,8 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
-    /// Journals take no lock (issue 31): two writers interleaved their records. Now an open
-    /// journal holds an exclusive lock, and a second opener waits for the first to finish and
-    /// resumes from everything it recorded.
+    /// An open journal holds an exclusive lock: a second opener waits for the first to finish
+    /// and resumes from everything it recorded, so that two writers never interleave records.
     #[test]
     fn a_journal_has_one_writer_at_a_time() {
         let space = space8();

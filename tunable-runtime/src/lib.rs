@@ -8,7 +8,7 @@
 //! Feature `autotune` (on by default) holds the tuning: [`tuner`] whole, the [`journal`], and the
 //! search engine of `tunable-search` with them. Without it (the facade's shipped builds) remain
 //! what a shipped binary runs: the baked table's lookup and the timing of the portable set on
-//! devices nobody tuned on (`tuner::unseen`), [`choice`], the tuned file, parameters,
+//! devices nobody tuned on (`tuner::portable`), [`choice`], the tuned file, parameters,
 //! keys, the device identity, timing and the backends' shared types. The GPU backends (`cuda`,
 //! `opencl`, `wgpu`) imply it.
 //!
@@ -16,7 +16,8 @@
 //! | --- | --- |
 //! | [`tuner`] | the tuning: lookup of a call's configuration, the first-run hook, evaluators (variants, journal), observers, the summary |
 //! | [`choice`] | which configuration a call runs and where it comes from (`<kernel>_config`) |
-//! | [`ahead`] | compiling a batch's kernels ahead, on a pool of threads, before or while they are timed |
+//! | [`evaluation`] | what the tuner and a backend share during an evaluation ([`EvalContext`](evaluation::EvalContext)) |
+//! | [`prebuild`] | compiling configurations on a pool of threads before they are measured |
 //! | [`measure`] | timing one configuration: the [`Measurement`](measure::Measurement) trait, warm-up, repeats, robust median, device time |
 //! | [`meter`] | energy and power of repeated runs: NVML on NVIDIA GPUs (feature `cuda`), RAPL on the CPU, and why not where neither reads |
 //! | [`compare`] | timing a kernel's default and tuned configurations alike, interleaved, for the speedups programs print |
@@ -31,17 +32,18 @@
 //!
 //! [`RuntimeError`] is the tuner's own failure; a failing variant is data, never an error.
 
-pub mod ahead;
 pub mod backend;
 pub mod choice;
 pub mod compare;
 pub mod device;
+pub mod evaluation;
 #[cfg(feature = "autotune")]
 pub mod journal;
 pub mod key;
 pub mod measure;
 pub mod meter;
 pub mod params;
+pub mod prebuild;
 pub mod settings;
 pub mod store;
 #[cfg(feature = "autotune")]
@@ -54,8 +56,8 @@ pub mod tuner {
     pub mod fallback;
     #[path = "lookup.rs"]
     pub mod lookup;
-    #[path = "unseen.rs"]
-    pub mod unseen;
+    #[path = "portable.rs"]
+    pub mod portable;
     pub use lookup::Origin;
 }
 pub mod verify;

@@ -20,86 +20,48 @@
 //! uses, with the `warmup` and `repeats` of `#[tunable]`; it stops timing a configuration early
 //! once its fastest run is clearly behind the incumbent (the rule is on [`Repeats`]).
 //!
-//! ## Compilation time
+//! ## Compilation time and the kernels' own time
 //!
 //! Backends report the time they spend compiling with [`report_compile_time`], so that the
 //! tuner's summary shows where the time of a tuning goes: compilation, measurement, strategy.
-//!
-//! ## The kernels' own time
-//!
-//! Every run's kernel time is also summed per thread ([`take_kernel_time`]): the device time a
-//! GPU backend reports for every launch (the verification run, warm-ups, timed runs and
-//! re-timings alike), and the wall-clock time of a run timed by [`time_once`] that reports
-//! none. The tuner shows it beside the measurement time, so that the measurement's overhead
-//! (measurement minus the kernels' own time) is visible.
+//! Every run's kernel time is also summed: the device time a GPU backend reports for every
+//! launch (the verification run, warm-ups, timed runs and re-timings alike), and the wall-clock
+//! time of a run timed by [`time_once`] that reports none. The tuner shows it beside the
+//! measurement time, so that the measurement's overhead (measurement minus the kernels' own
+//! time) is visible. Both go to the evaluation's context ([`crate::evaluation`]); outside an
+//! evaluation they go nowhere.
 
-use std::cell::Cell;
+use crate::evaluation::{self, EvalContext};
 use std::time::Instant;
-
-thread_local! {
-    /// Device time reported on this thread since the current run started, in milliseconds.
-    static DEVICE_MS: Cell<Option<f64>> = const { Cell::new(None) };
-}
 
 /// Reports `ms` milliseconds of device time for the work running on this thread (added to what
 /// the run reported before). GPU backends call it once per launch with the time between the
 /// launch's start and end events; user code normally never does.
 pub fn report_device_time(ms: f64) {
-    DEVICE_MS.with(|d| d.set(Some(d.get().unwrap_or(0.0) + ms)));
-    KERNEL_MS.set(KERNEL_MS.get() + ms);
-}
-
-thread_local! {
-    /// The kernels' own time on this thread not taken yet, in milliseconds.
-    static KERNEL_MS: Cell<f64> = const { Cell::new(0.0) };
-}
-
-/// The kernels' own run time on this thread since the last call, in seconds (and resets it):
-/// the device time reported for every launch, plus the wall-clock time of every run that
-/// [`time_once`] timed without a device time (a CPU kernel).
-pub fn take_kernel_time() -> f64 {
-    KERNEL_MS.with(Cell::take) / 1e3
-}
-
-/// The kernels' own run time on this thread not taken yet, in seconds, left in place.
-pub fn kernel_time() -> f64 {
-    KERNEL_MS.get() / 1e3
-}
-
-/// The compilation time reported on this thread and not taken yet, in seconds, left in place.
-pub fn compile_time() -> f64 {
-    COMPILE_S.get()
+    evaluation::with(|c| {
+        c.device_ms = Some(c.device_ms.unwrap_or(0.0) + ms);
+        c.kernel_ms += ms;
+    });
 }
 
 /// Runs `work` once and returns its time in milliseconds: the device time it reported through
-/// [`report_device_time`] if it reported any, else its wall-clock time.
+/// [`report_device_time`] if it reported any, else its wall-clock time. The run is an
+/// evaluation context of its own, nested in the one installed (see [`crate::evaluation`]).
 pub fn time_once(work: &mut dyn FnMut() -> Result<(), String>) -> Result<f64, String> {
-    DEVICE_MS.with(|d| d.set(None));
     let t = Instant::now();
-    let r = work();
+    let (r, run) = evaluation::scope(EvalContext::default(), work);
     let wall = t.elapsed().as_secs_f64() * 1e3;
-    let device = DEVICE_MS.with(Cell::take);
-    if device.is_none() {
-        KERNEL_MS.set(KERNEL_MS.get() + wall);
+    if run.device_ms.is_none() {
+        evaluation::with(|c| c.kernel_ms += wall);
     }
-    r.map(|()| device.unwrap_or(wall))
+    r.map(|()| run.device_ms.unwrap_or(wall))
 }
 
 /// Reports `seconds` of compilation done on this thread (a GPU backend building a program, or
 /// the first launch of a kernel that a driver compiles on launch): the tuner's summary shows
 /// it apart from the measurement. User code normally never calls it.
 pub fn report_compile_time(seconds: f64) {
-    COMPILE_S.with(|c| c.set(c.get() + seconds));
-}
-
-/// The compilation time reported on this thread since the last call, in seconds (and resets it).
-pub fn take_compile_time() -> f64 {
-    COMPILE_S.with(Cell::take)
-}
-
-thread_local! {
-    /// Compilation reported on this thread and not taken yet, in seconds.
-    static COMPILE_S: Cell<f64> = const { Cell::new(0.0) };
+    evaluation::with(|c| c.compile_s += seconds);
 }
 
 /// How one configuration was timed: the time it is ranked by, every timed run, and whether the
@@ -365,18 +327,18 @@ mod tests {
         let mut slow = || {
             calls += 1;
             if calls > 2 {
-                std::thread::sleep(std::time::Duration::from_millis(2));
+                report_device_time(2.0);
             }
             Ok(())
         };
         let t = m.measure(&mut slow, 0.01).unwrap();
-        assert!(t.early && t.ms >= 2.0 && t.runs.len() == 1, "{t:?}");
+        assert!(t.early && t.ms == 2.0 && t.runs.len() == 1, "{t:?}");
         assert_eq!(calls, 3);
         // A warm-up far beyond the bound stops before any timed run.
         let mut calls = 0;
         let mut slow = || {
             calls += 1;
-            std::thread::sleep(std::time::Duration::from_millis(2));
+            report_device_time(2.0);
             Ok(())
         };
         let t = Repeats::new(1, 3).measure(&mut slow, 0.01).unwrap();
@@ -393,15 +355,15 @@ mod tests {
     fn the_margin_follows_the_measured_noise() {
         let mut m = Repeats::new(0, 4);
         assert_eq!(m.margin(), 0.05);
-        // Runs of 1, 2, 3, 4 units of wall time: a relative spread of 0.6, a margin of 1.8.
-        let mut n = 0;
+        // Runs of 1, 2, 3, 4 units of device time: a relative spread of 0.6, a margin of 1.8.
+        let mut n = 0.0;
         let mut work = || {
-            n += 1;
-            std::thread::sleep(std::time::Duration::from_millis(20 * n));
+            n += 1.0;
+            report_device_time(20.0 * n);
             Ok(())
         };
         m.measure(&mut work, f64::INFINITY).unwrap();
-        assert!((1.2..2.4).contains(&m.margin()), "{}", m.margin());
+        assert!((m.margin() - 1.8).abs() < 1e-9, "{}", m.margin());
     }
 
     #[test]
@@ -426,6 +388,12 @@ mod tests {
             Err("launch failed".into())
         });
         assert_eq!(e, Err("launch failed".to_owned()));
-        assert_eq!(time_once(&mut || Ok(())).map(|t| t < 1.0), Ok(true));
+        assert_eq!(
+            time_once(&mut || {
+                report_device_time(2.0);
+                Ok(())
+            }),
+            Ok(2.0)
+        );
     }
 }

@@ -6,7 +6,7 @@ pub use crate::device::cpu_device;
 pub use crate::params::Params;
 pub use crate::tuner::fallback::{fall_back, falls_back, unless_failed};
 pub use crate::tuner::lookup::{Baked, Variant, baked};
-pub use crate::tuner::unseen::{Last, Portable, Shipped};
+pub use crate::tuner::portable::{Last, Portable, Shipped};
 // What only the tuning branch of generated code uses, compiled only in tuning builds.
 #[cfg(feature = "autotune")]
 pub use crate::{

@@ -12,12 +12,12 @@
 //!   (default 1, [`tunable_search::defaults::SEED`]). Two tunings of a kernel with the same seed
 //!   ask for the same configurations in the same order, apart from what timing noise changes in
 //!   the results the strategy learns from ([`seed`]).
-//! - `TUNABLE_BATCH`: configurations the strategy is asked for at a time. Unset: one at a time,
-//!   while a pool of every core compiles the configuration about to be measured and those the
-//!   strategy expects to ask next (a GPU kernel; nothing is compiled ahead on a CPU device), so
-//!   the configurations evaluated never depend on timing. Set: no speculative compilation; `1`
-//!   compiles nothing ahead, `N` asks and compiles `N` at a time (the strategies' scores in
-//!   `docs/results.md` were measured one at a time).
+//! - `TUNABLE_BATCH`: configurations the strategy is asked for at a time (default 1); a batch
+//!   of `N` of a GPU kernel is prebuilt on a pool of threads while it is timed (the strategies'
+//!   scores in `docs/results.md` were measured one at a time).
+//! - `TUNABLE_PREBUILD=on|off`: whether the configurations the strategy expects to ask next are
+//!   prebuilt speculatively on a pool of threads (default `off`; a GPU kernel, never on a CPU
+//!   device); it never changes which configurations are evaluated ([`prebuild`]).
 //! - `TUNABLE_TIMEOUT`: the default time limit of one GPU launch in seconds (default none); a
 //!   launch that exceeds it is a failed configuration (see [`crate::backend`]). Any other value
 //!   than a number of seconds makes the backends' constructors fail (`BadTimeout`).
@@ -28,10 +28,6 @@
 //!   first (default `on`; a source that needs the full language is compiled again without it;
 //!   see `backend::cuda`, with the feature `cuda`). Another value makes the CUDA backend's
 //!   constructor and compilation fail (`BadSetting`).
-//! - `TUNABLE_NVRTC_BATCH=N`: the most configurations the CUDA backend compiles in one NVRTC
-//!   program when it builds ahead for the tuner (default 8; `1` compiles each alone; see
-//!   `backend::cuda::compile_many`). Another value than a whole number from 1 makes the CUDA
-//!   backend's constructor fail (`BadSetting`).
 //! - `TUNABLE_BUILD_CACHE=FOLDER|off`: where the CUDA backend keeps NVRTC's builds across
 //!   processes (default `$XDG_CACHE_HOME/tunable/cuda`, else `$HOME/.cache/tunable/cuda`); `off`
 //!   compiles every configuration each process evaluates (see `backend::cuda::build_cache`, with
@@ -131,8 +127,7 @@ pub const SEED_VAR: &str = "TUNABLE_SEED";
 /// noise can still change a result, and a strategy that learns from results (`auto`, `bayes`,
 /// the population strategies) then asks for something else from there on; `random` and
 /// `exhaustive` never do. The strategy must also be asked for the same number of
-/// configurations at a time: a fixed `TUNABLE_BATCH` does that, while a batch sized by the
-/// observed compile/measure ratio is timing too. A stored journal answers what it holds in
+/// configurations at a time (`TUNABLE_BATCH`). A stored journal answers what it holds in
 /// either run, so it changes nothing in the choices.
 ///
 /// ```
@@ -206,22 +201,33 @@ pub fn nvrtc_minimal() -> Result<bool, String> {
     switch_of("TUNABLE_NVRTC_MINIMAL")
 }
 
-/// The most configurations the CUDA backend compiles in one NVRTC program when it builds ahead:
-/// `TUNABLE_NVRTC_BATCH`, a whole number from 1 (default [`NVRTC_BATCH`] when unset); `Err`
-/// holds another value.
-pub fn nvrtc_batch() -> Result<usize, String> {
-    nvrtc_batch_of(std::env::var_os("TUNABLE_NVRTC_BATCH").as_deref())
-}
+/// The variable [`prebuild`] reads.
+pub const PREBUILD_VAR: &str = "TUNABLE_PREBUILD";
 
-/// [`nvrtc_batch`]'s default.
-pub const NVRTC_BATCH: usize = 8;
-
-/// [`nvrtc_batch`] of the variable's value `raw`.
-fn nvrtc_batch_of(raw: Option<&std::ffi::OsStr>) -> Result<usize, String> {
-    match whole_number::<usize>("TUNABLE_NVRTC_BATCH", raw) {
-        Ok(None) => Ok(NVRTC_BATCH),
-        Ok(Some(n)) if n >= 1 => Ok(n),
-        _ => Err(raw.unwrap_or_default().to_string_lossy().into_owned()),
+/// Whether the tuner prebuilds speculatively (see [`crate::prebuild`]): `TUNABLE_PREBUILD` is
+/// `on` or `off` (the default when unset); another value is an error naming the valid ones.
+///
+/// ```
+/// use tunable_runtime::settings::{PREBUILD_VAR, prebuild};
+///
+/// // SAFETY of the example: no other thread reads the environment.
+/// unsafe { std::env::remove_var(PREBUILD_VAR) };
+/// assert!(!prebuild().unwrap());
+/// unsafe { std::env::set_var(PREBUILD_VAR, "on") };
+/// assert!(prebuild().unwrap());
+/// unsafe { std::env::set_var(PREBUILD_VAR, "yes") };
+/// assert!(prebuild().is_err());
+/// ```
+pub fn prebuild() -> Result<bool, RuntimeError> {
+    let raw = std::env::var_os(PREBUILD_VAR);
+    match raw.as_deref().map(std::ffi::OsStr::to_str) {
+        None | Some(Some("off")) => Ok(false),
+        Some(Some("on")) => Ok(true),
+        _ => Err(RuntimeError::BadSetting {
+            name: PREBUILD_VAR,
+            value: raw.unwrap_or_default().to_string_lossy().into_owned(),
+            expected: "on, off".into(),
+        }),
     }
 }
 
@@ -266,23 +272,6 @@ mod switch_tests {
         assert_eq!(of(Some("off")), Ok(false));
         assert_eq!(of(Some("Off")), Err("Off".to_owned()));
         assert_eq!(of(Some("")), Err(String::new()));
-    }
-}
-
-#[cfg(test)]
-mod nvrtc_batch_tests {
-    use super::{NVRTC_BATCH, nvrtc_batch_of};
-    use std::ffi::OsStr;
-
-    #[test]
-    fn a_batch_is_a_whole_number_from_one_and_eight_unset() {
-        let of = |v: Option<&str>| nvrtc_batch_of(v.map(OsStr::new));
-        assert_eq!(of(None), Ok(NVRTC_BATCH));
-        assert_eq!(of(Some(" 4 ")), Ok(4));
-        assert_eq!(of(Some("1")), Ok(1));
-        for bad in ["0", "-2", "eight", ""] {
-            assert_eq!(of(Some(bad)), Err(bad.to_owned()), "{bad}");
-        }
     }
 }
 

@@ -1,17 +1,17 @@
 //! The OpenCL backend on a real device (PoCL in CI): compile per configuration, launch, event
 //! timing, every failure as a typed error naming the configuration, and a tuning in batches
-//! compiled ahead on the compile pool. Skips, with a printed
+//! prebuilt on a pool. Skips, with a printed
 //! reason, where no OpenCL device exists.
 #![cfg(feature = "opencl")]
 #![allow(unsafe_code)]
 
 use std::sync::Arc;
 use std::time::Duration;
-use tunable_runtime::ahead;
 use tunable_runtime::backend::opencl::{Buffer, Local, OpenCl, OpenClError};
 use tunable_runtime::backend::{Dims, Source};
 use tunable_runtime::measure::{Repeats, time_once};
 use tunable_runtime::params::Params;
+use tunable_runtime::prebuild;
 use tunable_runtime::tuner::{Call, Expected, TuneOptions, Variants, tune};
 use tunable_runtime::verify::Output;
 use tunable_search::{SpaceBuilder, Value};
@@ -228,7 +228,7 @@ fn scale(
 }
 
 #[test]
-fn a_batch_compiles_ahead_failures_are_data_and_the_tuning_goes_on() {
+fn a_batch_is_prebuilt_failures_are_data_and_the_tuning_goes_on() {
     let Some(cl) = device() else { return };
     let n = 4096usize;
     let host: Vec<f32> = (0..n).map(|i| i as f32).collect();
@@ -242,7 +242,7 @@ fn a_batch_compiles_ahead_failures_are_data_and_the_tuning_goes_on() {
             .unwrap(),
     );
     // Collecting: the backend hands the build over and nothing runs.
-    let (r, builds) = ahead::collect(|| scale(&cl, &Cfg { block: 16, per: 2 }, &x, &y, n));
+    let (r, builds) = prebuild::collect(|| scale(&cl, &Cfg { block: 16, per: 2 }, &x, &y, n));
     assert!(matches!(r, Err(OpenClError::Deferred { .. })), "{r:?}");
     assert_eq!(builds.len(), 1);
     let mut runs = 0;

@@ -1,18 +1,18 @@
 //! The wgpu backend on a real device (lavapipe in CI): every variant of the examples' spaces
 //! computes the right answer or fails with the device limit it breaks; every failure is a typed
 //! error naming the configuration; launches report device time and time out; a tuning in
-//! batches compiled ahead records failures (a WGSL error, a workgroup beyond the limits, a wrong
+//! batches prebuilt records failures (a WGSL error, a workgroup beyond the limits, a wrong
 //! answer) and completes. Skips, with a printed reason, where no wgpu adapter exists, unless
 //! `TUNABLE_REQUIRE` names `vulkan`.
 #![cfg(feature = "wgpu")]
 
 use std::sync::Arc;
 use std::time::Duration;
-use tunable_runtime::ahead;
 use tunable_runtime::backend::wgpu::{Buffer, Wgpu, WgpuError};
 use tunable_runtime::backend::{Dims, Source};
 use tunable_runtime::measure::{Repeats, time_once};
 use tunable_runtime::params::Params;
+use tunable_runtime::prebuild;
 use tunable_runtime::tuner::{Call, Expected, TuneOptions, Variants, tune};
 use tunable_runtime::verify::Output;
 use tunable_search::{SpaceBuilder, Value};
@@ -398,7 +398,7 @@ fn a_tuning_records_wgsl_limit_and_wrong_answer_failures_and_completes() {
             .run()
     };
     // Collecting: the backend hands the pipeline over and nothing runs.
-    let (r, builds) = ahead::collect(|| run_one(&Faulty([32, 1, 0])));
+    let (r, builds) = prebuild::collect(|| run_one(&Faulty([32, 1, 0])));
     assert!(matches!(r, Err(WgpuError::Deferred { .. })), "{r:?}");
     assert_eq!(builds.len(), 1);
     let mut run = |call: Call<'_, Faulty>| match call {

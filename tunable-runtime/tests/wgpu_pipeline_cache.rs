@@ -1,4 +1,4 @@
-//! What the wgpu backend reports of an embedded pipeline cache blob (issue 39): a blob wgpu
+//! What the wgpu backend reports of an embedded pipeline cache blob: a blob wgpu
 //! accepts and the driver keeps is used; one wgpu refuses (random bytes, an empty blob) or the
 //! driver keeps nothing of (changed data, or a driver whose caches hold no pipelines, as
 //! lavapipe's) is reported as not used, with the reason (`cache_refused()`), and the pipeline is

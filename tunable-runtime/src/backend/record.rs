@@ -15,7 +15,7 @@
 //! configuration that showed the programs fails to compile.
 //!
 //! Recordings are per thread and nest (an inner recording does not see into the outer one):
-//! the variants of a tuning run on its thread, and builds compiled ahead on the compile pool are
+//! the variants of a tuning run on its thread, and builds prebuilt on a pool are
 //! noted when the variant that asked for them runs.
 
 // Backends note programs; without one, recordings stay empty.

@@ -5,7 +5,7 @@
 //! core from the kernel it is timing. With a limit it polls the event with sleeps that grow from
 //! 50 µs to 5 ms. The limit counts from when the kernel is seen running, not from the launch: an
 //! OpenCL command may wait in the queue while the driver finishes compiling it for its
-//! work-group size (PoCL does, for about 0.1 s per configuration), which is not the kernel's time.
+//! work-group size (PoCL does), which is not the kernel's time.
 //!
 //! Neither OpenCL nor CUDA can cancel a kernel that is running, so a variant that exceeds the
 //! limit is reported as timed out only after the device has finished it (the backend drains the

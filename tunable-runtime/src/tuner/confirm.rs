@@ -65,17 +65,17 @@ pub fn confirm<R: Retime + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::Repeats;
+    use crate::measure::{Repeats, report_device_time};
     use crate::tuner::testing::Tile;
     use crate::tuner::{Call, Evaluation, Observer, Progress, TuneOptions, Variants, panic, tune};
     use std::cell::Cell;
     use std::sync::Arc;
-    use std::time::Duration;
     use tunable_search::SpaceBuilder;
     use tunable_search::strategy::Trial;
 
-    fn sleep_ms(ms: u64) {
-        std::thread::sleep(Duration::from_millis(ms));
+    /// A run that takes `ms` milliseconds of device time: the clock the tests inject.
+    fn takes_ms(ms: u64) {
+        report_device_time(ms as f64);
     }
 
     /// Tile 2 takes 8 ms, tile 1 takes 16 ms but its first runs were lucky (2 ms): the tuning
@@ -94,10 +94,10 @@ mod tests {
             match call {
                 Call::Run(&Tile(1)) => {
                     lucky.set(lucky.get() + 1);
-                    sleep_ms(if lucky.get() <= 3 { 2 } else { 16 });
+                    takes_ms(if lucky.get() <= 3 { 2 } else { 16 });
                 }
-                Call::Run(&Tile(2)) => sleep_ms(8),
-                Call::Run(_) => sleep_ms(60),
+                Call::Run(&Tile(2)) => takes_ms(8),
+                Call::Run(_) => takes_ms(60),
                 _ => {}
             }
             Ok(None)
@@ -126,7 +126,7 @@ mod tests {
         );
         let (winner, ms) = confirm(&mut variants, &report.contenders, 3).unwrap();
         assert_eq!(winner, 1, "{ms}");
-        assert!((8.0..16.0).contains(&ms), "{ms}");
+        assert_eq!(ms, 8.0);
     }
 
     /// Tile 3 would be the fastest by its median (one slow run, then 1 ms), but its first timed
@@ -146,9 +146,9 @@ mod tests {
                 Call::Run(&Tile(3)) => {
                     runs3.set(runs3.get() + 1);
                     // Warm-up 1 ms, first timed run 150 ms, then 1 ms.
-                    sleep_ms(if runs3.get() == 2 { 150 } else { 1 });
+                    takes_ms(if runs3.get() == 2 { 150 } else { 1 });
                 }
-                Call::Run(&Tile(t)) => sleep_ms(4 * t as u64),
+                Call::Run(&Tile(t)) => takes_ms(4 * t as u64),
                 _ => {}
             }
             Ok(None)

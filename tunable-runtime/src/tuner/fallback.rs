@@ -16,7 +16,7 @@
 //! and runs its configuration as before.
 
 use super::lookup::Variant;
-use super::unseen::Shipped;
+use super::portable::Shipped;
 use crate::params::Params;
 use std::collections::HashSet;
 use std::sync::Mutex;

@@ -12,7 +12,7 @@
 //! the requested call measures the requested configuration and the process ends.
 
 use super::{
-    Bar, Call, Evaluation, Journaled, Log, Lookup, Observer, Origin, Run, Spent, Summary,
+    Bar, Call, Evaluation, Journaled, Log, Lookup, Observer, Origin, Run, Summary, TimeSplit,
     TuneOptions, Variants, Verify, capture, confirm, describe, evaluate,
     lookup::Baked,
     session::{self, Record},
@@ -22,8 +22,8 @@ use super::{
 use crate::RuntimeError;
 use crate::backend::definitions;
 use crate::backend::record::{Recorded, record};
+use crate::evaluation::{self, EvalContext};
 use crate::journal::Journal;
-use crate::measure::take_compile_time;
 use crate::params::Params;
 use crate::settings::{self, Mode};
 use crate::store::{Ranked, TunedEntry, read, store_with_artifacts, tuned_dir, tuned_file};
@@ -94,12 +94,26 @@ fn tune_call<P: Params>(
     device: &str,
     key: u64,
     default: P,
+    options: (Mode, TuneOptions),
+    run: &mut Run<'_, P>,
+) -> (P, Origin) {
+    // The call's evaluation context: the reference run, the tuning and the confirmation report
+    // their time split to it (see `crate::evaluation`).
+    let call = || tune_in_context(kernel, space, device, key, default, options, run);
+    evaluation::scope(EvalContext::default(), call).0
+}
+
+/// [`tune_call`] inside its evaluation context.
+fn tune_in_context<P: Params>(
+    kernel: &KernelSpec,
+    space: &Arc<Space>,
+    device: &str,
+    key: u64,
+    default: P,
     (mode, opts): (Mode, TuneOptions),
     run: &mut Run<'_, P>,
 ) -> (P, Origin) {
     let start = Instant::now();
-    take_compile_time();
-    crate::measure::take_kernel_time();
     let (expected, built) = record(|| kernel.verify.expected(default, run));
     let expected = match expected {
         Ok(e) => e,
@@ -116,7 +130,7 @@ fn tune_call<P: Params>(
     let build = build_fingerprint(kernel, built.programs(), || {
         record(|| capture(|| run(Call::Run(&default)))).1.programs()
     });
-    let reference = Spent::since(start);
+    let reference = TimeSplit::since(start);
     let dir = tuned_dir(kernel.manifest_dir);
     let open = if mode == Mode::Retune {
         Journal::restart
@@ -165,7 +179,7 @@ fn tune_call<P: Params>(
     let contenders = &report.contenders[..report.contenders.len().min(confirmed)];
     let (best, confirmed_recorded) =
         record(|| confirm(&mut evaluator, contenders, kernel.repeats.max(3)).or(report.best));
-    let confirmation = Spent::since(confirming);
+    let confirmation = TimeSplit::since(confirming);
     drop(evaluator);
     let seconds = start.elapsed().as_secs_f64();
     let summary = Summary {
@@ -179,7 +193,7 @@ fn tune_call<P: Params>(
         failures: report.failures.len(),
         early: report.early,
         seconds,
-        spent: Spent {
+        spent: TimeSplit {
             other: 0.0,
             ..reference.plus(report.spent).plus(confirmation)
         }
@@ -379,7 +393,6 @@ mod tests {
     use super::*;
     use crate::tuner::testing::{Tile, fake_kernel};
     use crate::tuner::{Call, panic};
-    use std::time::Duration;
     use tunable_search::Value;
 
     #[test]
@@ -428,13 +441,14 @@ mod tests {
             Call::Run(&Tile(5)) => Err("launch failed".to_owned()),
             Call::Run(&Tile(t)) => {
                 runs.set(runs.get() + 1);
-                // 1 ms for the best, 30 ms more per step away: far apart beyond timing noise.
+                // 1 ms for the best, 30 ms more per step away, as device time (the injected
+                // clock).
                 let us = if t == 4 {
-                    0
+                    100
                 } else {
                     1000 + 30_000 * t.abs_diff(3)
                 };
-                std::thread::sleep(Duration::from_micros(us));
+                crate::measure::report_device_time(us as f64 / 1e3);
                 out.fill(if t == 4 { 1.0 } else { 0.0 });
                 Ok(None)
             }
@@ -481,7 +495,7 @@ mod tests {
         let mut run = |call: Call<'_, Tile>| match call {
             Call::Run(&Tile(t)) => {
                 let us = if t == 5 { 500 } else { 20_000 };
-                std::thread::sleep(Duration::from_micros(us));
+                crate::measure::report_device_time(us as f64 / 1e3);
                 out.fill(0.0);
                 Ok(None)
             }

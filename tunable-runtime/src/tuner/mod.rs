@@ -31,7 +31,7 @@
 //! - [`tune`]: a strategy over a space, with any evaluator and observers;
 //! - [`hook`]: the first-run hook, [`hook::autotune`], and the kernel's static description;
 //! - [`lookup`]: where a call's configuration comes from ([`Lookup`]), and the baked table;
-//! - [`unseen`]: what a shipped binary runs on a device nobody tuned on (the portable set);
+//! - [`portable`]: what a shipped binary runs on a device nobody tuned on (the portable set);
 //! - [`fallback`]: a shipped call whose tuned configuration fails runs the default instead;
 //! - [`warm`]: what a tuning on a new device evaluates first (other devices' findings);
 //! - [`session`]: the settings and report of a `cargo tunable tune` session;
@@ -45,35 +45,36 @@ mod confirm;
 pub mod evaluate;
 pub mod fallback;
 pub mod hook;
-mod journaled;
+mod journal_layer;
 pub mod lookup;
 mod objective;
 mod observer;
 mod panic;
+pub mod portable;
 mod report;
 pub mod session;
 pub(crate) mod spec;
-mod spent;
 mod summary;
 #[cfg(test)]
 mod testing;
-pub mod unseen;
+mod time_split;
 mod variants;
 pub mod warm;
 
 pub use confirm::{Retime, confirm};
-pub use journaled::Journaled;
+pub use journal_layer::Journaled;
 pub use lookup::{Lookup, Origin};
 pub use objective::Objective;
 pub use observer::{Bar, Log};
 pub use panic::{capture, panic_message};
-pub use report::{Cost, Evaluation, Source};
-pub use spent::Spent;
+pub use report::{Cost, Evaluation, ResultSource};
 pub use summary::Summary;
+pub use time_split::TimeSplit;
 pub use tunable_search::strategy::{Evaluator, Observer, Progress, Stopped};
 pub use variants::{Call, Expected, Run, Variants, Verify};
 
 use crate::RuntimeError;
+use crate::evaluation::{self, EvalContext};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tunable_search::Space;
@@ -84,12 +85,16 @@ use tunable_search::strategy::{self, Driver, StrategySpec, Trial};
 pub struct TuneOptions {
     /// Unique evaluations at most (default 100).
     pub budget: usize,
-    /// Configurations asked of the strategy at a time (default 1); 0 asks one at a time and
-    /// hints the evaluator with what the strategy expects to ask next
-    /// ([`Driver::ahead`](tunable_search::strategy::Driver::ahead), as many as
-    /// [`ahead::hints`](crate::ahead::hints)), which compiles them speculatively: what the
-    /// first-run hook does unless `TUNABLE_BATCH` is set.
+    /// Configurations asked of the strategy at a time (default 1; 0 is taken as 1). A batch of
+    /// 2 or more of a GPU kernel is [prebuilt](crate::prebuild) on a pool of threads while it
+    /// is timed. The first-run hook takes it from `TUNABLE_BATCH`.
     pub batch: usize,
+    /// Whether the configurations the strategy expects to ask next are prebuilt speculatively
+    /// on a pool of threads ([`crate::prebuild`]; default off): the evaluator is told them
+    /// before each evaluation ([`Evaluator::prepare`], as many as
+    /// [`prebuild::threads`](crate::prebuild::threads)). Never changes which configurations are
+    /// evaluated, nor their order. The first-run hook takes it from `TUNABLE_PREBUILD`.
+    pub prebuild: bool,
     /// Wall-time limit in seconds, checked between batches (default none).
     pub max_seconds: Option<f64>,
     /// The strategy spec, e.g. `genetic` or `random` (default `auto`, the strategy
@@ -112,6 +117,7 @@ impl Default for TuneOptions {
         TuneOptions {
             budget: tunable_search::defaults::BUDGET,
             batch: 1,
+            prebuild: false,
             max_seconds: None,
             strategy: tunable_search::defaults::STRATEGY.to_owned(),
             seed: tunable_search::defaults::SEED,
@@ -143,7 +149,7 @@ pub struct TuneReport {
     /// Wall time of the run in seconds.
     pub seconds: f64,
     /// Where the wall time went.
-    pub spent: Spent,
+    pub spent: TimeSplit,
     /// Why the run stopped.
     pub stopped: Stopped,
 }
@@ -190,7 +196,7 @@ where
     let (mut measured, mut failures, mut early) = (0, Vec::new(), 0);
     let mut contenders = Vec::new();
     let mut count = |_: &Progress, t: &Trial, e: &Evaluation| {
-        measured += usize::from(e.source == Source::Measured);
+        measured += usize::from(e.source == ResultSource::Measured);
         early += usize::from(e.early);
         match &e.result {
             Err(reason) => failures.push((t.position, reason.clone())),
@@ -199,32 +205,33 @@ where
         }
     };
     let mut driver = Driver::new(strategy.as_mut(), opts.budget)
-        .batch(opts.batch)
+        .batch(opts.batch.max(1))
         .first(&opts.first)
         .observe(&mut count);
     if let Some(s) = opts.max_seconds {
         driver = driver.max_time(Duration::from_secs_f64(s.max(0.0)));
     }
-    if opts.batch == 0 {
-        // One at a time, the pool fed with what the strategy is about to ask and expects to ask
-        // next: the strategy learns from every result, and the configurations evaluated do not
-        // depend on how long anything took.
-        driver = driver.ahead(crate::ahead::hints());
+    if opts.prebuild {
+        // The evaluator is told what the strategy is about to ask and expects to ask next; what
+        // it is asked to evaluate is the strategy's alone.
+        driver = driver.ahead(crate::prebuild::threads());
     }
     for o in observers.iter_mut() {
         driver = driver.observe(&mut **o);
     }
-    let mut timed = spent::Timed {
+    let mut timed = time_split::Timed {
         inner: evaluator,
-        spent: Spent::default(),
+        split: TimeSplit::default(),
     };
-    Spent::set_live(Spent::default());
-    crate::measure::take_kernel_time();
-    let run = driver.run(&mut timed).map_err(RuntimeError::from)?;
+    TimeSplit::set_live(TimeSplit::default());
+    // The tuning's own evaluation context: each evaluation's split adds up here, where `timed`
+    // takes it after each batch.
+    let (run, _) = evaluation::scope(EvalContext::default(), || driver.run(&mut timed));
+    let run = run.map_err(RuntimeError::from)?;
     let seconds = start.elapsed().as_secs_f64();
-    let spent = Spent {
+    let spent = TimeSplit {
         strategy: run.strategy_seconds,
-        ..timed.spent
+        ..timed.split
     }
     .with_wall(seconds);
     contenders.sort_by(|a: &(usize, f64), b| a.1.total_cmp(&b.1));
@@ -315,20 +322,20 @@ mod tests {
 
     /// A fake GPU kernel over `tile`: collecting, it hands a build over (and notes the tile);
     /// running, it asks its "backend" and reports `tile` ms of device time; tile 13 fails.
-    fn fed_tuning(space: &Arc<Space>, strategy: &str, batch: usize) -> FedTuning {
-        use crate::ahead::{self, Build};
+    fn fed_tuning(space: &Arc<Space>, strategy: &str, prebuild: bool) -> FedTuning {
         use crate::measure::{Repeats, report_device_time};
+        use crate::prebuild::{self, Build};
         use testing::Tile;
         // (collected, tile), (run, tile) in the order they happened.
         let events = std::cell::RefCell::new(Vec::new());
         let mut run = |call: Call<'_, Tile>| match call {
-            Call::Run(&Tile(t)) if ahead::collecting() => {
+            Call::Run(&Tile(t)) if prebuild::collecting() => {
                 events.borrow_mut().push((true, t));
-                ahead::defer(Build::new(false, || {}));
+                prebuild::defer(Build::new(false, || {}));
                 Err("deferred".to_owned())
             }
             Call::Run(&Tile(t)) => {
-                ahead::note_request(false);
+                prebuild::note_request(false);
                 events.borrow_mut().push((false, t));
                 if t == 13 {
                     return Err("launch failed".to_owned());
@@ -342,7 +349,7 @@ mod tests {
         let mut variants = Variants::new(space, &mut run, None, Repeats::new(1, 3));
         let opts = TuneOptions {
             budget: 25,
-            batch,
+            prebuild,
             strategy: strategy.into(),
             first: vec![20],
             ..TuneOptions::default()
@@ -356,23 +363,20 @@ mod tests {
     }
 
     #[test]
-    fn a_fed_pool_compiles_ahead_and_the_strategy_alone_decides_what_is_evaluated() {
+    fn a_prebuild_pool_builds_guesses_and_the_strategy_alone_decides_what_is_evaluated() {
         let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
         let space = Arc::new(SpaceBuilder::new().param("tile", 0..40).build().unwrap());
         for strategy in ["exhaustive", "random", "auto"] {
-            let (plain, events_plain, failed_plain, _) = fed_tuning(&space, strategy, 1);
-            let (fed, events, failed_fed, report) = fed_tuning(&space, strategy, 0);
+            let (plain, events_plain, failed_plain, _) = fed_tuning(&space, strategy, false);
+            let (fed, events, failed_fed, report) = fed_tuning(&space, strategy, true);
             let collected: Vec<i64> = events.iter().filter(|e| e.0).map(|e| e.1).collect();
             let nothing: Vec<&(bool, i64)> = events_plain.iter().filter(|e| e.0).collect();
             // The same configurations in the same order, failures included as data.
             assert_eq!(fed, plain, "{strategy}");
             assert_eq!(failed_fed, failed_plain, "{strategy}");
             assert_eq!(report.evaluations, 25);
-            assert!(
-                nothing.is_empty(),
-                "{strategy}: one at a time compiled ahead"
-            );
-            if crate::ahead::threads() < 2 {
+            assert!(nothing.is_empty(), "{strategy}: prebuilt without prebuild");
+            if crate::prebuild::threads() < 2 {
                 continue;
             }
             // Configurations were handed to the pool once each, and only as guesses: a
@@ -382,7 +386,7 @@ mod tests {
             handed.sort_unstable();
             handed.dedup();
             assert_eq!(handed.len(), collected.len(), "{strategy}: {collected:?}");
-            assert!(!collected.is_empty(), "{strategy}: nothing compiled ahead");
+            assert!(!collected.is_empty(), "{strategy}: nothing prebuilt");
             let at = |e: (bool, i64)| events.iter().position(|x| *x == e);
             for w in fed.windows(2) {
                 let (this, next) = (w[0] as i64, w[1] as i64);
@@ -397,21 +401,6 @@ mod tests {
                 // Exact guesses: every configuration after the first two was handed over.
                 for p in &fed[2..] {
                     assert!(collected.contains(&(*p as i64)), "{p} not prepared");
-                }
-                // Once they had come true, more guesses than the pool has threads were handed
-                // over (`ahead::hints`): a configuration ran while one more evaluations ahead
-                // than the threads had been handed over.
-                let rank = |tile: i64| fed.iter().position(|&p| p as i64 == tile).unwrap_or(0);
-                let (mut furthest, mut lead) = (0, 0);
-                for &(collecting, tile) in &events {
-                    if collecting {
-                        furthest = furthest.max(rank(tile));
-                    } else {
-                        lead = lead.max(furthest.saturating_sub(rank(tile)));
-                    }
-                }
-                if crate::ahead::threads() < crate::ahead::MIN_HINTS {
-                    assert!(lead > crate::ahead::threads(), "{events:?}");
                 }
             }
         }

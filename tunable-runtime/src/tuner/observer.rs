@@ -7,13 +7,13 @@
 //! - [`Log`]: one line per evaluation with `TUNABLE_LOG=1`, and always one line per variant
 //!   that panicked, in place of Rust's panic message.
 
-use super::{Evaluation, Observer, Progress, Spent, Stopped, describe};
+use super::{Evaluation, Observer, Progress, Stopped, TimeSplit, describe};
 use indicatif::{ProgressBar, ProgressStyle};
 use tunable_search::Space;
 use tunable_search::strategy::Trial;
 
 /// The progress bar of a tuning, with the best time so far and where the time goes
-/// ([`Spent::live`]): drawn only on a terminal, and cleared when the tuning ends (the
+/// ([`TimeSplit::live`]): drawn only on a terminal, and cleared when the tuning ends (the
 /// [`Summary`](super::Summary) line stays). Clones draw the same bar.
 ///
 /// ```text
@@ -42,7 +42,7 @@ impl Bar {
 
     /// What the bar shows after its counts: the best time so far, where the time went, and
     /// evaluations per minute.
-    fn line(progress: &Progress, spent: Spent) -> String {
+    fn line(progress: &Progress, spent: TimeSplit) -> String {
         let spent = spent.with_wall(progress.elapsed.as_secs_f64());
         let best = progress
             .best
@@ -57,7 +57,7 @@ impl Bar {
 impl<R> Observer<R> for Bar {
     fn observe(&mut self, progress: &Progress, _: &Trial, _: &R) {
         self.bar.set_position(progress.evaluations as u64);
-        self.bar.set_message(Bar::line(progress, Spent::live()));
+        self.bar.set_message(Bar::line(progress, TimeSplit::live()));
     }
 
     fn finish(&mut self, _: &Progress, _: Stopped) {
@@ -161,7 +161,7 @@ mod tests {
             best: Some((3, 1.25)),
             elapsed: std::time::Duration::from_secs(60),
         };
-        let spent = Spent {
+        let spent = TimeSplit {
             compile: 40.0,
             measure: 15.0,
             strategy: 1.0,

@@ -9,7 +9,7 @@ use tunable_search::strategy::{Evaluated, Outcome};
 
 /// Where an evaluation's result comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Source {
+pub enum ResultSource {
     /// Measured now, in this run.
     Measured,
     /// Answered by the journal of an earlier run, or by an earlier evaluation of this run.
@@ -24,7 +24,7 @@ pub struct Evaluation {
     /// Whether it failed by panicking (while measured in this run).
     pub panicked: bool,
     /// Where the result comes from.
-    pub source: Source,
+    pub source: ResultSource,
     /// The timed runs it got in this run, in milliseconds (empty when it failed, was answered
     /// by a record, or was measured by a closure that reports one time).
     pub runs: Vec<f64>,
@@ -37,7 +37,7 @@ pub struct Evaluation {
 
 /// What measuring one configuration cost: the wall time on the measuring thread (its checked
 /// run, warm-ups and timed runs, the output's read-back and comparison; compilation waited for
-/// excluded) and, of it, the kernels' own run time ([`crate::measure::take_kernel_time`]).
+/// excluded) and, of it, the kernels' own run time (as the evaluation context holds it, [`crate::evaluation`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Cost {
     /// Wall time of the measurement in milliseconds.
@@ -61,7 +61,7 @@ impl Evaluation {
                 }
             }),
             panicked: false,
-            source: Source::Measured,
+            source: ResultSource::Measured,
             runs: Vec::new(),
             early: false,
             cost: None,
@@ -82,7 +82,7 @@ impl Evaluation {
         Evaluation {
             result: Err(format!("panicked: {message}")),
             panicked: true,
-            source: Source::Measured,
+            source: ResultSource::Measured,
             runs: Vec::new(),
             early: false,
             cost: None,
@@ -94,7 +94,7 @@ impl Evaluation {
         Evaluation {
             result,
             panicked: false,
-            source: Source::Recorded,
+            source: ResultSource::Recorded,
             runs: Vec::new(),
             early: false,
             cost: None,

@@ -49,7 +49,7 @@ pub struct Cost {
     pub compile_s: f64,
     /// Running, checking and timing variants.
     pub measure_s: f64,
-    /// Of `measure_s`, the kernels' own run time ([`Spent::kernels`](super::Spent::kernels)).
+    /// Of `measure_s`, the kernels' own run time ([`TimeSplit::kernels`](super::TimeSplit::kernels)).
     pub kernels_s: f64,
     /// Inside the strategy.
     pub strategy_s: f64,
@@ -151,7 +151,7 @@ mod tests {
             failures: 0,
             early: 0,
             seconds: 0.5,
-            spent: crate::tuner::Spent::default(),
+            spent: crate::tuner::TimeSplit::default(),
             confirmed: 0,
             changed: false,
             warm: None,

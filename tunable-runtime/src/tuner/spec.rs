@@ -47,13 +47,14 @@ pub struct KernelSpec {
 
 impl KernelSpec {
     /// The tuning options of this kernel: its attribute's, overridden by `TUNABLE_BUDGET`,
-    /// `TUNABLE_STRATEGY`, `TUNABLE_SEED` and `TUNABLE_BATCH` (unset: one at a time, compiling
-    /// ahead what the strategy expects next, see [`TuneOptions::batch`]); `TUNABLE_TIME` bounds
+    /// `TUNABLE_STRATEGY`, `TUNABLE_SEED`, `TUNABLE_BATCH` (unset: one at a time, see
+    /// [`TuneOptions::batch`]) and `TUNABLE_PREBUILD` ([`TuneOptions::prebuild`]); `TUNABLE_TIME` bounds
     /// its wall time. An error names a number setting that does not parse.
     pub fn options(&self) -> Result<TuneOptions, RuntimeError> {
         Ok(TuneOptions {
             budget: env_usize("TUNABLE_BUDGET")?.unwrap_or(self.budget),
-            batch: env_usize("TUNABLE_BATCH")?.map_or(0, |b| b.max(1)),
+            batch: env_usize("TUNABLE_BATCH")?.map_or(1, |b| b.max(1)),
+            prebuild: settings::prebuild()?,
             strategy: std::env::var("TUNABLE_STRATEGY")
                 .unwrap_or_else(|_| self.strategy.to_owned()),
             seed: settings::seed()?.unwrap_or(self.seed),

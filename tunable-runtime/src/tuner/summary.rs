@@ -1,13 +1,13 @@
 //! # The summary of a tuning
 
-use super::Spent;
+use super::TimeSplit;
 use std::fmt;
 
 /// The line every tuning of the first-run hook ends with, on stderr, whether stderr is a
 /// terminal or a file: what was tuned, on which device, the default configuration's time
 /// against the tuned one's (as the confirmation re-timed it), and what it cost: evaluations,
 /// wall time and where it went, evaluations per minute, then the kernels' own run time inside
-/// the measurement ([`Spent::kernels`]) and the measurement's overhead beyond it (in total and
+/// the measurement ([`TimeSplit::kernels`]) and the measurement's overhead beyond it (in total and
 /// per configuration measured).
 ///
 /// ```text
@@ -38,7 +38,7 @@ pub struct Summary<'a> {
     /// Wall time of the whole tuning, in seconds.
     pub seconds: f64,
     /// Where the wall time went.
-    pub spent: Spent,
+    pub spent: TimeSplit,
     /// How many of the best configurations were re-timed to confirm the winner (0: none).
     pub confirmed: usize,
     /// Whether the confirmation changed the winner.
@@ -122,7 +122,7 @@ mod tests {
             failures: 2,
             early: 20,
             seconds: 4.25,
-            spent: Spent {
+            spent: TimeSplit {
                 compile: 1.0,
                 measure: 3.0,
                 strategy: 0.05,

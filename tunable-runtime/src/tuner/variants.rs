@@ -6,25 +6,23 @@
 //! `verify`), then it is timed through a [`Measurement`]; an error, a wrong output or a panic
 //! makes it a failed configuration with its reason.
 //!
-//! A batch of a kernel that goes through a GPU backend is compiled ahead first, on a pool of
-//! threads ([`crate::ahead`]): each variant of the batch is run once in collecting mode (the
-//! backend hands its build over instead of building and launching), then the builds run on the
-//! pool while the variants are timed in order, or before they are on a CPU device.
+//! A batch of 2 or more of a kernel that goes through a GPU backend is prebuilt
+//! ([`crate::prebuild`]): each variant of the batch is run once collecting (the backend hands
+//! its build over instead of building and launching), then the builds run on a pool while the
+//! variants are timed in order, or before they are on a device that runs on the host's cores.
+//! Told what the strategy expects to ask next ([`Evaluator::prepare`], with
+//! `TuneOptions::prebuild`), a GPU kernel's variants hand their builds to a
+//! [`Pool`](prebuild::Pool) that lives as long as the evaluator; the configuration about to be
+//! measured is left to the caller's thread.
 //!
-//! Asked one at a time with hints ([`Evaluator::prepare`]: the configuration about to be
-//! measured and those the strategy expects next), a GPU kernel's variants are handed to a
-//! [`Pool`](ahead::Pool) that lives as long as the evaluator and keeps compiling while the
-//! caller's thread measures: the speculative compilation of [`crate::ahead`]. The configuration
-//! about to be measured is not handed over: the caller's thread builds it when it runs it. On a
-//! device that runs on the host's cores the hints are ignored, so that no build disturbs a
-//! timing.
+//! Each evaluation runs in an evaluation context of its own ([`crate::evaluation`]): what the
+//! backends report there is the evaluation's [`Cost`].
 
 use super::{Cost, Evaluation, Retime, capture};
-use crate::ahead;
-use crate::measure::{
-    Measurement, compile_time, kernel_time, report_compile_time, robust_median, time_once,
-};
+use crate::evaluation::{self, EvalContext};
+use crate::measure::{Measurement, report_compile_time, robust_median, time_once};
 use crate::params::Params;
+use crate::prebuild;
 use crate::verify;
 use std::collections::HashSet;
 use std::convert::Infallible;
@@ -114,14 +112,15 @@ pub struct Variants<'a, 'r, P, M> {
     expected: Option<Expected>,
     measurement: M,
     best: f64,
-    /// Whether a run asked a GPU backend for a kernel: then a batch is compiled ahead.
+    /// Whether a run asked a GPU backend for a kernel: then a batch is prebuilt.
     backend: bool,
-    /// The pool that compiles hinted configurations (made on the first hint that needs it).
-    pool: Option<ahead::Pool>,
+    /// Whether that backend's device runs on the host's cores: then nothing is prebuilt
+    /// speculatively.
+    host: bool,
+    /// The pool that prebuilds what the strategy expects next (made when first needed).
+    pool: Option<prebuild::Pool>,
     /// Positions whose builds were handed to the pool.
     prepared: HashSet<usize>,
-    /// Which of the hinted positions the strategy went on to ask.
-    hits: ahead::Hits,
 }
 
 impl<'a, 'r, P: Params, M: Measurement> Variants<'a, 'r, P, M> {
@@ -140,39 +139,39 @@ impl<'a, 'r, P: Params, M: Measurement> Variants<'a, 'r, P, M> {
             measurement,
             best: f64::INFINITY,
             backend: false,
+            host: false,
             pool: None,
             prepared: HashSet::new(),
-            hits: ahead::Hits::default(),
         }
     }
 
-    /// Hands the builds of the variants at `positions` over to the compile pool: each variant
-    /// runs once in collecting mode, where a backend defers its build and nothing runs.
-    fn collect(&mut self, positions: &[usize]) -> Vec<ahead::Build> {
+    /// The builds of the variants at `positions`: each variant runs once collecting, where a
+    /// backend hands its build over and nothing runs.
+    fn collect(&mut self, positions: &[usize]) -> Vec<prebuild::Build> {
         let mut builds = Vec::new();
         for &position in positions {
             if let Some(p) = P::from_values(&self.space.values(position)) {
                 let run = &mut *self.run;
                 // The body stops at the deferred build; its error (or panic) means nothing here.
-                let (_, b) = ahead::collect(|| capture(|| run(Call::Run(&p))));
+                let (_, b) = prebuild::collect(|| capture(|| run(Call::Run(&p))));
                 builds.extend(b);
             }
         }
         builds
     }
 
-    /// Hands the builds of the hinted positions (most likely first) to the pool; see
-    /// [`Evaluator::prepare`]. The first, about to be measured, is left to this thread, which
-    /// builds it when it runs it (see [`crate::ahead`]'s speculation). Of the others, as many
-    /// as the pool has threads, or all of them once the strategy's guesses have come true
-    /// ([`ahead::Hits`]). Nothing for a kernel that asked no GPU backend for anything yet, or
-    /// whose device runs on the host's cores, or on a single core.
-    fn hint(&mut self, likely: &[usize]) {
-        if !self.backend || ahead::widest_batch() < 2 {
+    /// Hands the builds of `likely` (the configuration about to be measured, then those the
+    /// strategy expects next, most likely first) to the pool; see [`Evaluator::prepare`]. The
+    /// first is left to this thread, which builds it when it runs it. Nothing for a kernel that
+    /// asked no GPU backend for anything yet, or whose device runs on the host's cores, or on a
+    /// single core.
+    fn submit(&mut self, likely: &[usize]) {
+        let threads = prebuild::threads();
+        if !self.backend || self.host || threads < 2 {
             return;
         }
         let likely = likely.get(1..).unwrap_or_default();
-        let likely = self.hits.hand(likely, ahead::threads());
+        let likely = &likely[..likely.len().min(threads)];
         let start = Instant::now();
         let fresh: Vec<usize> = likely
             .iter()
@@ -184,8 +183,8 @@ impl<'a, 'r, P: Params, M: Measurement> Variants<'a, 'r, P, M> {
             builds.extend(self.collect(&[p]).into_iter().map(|b| (p, b)));
         }
         self.pool
-            .get_or_insert_with(|| ahead::Pool::new(ahead::threads()))
-            .hint(likely, builds);
+            .get_or_insert_with(|| prebuild::Pool::new(threads))
+            .submit(likely, builds);
         report_compile_time(start.elapsed().as_secs_f64());
     }
 
@@ -197,28 +196,31 @@ impl<'a, 'r, P: Params, M: Measurement> Variants<'a, 'r, P, M> {
         };
         let (run, expected, measurement) = (&mut *self.run, &self.expected, &mut self.measurement);
         let best = self.best;
-        let requests = ahead::requests();
-        let (kernels, compiled, start) = (kernel_time(), compile_time(), Instant::now());
+        let start = Instant::now();
         let mut check_ms = 0.0;
-        let result = capture(|| match expected {
-            Some(e) => {
-                // The checked run is timed: the measurement may count it as its warm-up.
-                let warm = time_once(&mut || run(Call::Run(&p)).map(drop))?;
-                let reading = Instant::now();
-                let out = run(Call::Output)?.ok_or("`verify` read no output")?;
-                let checked = verify::compare(&out, &e.output, e.tolerance);
-                verify::give_back(out);
-                check_ms = reading.elapsed().as_secs_f64() * 1e3;
-                checked?;
-                measurement.measure_after(&mut || run(Call::Run(&p)).map(drop), best, warm)
-            }
-            None => measurement.measure(&mut || run(Call::Run(&p)).map(drop), best),
+        let (result, context) = evaluation::scope(EvalContext::default(), || {
+            capture(|| match expected {
+                Some(e) => {
+                    // The checked run is timed: the measurement may count it as its warm-up.
+                    let warm = time_once(&mut || run(Call::Run(&p)).map(drop))?;
+                    let reading = Instant::now();
+                    let out = run(Call::Output)?.ok_or("`verify` read no output")?;
+                    let checked = verify::compare(&out, &e.output, e.tolerance);
+                    verify::give_back(out);
+                    check_ms = reading.elapsed().as_secs_f64() * 1e3;
+                    checked?;
+                    measurement.measure_after(&mut || run(Call::Run(&p)).map(drop), best, warm)
+                }
+                None => measurement.measure(&mut || run(Call::Run(&p)).map(drop), best),
+            })
         });
-        self.backend |= ahead::requests() > requests;
+        if context.requests > 0 {
+            self.backend = true;
+            self.host = context.host;
+        }
         let cost = Cost {
-            measure_ms: (start.elapsed().as_secs_f64() - (compile_time() - compiled)).max(0.0)
-                * 1e3,
-            kernel_ms: (kernel_time() - kernels) * 1e3,
+            measure_ms: (start.elapsed().as_secs_f64() - context.compile_s).max(0.0) * 1e3,
+            kernel_ms: context.kernel_ms,
             check_ms,
         };
         let evaluation = match result {
@@ -287,14 +289,11 @@ impl<P: Params, M: Measurement> Evaluator for Variants<'_, '_, P, M> {
     type Error = Infallible;
 
     fn evaluate(&mut self, positions: &[usize]) -> Result<Vec<Evaluation>, Infallible> {
-        for &p in positions {
-            self.hits.asked(p);
-        }
         if positions.len() < 2 || !self.backend {
             return Ok(positions.iter().map(|&p| self.one(p)).collect());
         }
         let builds = self.collect(positions);
-        let (out, waited) = ahead::run_pool(builds, ahead::threads(), || {
+        let (out, waited) = prebuild::run_pool(builds, prebuild::threads(), || {
             positions.iter().map(|&p| self.one(p)).collect()
         });
         report_compile_time(waited);
@@ -302,6 +301,6 @@ impl<P: Params, M: Measurement> Evaluator for Variants<'_, '_, P, M> {
     }
 
     fn prepare(&mut self, likely: &[usize]) {
-        self.hint(likely);
+        self.submit(likely);
     }
 }

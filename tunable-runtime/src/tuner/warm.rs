@@ -15,9 +15,8 @@
 //! Only entries of the same kernel and space count. The tuning summary says how many
 //! configurations the warm start gave and where they came from ([`WarmStart::describe`]).
 //!
-//! Measured on replayed caches with `cargo tunable bench --warm-start-family` (other devices;
-//! see the user guide's strategies chapter): on the fourteen shared caches `auto` scores 0.823
-//! at 25 evaluations warm-started (35 runs, mean over the caches) against 0.347 cold.
+//! `cargo tunable bench --warm-start-family` measures what it buys on replayed caches (see the
+//! user guide's strategies chapter).
 
 use super::lookup::key_distance;
 use crate::store::TunedEntry;

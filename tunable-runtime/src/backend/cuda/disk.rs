@@ -1,11 +1,11 @@
 //! # NVRTC's builds kept on disk
 //!
-//! NVRTC takes tens of milliseconds to compile one configuration of a small kernel (about 35 ms
-//! on an H200 machine, 110 ms on a slow core), and the tuner compiles every configuration it
-//! evaluates. The [`Cuda`](super::Cuda) handle keeps the builds of one process in memory; this
+//! NVRTC takes tens of milliseconds to compile one configuration of a small kernel, and the
+//! tuner compiles every configuration it evaluates. The [`Cuda`](super::Cuda) handle keeps the builds of one process in memory; this
 //! cache keeps them across processes, so that the next tuning of the same kernel (another
 //! problem size, a rerun after a crash, `TUNABLE_MODE=retune`, the exhaustive pass of
 //! `scripts/gpu-check`) loads every configuration compiled before instead of compiling it again.
+//! What it saves is measured in `docs/notes/compile-path.md`.
 //!
 //! - **Where:** the folder `TUNABLE_BUILD_CACHE` names; by default `$XDG_CACHE_HOME/tunable/cuda`,
 //!   else `$HOME/.cache/tunable/cuda`; `TUNABLE_BUILD_CACHE=off` (or no home folder) turns it off.

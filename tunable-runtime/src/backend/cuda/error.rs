@@ -18,7 +18,7 @@ pub enum CudaError {
         /// The variable's value.
         value: String,
     },
-    /// A setting the backend reads (`TUNABLE_NVRTC_MINIMAL`, `TUNABLE_NVRTC_BATCH`) holds a
+    /// A setting the backend reads (`TUNABLE_NVRTC_MINIMAL`; `TUNABLE_NVRTC_BATCH`, no longer read, set at all) holds a
     /// value it does not take.
     #[error("{name}={value:?} is not valid; expected {expected}")]
     BadSetting {
@@ -51,9 +51,9 @@ pub enum CudaError {
         /// The error code's name.
         code: String,
     },
-    /// The build was handed over to the tuner's compile pool ([`crate::ahead`]): the tuner is
+    /// The build was handed over to the tuner's compile pool ([`crate::prebuild`]): the tuner is
     /// collecting a batch, nothing ran.
-    #[error("[{config}] is being compiled ahead")]
+    #[error("[{config}] is being prebuilt")]
     Deferred {
         /// The configuration.
         config: String,

@@ -35,8 +35,7 @@ pub struct Image {
     /// Embedded in the build, or compiled with NVRTC now.
     pub provenance: Provenance,
     /// The configuration's entry point in the image: the source's kernel, or a name of its own
-    /// when several configurations were compiled in one program ([`super::compile_many`]; the
-    /// tuner's builds ahead).
+    /// when several configurations were compiled in one program ([`super::compile_many`]).
     pub entry: String,
 }
 

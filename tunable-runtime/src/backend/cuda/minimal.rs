@@ -3,10 +3,9 @@
 //! NVRTC 12.4 and later accept `-minimal`: the program is compiled without the declarations of
 //! texture and surface functions, of the runtime functions and launches callable from device
 //! code, and of the runtime's types (`cudaStream_t`, `cudaError_t`, ...). A kernel that uses none
-//! of them compiles to the same PTX and CUBIN, in less time: a few milliseconds less per
-//! compilation on the development machine (NVRTC 12.9 and 13.5), 17-25% of a one-line kernel's,
-//! 8-18% of `gemm_cuda`'s default configuration's (`benches/nvrtc.rs`; see `docs/results.md`).
-//! So each compilation tries it first:
+//! of them compiles to the same PTX and CUBIN, in less time: the front end's fixed part is
+//! shorter, which matters most for small kernels (`benches/nvrtc.rs`; the figures are in
+//! `docs/notes/compile-path.md`). So each compilation tries it first:
 //! - **Compiled:** that is the build.
 //! - **Rejected by `ptxas`** (its log names `ptxas`): the front end accepted the program, and
 //!   `ptxas` sees the same PTX with or without the flag, so the failure is the configuration's

@@ -42,15 +42,16 @@
 //!   Compiling for the real architecture runs `ptxas` inside NVRTC, so shared-memory and
 //!   register limits show up as compile failures with its log. The CUBIN is loaded as a module;
 //!   modules are cached per configuration in the [`Cuda`] handle, failures included.
-//!   [`compile`] does the same without a device. While the tuner collects a batch
-//!   ([`crate::ahead`]), the NVRTC compilation is handed over to its compile pool (NVRTC runs on
-//!   any thread; [`BuildsAhead`]) and the module is loaded on the first launch; compile time is
-//!   reported with [`crate::measure::report_compile_time`].
-//! - **Several configurations in one program:** [`compile_many`] compiles up to [`BATCH`]
-//!   configurations of a source in one NVRTC program, sharing its fixed cost (each in a
-//!   namespace of its own, its entry point renamed: [`Compiled::entry`]). The compile pool does
-//!   the same with the strategy's guesses once they have proved right (`TUNABLE_NVRTC_BATCH`,
-//!   default 8); the configurations of one program share its module.
+//!   [`compile`] does the same without a device. While the tuner collects what to prebuild
+//!   ([`crate::prebuild`]), the NVRTC compilation is handed over to its pool (NVRTC runs on any
+//!   thread) and the module is loaded on the first launch; each configuration is compiled once,
+//!   by whichever thread gets there first, and a thread that needs it meanwhile waits for it.
+//!   Compile time is reported with [`crate::measure::report_compile_time`].
+//! - **Several configurations in one program:** [`compile_many`] compiles up to
+//!   [`PER_PROGRAM`] configurations of a source in one NVRTC program, sharing its fixed cost
+//!   (each in a namespace of its own, its entry point renamed: [`Compiled::entry`]), for an
+//!   offline sweep; the configurations of one program loaded from the build cache share its
+//!   module.
 //! - **Builds kept on disk:** every build (and every program NVRTC rejects, with its log) is
 //!   also kept in a folder shared by every process ([`build_cache`]; `TUNABLE_BUILD_CACHE`
 //!   names it or, `off`, turns it off), so that the next tuning of the same kernel, another
@@ -78,40 +79,36 @@
 
 #![allow(unsafe_code)]
 
-mod batch;
 mod buffer;
 mod compile;
 mod disk;
 mod error;
-mod handed;
 mod image;
 mod launch;
 mod library;
 mod minimal;
 mod nvrtc;
-mod slot;
+mod program;
 
-pub use batch::{BATCH, compile_many};
 pub use buffer::Buffer;
 pub use compile::{Compiled, compile};
 pub use disk::{BuildCacheUse, build_cache};
 pub use error::CudaError;
-pub use handed::BuildsAhead;
 pub use image::{Image, image};
 pub use launch::{CompiledKernel, KernelArg, Launch};
 pub use library::{Nvrtc, nvrtc};
+pub use program::{PER_PROGRAM, compile_many};
 
-use crate::ahead;
 use crate::backend::Source;
 use crate::backend::embedded::{self, Provenance};
 use crate::measure::report_compile_time;
 use crate::params::Params;
+use crate::prebuild;
 use cudarc::driver::CudaModule;
 use cudarc::driver::sys::CUdevice_attribute;
 use cudarc::driver::{CudaContext, CudaFunction, CudaStream, DriverError};
-use handed::Key;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 /// The name of a driver error code.
@@ -145,6 +142,15 @@ pub(crate) struct Loaded {
     images: Vec<Image>,
 }
 
+/// What compiling a configuration gives: its images, CUBIN first.
+type Built = Result<Vec<Image>, CudaError>;
+
+/// A compile cache key ([`Source::cache_key`]).
+type Key = (usize, usize, String);
+
+/// A configuration's NVRTC build: done once, by whichever thread gets there first.
+type BuildCell = Arc<OnceLock<Built>>;
+
 /// A module loaded from an image of several configurations, by the image's bytes.
 type SharedModule = (Weak<[u8]>, Weak<CudaModule>);
 
@@ -155,9 +161,9 @@ pub(crate) struct Inner {
     arch: String,
     pub(crate) limits: Limits,
     cache: Mutex<HashMap<Key, Result<Arc<Loaded>, CudaError>>>,
-    /// Configurations handed to the compile pool ([`crate::ahead`]), until their module is
+    /// Configurations handed to a prebuild pool ([`crate::prebuild`]), until their module is
     /// loaded.
-    builds: Arc<BuildsAhead>,
+    builds: Mutex<HashMap<Key, BuildCell>>,
     /// The modules of programs of several configurations, by their image's bytes, so that the
     /// configurations of one program share one module.
     shared_modules: Mutex<Vec<SharedModule>>,
@@ -182,12 +188,12 @@ impl std::fmt::Debug for Cuda {
 
 impl Cuda {
     /// Device `ordinal` (0 is the first GPU). Checks the backend's settings
-    /// (`TUNABLE_NVRTC_MINIMAL`, `TUNABLE_NVRTC_BATCH`, `TUNABLE_TIMEOUT`: [`CudaError::BadSetting`],
-    /// [`CudaError::BadTimeout`]) and that the driver loads before any driver call; NVRTC is
+    /// (`TUNABLE_NVRTC_MINIMAL`, `TUNABLE_TIMEOUT`, and `TUNABLE_NVRTC_BATCH`, which is no
+    /// longer read, unset: [`CudaError::BadSetting`], [`CudaError::BadTimeout`]) and that the driver loads before any driver call; NVRTC is
     /// looked for when a kernel is first compiled (not for embedded binaries).
     pub fn new(ordinal: usize) -> Result<Cuda, CudaError> {
         minimal::setting()?;
-        let limit = batch::setting()?;
+        program::refuse_removed_setting()?;
         library::driver()?;
         let api = |call| {
             move |e| CudaError::Api {
@@ -242,7 +248,7 @@ impl Cuda {
                 ),
                 limits,
                 cache: Mutex::new(HashMap::new()),
-                builds: BuildsAhead::new(&arch, limit),
+                builds: Mutex::new(HashMap::new()),
                 arch,
                 shared_modules: Mutex::new(Vec::new()),
             }),
@@ -286,25 +292,27 @@ impl Cuda {
         crate::backend::record::note_source(source, &self.inner.arch);
         let (config, defs) = compile::rendered(params)?;
         let key = source.cache_key(&defs);
-        if ahead::collecting() {
+        if prebuild::collecting() {
             let loaded = self
                 .inner
                 .cache
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .contains_key(&key);
-            if !loaded
-                && !image::has_embedded(source, &defs, &self.inner.arch, P::artifacts())
-                && let Some(build) = self
-                    .inner
-                    .builds
-                    .hand_defs(key, source, defs, config.clone())
-            {
-                ahead::defer(build);
+            if !loaded && !image::has_embedded(source, &defs, &self.inner.arch, P::artifacts()) {
+                let cell = self.inner.build_cell(&key);
+                if cell.get().is_none() {
+                    let (arch, source, config) = (self.inner.arch.clone(), *source, config.clone());
+                    prebuild::defer(prebuild::Build::new(false, move || {
+                        cell.get_or_init(|| {
+                            image::compile_images(&source, &defs, &arch, &config, true)
+                        });
+                    }));
+                }
             }
             return Err(CudaError::Deferred { config });
         }
-        ahead::note_request(false);
+        prebuild::note_request(false);
         let start = Instant::now();
         let mut cache = self.inner.cache.lock().unwrap_or_else(|e| e.into_inner());
         let loaded = cache
@@ -327,7 +335,7 @@ impl Cuda {
     }
 
     /// The module of a configuration: from an embedded image that fits and that the driver
-    /// takes, else compiled (ahead, or now) and loaded, saying why when an image was embedded.
+    /// takes, else compiled (prebuilt, or now) and loaded, saying why when an image was embedded.
     fn load(
         &self,
         source: &Source,
@@ -351,8 +359,17 @@ impl Cuda {
             }
         }
         embedded::say_compiling(source.kernel, config, &reasons);
-        // Compiled ahead (or being compiled: wait for it), else compiled now.
-        let images = self.inner.builds.take_defs(key, source, defs, config)?;
+        // Prebuilt (or being built: wait for it), else compiled now.
+        let cell = self
+            .inner
+            .builds
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(key)
+            .unwrap_or_default();
+        let images = cell
+            .get_or_init(|| image::compile_images(source, defs, &self.inner.arch, config, true))
+            .clone()?;
         // Always a CUBIN first for an `sm_` architecture.
         let mut loaded = self.module(source, config, &images[0])?;
         loaded.images = images;
@@ -394,6 +411,12 @@ impl Cuda {
 }
 
 impl Inner {
+    /// The build cell of the configuration `key`, made if it has none.
+    fn build_cell(&self, key: &Key) -> BuildCell {
+        let mut builds = self.builds.lock().unwrap_or_else(|e| e.into_inner());
+        Arc::clone(builds.entry(key.clone()).or_default())
+    }
+
     /// `image` loaded as a module; with `shared` (an image of several configurations), the module
     /// already loaded from the same bytes, if one is.
     fn module(&self, image: &Image, shared: bool) -> Result<Arc<CudaModule>, DriverError> {

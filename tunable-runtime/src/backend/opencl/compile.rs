@@ -6,18 +6,18 @@
 //!
 //! Builds run outside the cache's lock, one cell per program: several threads build different
 //! programs at once, and a thread asking for a program being built waits for that build. While
-//! the tuner collects a batch ([`crate::ahead`]), a request hands the build over to the tuner's
+//! the tuner collects a batch ([`crate::prebuild`]), a request hands the build over to the tuner's
 //! compile pool and fails with [`OpenClError::Deferred`]. Build time, and the first launch's
 //! time beyond the kernel's own (a CPU driver such as PoCL compiles the work-group function
 //! then), are reported with [`crate::measure::report_compile_time`].
 
 use super::error::OpenClError;
 use super::{Inner, OpenCl, code};
-use crate::ahead::{self, Build};
 use crate::backend::embedded::{self, Provenance};
 use crate::backend::{Source, definitions, record};
 use crate::measure::report_compile_time;
 use crate::params::Params;
+use crate::prebuild::{self, Build};
 use opencl3::kernel::Kernel as ClKernel;
 use opencl3::program::Program;
 use std::collections::HashMap;
@@ -90,7 +90,7 @@ impl OpenCl {
     /// `source` compiled for `params` (from the cache after the first time): the kernel body of
     /// a `#[tunable]` function passes its `params`. A failed build is an
     /// [`OpenClError::Build`] with the compiler's log; while the tuner collects a batch
-    /// ([`crate::ahead`]) the build is handed over and the call fails with
+    /// ([`crate::prebuild`]) the build is handed over and the call fails with
     /// [`OpenClError::Deferred`].
     pub fn kernel<P: Params>(
         &self,
@@ -115,11 +115,11 @@ impl OpenCl {
         );
         let host = self.inner.host;
         let embedded = P::artifacts();
-        if ahead::collecting() {
+        if prebuild::collecting() {
             if cell.get().is_none() {
                 let (cl, source) = (Arc::clone(&self.inner), *source);
                 let config = config.clone();
-                ahead::defer(Build::new(host, move || {
+                prebuild::defer(Build::new(host, move || {
                     cell.get_or_init(|| {
                         build(&cl, &source, &defs, &config, embedded).map(Arc::new)
                     });
@@ -127,7 +127,7 @@ impl OpenCl {
             }
             return Err(OpenClError::Deferred { config });
         }
-        ahead::note_request(host);
+        prebuild::note_request(host);
         let start = Instant::now();
         let compiled = cell
             .get_or_init(|| build(&self.inner, source, &defs, &config, embedded).map(Arc::new))

@@ -40,9 +40,9 @@ pub enum OpenClError {
         /// The error code's name.
         code: String,
     },
-    /// The build was handed over to the tuner's compile pool ([`crate::ahead`]): the tuner is
+    /// The build was handed over to the tuner's compile pool ([`crate::prebuild`]): the tuner is
     /// collecting a batch, nothing ran.
-    #[error("[{config}] is being compiled ahead")]
+    #[error("[{config}] is being prebuilt")]
     Deferred {
         /// The configuration.
         config: String,

@@ -12,11 +12,11 @@
 
 use super::error::WgpuError;
 use super::{Inner, Wgpu, scoped};
-use crate::ahead::{self, Build};
 use crate::backend::embedded::{self, Provenance};
 use crate::backend::{Source, definitions, record};
 use crate::measure::report_compile_time;
 use crate::params::Params;
+use crate::prebuild::{self, Build};
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
@@ -269,7 +269,7 @@ impl Wgpu {
     /// function passes its `params`. A source that does not compile is a [`WgpuError::Build`]
     /// with naga's diagnostics; a parameter without an override, a [`WgpuError::NoOverride`]; a
     /// workgroup beyond the device's limits, a [`WgpuError::Limit`]. While the tuner collects a
-    /// batch ([`crate::ahead`]) the pipeline is handed over and the call fails with
+    /// batch ([`crate::prebuild`]) the pipeline is handed over and the call fails with
     /// [`WgpuError::Deferred`].
     pub fn kernel<P: Params>(
         &self,
@@ -296,11 +296,11 @@ impl Wgpu {
         );
         let host = self.inner.host;
         let embedded = P::artifacts();
-        if ahead::collecting() {
+        if prebuild::collecting() {
             if cell.get().is_none() {
                 let (gpu, source, config, defs) =
                     (Arc::clone(&self.inner), *source, config.clone(), defs);
-                ahead::defer(Build::new(host, move || {
+                prebuild::defer(Build::new(host, move || {
                     cell.get_or_init(|| {
                         build(&gpu, &module, &source, &consts, &defs, &config, embedded)
                             .map(Arc::new)
@@ -309,7 +309,7 @@ impl Wgpu {
             }
             return Err(WgpuError::Deferred { config });
         }
-        ahead::note_request(host);
+        prebuild::note_request(host);
         let start = Instant::now();
         let compiled = cell
             .get_or_init(|| {

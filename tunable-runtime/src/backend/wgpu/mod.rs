@@ -65,11 +65,11 @@
 //! - **Timing:** a timestamp query around the compute pass where the device has
 //!   `TIMESTAMP_QUERY`, else the wall-clock time from submission to completion; reported with
 //!   [`crate::measure::report_device_time`]. Drivers may compile a pipeline at its first
-//!   dispatch (lavapipe does, in 65 to 155 ms): that launch's wall time beyond the kernel's is
+//!   dispatch (lavapipe does): that launch's wall time beyond the kernel's is
 //!   reported as compile time, and the tuner's warm-up runs keep it out of the timings.
 //! - **Compilation:** one shader module per source, one pipeline per configuration, cached in
-//!   the [`Wgpu`] handle, failures included. While the tuner collects a batch, pipeline
-//!   creation is handed to its compile pool ([`crate::ahead`]).
+//!   the [`Wgpu`] handle, failures included. While the tuner collects what to prebuild,
+//!   pipeline creation is handed to its pool ([`crate::prebuild`]).
 //! - **Pipeline cache:** where the device has `PIPELINE_CACHE` (Vulkan), each pipeline is
 //!   created with a pipeline cache of its own; the winner's cache blob is stored beside the
 //!   tuned file (`tuned/<kernel>.artifacts/*.wgpucache`), a plain build embeds it and gives it

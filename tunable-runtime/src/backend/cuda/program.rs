@@ -1,19 +1,19 @@
 //! # Several configurations in one NVRTC program
 //!
 //! Each NVRTC program costs a fixed part besides its code: the front end's, the optimizer's and
-//! `ptxas`'s start (about 25 ms of a one-line kernel's compilation). [`compile_many`] puts up to
-//! [`BATCH`] configurations of one source in one program, so they share it: `gemm_cuda`'s
-//! configurations compiled in 46 / 41 / 38 ms each in programs of 2 / 4 / 8, against 57 ms one
-//! by one (NVRTC 12.9 with `-minimal`, the development machine; `docs/results.md`).
+//! `ptxas`'s start. [`compile_many`] puts up to [`PER_PROGRAM`] configurations of one source in
+//! one program, so they share it: an offline sweep over many configurations (`gemm_cuda --ptx`)
+//! compiles faster. The tuner does not use it: it compiles each configuration in a program of
+//! its own. What it saves is measured in `docs/notes/compile-path.md`.
 //!
 //! **The program.** Each configuration is a chunk of its own:
 //! ```text
-//! namespace tunable_batch_3 {
+//! namespace tunable_many_3 {
 //! #define TILE 4                               <- the configuration's definitions
-//! #define gemm tunable_batch_3_gemm            <- the entry point, renamed
-//! #line 1 "tunable-batch-3"                    <- diagnostics name the chunk, lines the source's
+//! #define gemm tunable_many_3_gemm            <- the entry point, renamed
+//! #line 1 "tunable-many-3"                    <- diagnostics name the chunk, lines the source's
 //! ...the source...
-//! #line 1 "tunable-batch"
+//! #line 1 "tunable-many"
 //! #undef gemm
 //! #undef TILE                                  <- and every macro the source defines
 //! }
@@ -21,7 +21,7 @@
 //! so each chunk's functions, types and variables live in a namespace of their own, its entry
 //! point (C linkage ignores namespaces) has a name of its own, and no macro of one chunk is seen
 //! by the next. An entry point's PTX is the same as the configuration's compiled alone, up to
-//! its names and labels (checked by `tests/cuda_nvrtc_batch.rs`), so `ptxas` makes the same
+//! its names and labels (checked by `tests/cuda_nvrtc_program.rs`), so `ptxas` makes the same
 //! machine code of it.
 //!
 //! **Sources that are compiled one by one.** A source that includes headers (they would be
@@ -34,8 +34,8 @@
 //! log; a configuration kept there is loaded, not put in a program.
 //!
 //! **Failures.** A program that does not compile is not any configuration's result. The chunks
-//! its errors name (`tunable-batch-3(12): error ...`, or `ptxas`'s `Entry function
-//! 'tunable_batch_3_gemm'`) are compiled alone, so that each failure has its own log with the
+//! its errors name (`tunable-many-3(12): error ...`, or `ptxas`'s `Entry function
+//! 'tunable_many_3_gemm'`) are compiled alone, so that each failure has its own log with the
 //! source's line numbers; the others are compiled again together once, then alone. An error that
 //! names no chunk, or a blamed configuration that compiles alone, sends every configuration left
 //! to a compilation of its own.
@@ -52,22 +52,21 @@ use std::collections::HashSet;
 use std::ffi::CString;
 use std::sync::{LazyLock, Mutex};
 
-/// The most configurations one program holds: beyond eight the saving per configuration is
-/// small (41 ms at four, 38 ms at eight, against 57 ms alone) while a program's result waits for
-/// all of them.
-pub const BATCH: usize = 8;
+/// The most configurations one program holds: the saving per configuration shrinks with each
+/// one added, while a program's result waits for all of them.
+pub const PER_PROGRAM: usize = 8;
 
 /// The prefix of the chunks' namespaces and entry points.
-const PREFIX: &str = "tunable_batch";
+const PREFIX: &str = "tunable_many";
 /// The prefix of the chunks' file names in diagnostics.
-const FILE: &str = "tunable-batch";
+const FILE: &str = "tunable-many";
 
 /// Sources (by a hash of their code) whose programs failed in a way their configurations'
 /// compilations did not explain: compiled one by one for the rest of the process.
 static ALONE: LazyLock<Mutex<HashSet<u64>>> = LazyLock::new(|| Mutex::new(HashSet::new()));
 
 /// Compiles each of `configs` for `arch` (`sm_80`, `compute_90`, ...) like [`super::compile`],
-/// with up to [`BATCH`] configurations in one NVRTC program: the results in the order of
+/// with up to [`PER_PROGRAM`] configurations in one NVRTC program: the results in the order of
 /// `configs`.
 ///
 /// Each configuration is a namespace of its own in the program, with its definitions, its
@@ -150,7 +149,7 @@ pub(crate) struct Item<'a> {
     pub(crate) config: &'a str,
 }
 
-/// Compiles `items` (NVRTC found), in programs of up to [`BATCH`] where the source allows.
+/// Compiles `items` (NVRTC found), in programs of up to [`PER_PROGRAM`] where the source allows.
 pub(crate) fn compile_items(
     source: &Source,
     items: &[Item<'_>],
@@ -169,7 +168,7 @@ pub(crate) fn compile_items(
         .map(|(item, &k)| k.then(|| alone(item)))
         .collect();
     let todo: Vec<usize> = (0..items.len()).filter(|&i| !kept[i]).collect();
-    for group in todo.chunks(BATCH) {
+    for group in todo.chunks(PER_PROGRAM) {
         let group_items: Vec<Item<'_>> = group.iter().map(|&i| items[i]).collect();
         let done = group_results(source, &group_items, arch, hash, &alone);
         for (&i, r) in group.iter().zip(done) {
@@ -182,20 +181,18 @@ pub(crate) fn compile_items(
         .collect()
 }
 
-/// The most configurations a build ahead puts in one program (`TUNABLE_NVRTC_BATCH`, default
-/// [`BATCH`]), or the backend's error for a value it does not take.
-pub(crate) fn setting() -> Result<usize, CudaError> {
-    crate::settings::nvrtc_batch().map_err(|value| CudaError::BadSetting {
-        name: "TUNABLE_NVRTC_BATCH",
-        value,
-        expected: "a whole number from 1",
-    })
-}
-
-/// Whether configurations of `source` may share a program: nothing in its text refuses it, and
-/// no program of it failed unexplained in this process.
-pub(crate) fn batchable(source: &Source) -> bool {
-    refusal(source).is_none() && !remembered(compile::code_hash(source))
+/// Refuses `TUNABLE_NVRTC_BATCH`, which is no longer read: the tuner compiles each
+/// configuration in a program of its own, and [`compile_many`] puts up to [`PER_PROGRAM`] in
+/// one. Set, it would look like a setting that works.
+pub(crate) fn refuse_removed_setting() -> Result<(), CudaError> {
+    match std::env::var_os("TUNABLE_NVRTC_BATCH") {
+        None => Ok(()),
+        Some(value) => Err(CudaError::BadSetting {
+            name: "TUNABLE_NVRTC_BATCH",
+            value: value.to_string_lossy().into_owned(),
+            expected: "it unset: it is no longer read (compile_many groups configurations)",
+        }),
+    }
 }
 
 /// Whether `hash`'s source is compiled one by one for the rest of the process.
@@ -503,12 +500,12 @@ mod tests {
         );
         let (a, b) = (vec!["-DT=1".to_owned()], vec!["-DT=2".to_owned()]);
         let p = Program::new(&SRC, &[item(&a), item(&b)]);
-        assert_eq!(p.entries, ["tunable_batch_0_k", "tunable_batch_1_k"]);
-        let second = &p.code[p.code.find("namespace tunable_batch_1").unwrap()..];
+        assert_eq!(p.entries, ["tunable_many_0_k", "tunable_many_1_k"]);
+        let second = &p.code[p.code.find("namespace tunable_many_1").unwrap()..];
         for line in [
             "#define T 2",
-            "#define k tunable_batch_1_k",
-            "#line 1 \"tunable-batch-1\"",
+            "#define k tunable_many_1_k",
+            "#line 1 \"tunable-many-1\"",
             "#undef T",
             "#undef TWICE",
             "#undef k",
@@ -516,7 +513,7 @@ mod tests {
             assert!(second.lines().any(|l| l == line), "{line} in {second}");
         }
         // The first chunk's macros are all undefined before the second begins.
-        let first = &p.code[..p.code.find("namespace tunable_batch_1").unwrap()];
+        let first = &p.code[..p.code.find("namespace tunable_many_1").unwrap()];
         assert!(first.contains("#undef TWICE\n") && first.contains("#undef T\n"));
     }
 
@@ -526,14 +523,14 @@ mod tests {
         let none: Vec<String> = Vec::new();
         let items: Vec<Item<'_>> = (0..11).map(|_| item(&none)).collect();
         let p = Program::new(&SRC, &items);
-        let log = "tunable-batch-10(3): error: static assertion failed\n\n\
-                   tunable-batch-1(3): warning #177-D: unused\n\
-                   ptxas error   : Entry function 'tunable_batch_2_k' uses too much shared data";
+        let log = "tunable-many-10(3): error: static assertion failed\n\n\
+                   tunable-many-1(3): warning #177-D: unused\n\
+                   ptxas error   : Entry function 'tunable_many_2_k' uses too much shared data";
         assert_eq!(p.blamed(log), Some(vec![2, 10]));
-        assert_eq!(p.blamed("tunable-batch(4): error: expected a \"}\""), None);
-        assert_eq!(p.blamed("tunable-batch-1(3): warning"), Some(vec![]));
+        assert_eq!(p.blamed("tunable-many(4): error: expected a \"}\""), None);
+        assert_eq!(p.blamed("tunable-many-1(3): warning"), Some(vec![]));
         let counted =
-            "tunable-batch-1(3): error: x\n\n1 error detected in the compilation of \"y\".";
+            "tunable-many-1(3): error: x\n\n1 error detected in the compilation of \"y\".";
         assert_eq!(p.blamed(counted), Some(vec![1]));
     }
 
@@ -543,15 +540,15 @@ mod tests {
         let none: Vec<String> = Vec::new();
         let p = Program::new(&SRC, &[item(&none), item(&none)]);
         let out = Output {
-            ptx: b".entry tunable_batch_1_k(\n".to_vec(),
+            ptx: b".entry tunable_many_1_k(\n".to_vec(),
             cubin: None,
-            log: "tunable-batch-0(1): warning: a\n  x\n\ntunable-batch-1(2): warning: b\n  y\n\n\
+            log: "tunable-many-0(1): warning: a\n  x\n\ntunable-many-1(2): warning: b\n  y\n\n\
                   Remark: the warnings can be suppressed"
                 .into(),
         };
         let c = p.result(&SRC, out, 1, "x").unwrap();
         assert_eq!(c.log, "k.cu(2): warning: b\n  y");
-        assert_eq!(c.entry, "tunable_batch_1_k");
+        assert_eq!(c.entry, "tunable_many_1_k");
     }
 
     #[test]

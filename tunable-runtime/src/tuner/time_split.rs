@@ -1,15 +1,16 @@
 //! # Where the time of a tuning goes
 //!
-//! [`Spent`] splits the wall time of a tuning into compilation (what the backends report with
+//! [`TimeSplit`] splits the wall time of a tuning into compilation (what the backends report with
 //! [`report_compile_time`](crate::measure::report_compile_time)), measurement (the rest of the
 //! time inside the evaluator: the runs, their checks, the confirmation), the strategy (inside
 //! `ask` and `tell`) and everything else (the journal, the store, the driver's bookkeeping), so
-//! that the four add up to the wall time. Inside the measurement, [`Spent::kernels`] is the
-//! kernels' own run time ([`take_kernel_time`]): what the measurement costs beyond it is its
-//! overhead. The progress bar shows it while the tuning runs
-//! ([`Spent::live`]), the [`Summary`](super::Summary) line at the end.
+//! that the four add up to the wall time. Inside the measurement, [`TimeSplit::kernels`] is the
+//! kernels' own run time: what the measurement costs beyond it is its overhead. Both come from
+//! the evaluation context ([`crate::evaluation`]) installed around the work. The progress bar
+//! shows the split while the tuning runs ([`TimeSplit::live`]), the
+//! [`Summary`](super::Summary) line at the end.
 
-use crate::measure::{take_compile_time, take_kernel_time};
+use crate::evaluation;
 use std::cell::Cell;
 use std::fmt;
 use std::time::Instant;
@@ -17,7 +18,7 @@ use tunable_search::strategy::Evaluator;
 
 /// Seconds of a tuning's wall time by where they went.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Spent {
+pub struct TimeSplit {
     /// Compiling variants.
     pub compile: f64,
     /// Running, checking and timing variants.
@@ -34,10 +35,10 @@ pub struct Spent {
 
 thread_local! {
     /// The tuning running on this thread, so far.
-    static LIVE: Cell<Spent> = const { Cell::new(Spent { compile: 0.0, measure: 0.0, strategy: 0.0, other: 0.0, kernels: 0.0 }) };
+    static LIVE: Cell<TimeSplit> = const { Cell::new(TimeSplit { compile: 0.0, measure: 0.0, strategy: 0.0, other: 0.0, kernels: 0.0 }) };
 }
 
-impl Spent {
+impl TimeSplit {
     /// The total: the wall time it splits.
     pub fn total(&self) -> f64 {
         self.compile + self.measure + self.strategy + self.other
@@ -61,46 +62,32 @@ impl Spent {
 
     /// The split of the tuning running on this thread so far (as [`tune`](super::tune) keeps
     /// it after each batch; `other` holds what is not known yet).
-    pub fn live() -> Spent {
+    pub fn live() -> TimeSplit {
         LIVE.get()
     }
 
-    pub(super) fn set_live(spent: Spent) {
+    pub(super) fn set_live(spent: TimeSplit) {
         LIVE.set(spent);
     }
 
-    /// The batch a tuner that compiles ahead on `threads` threads asks for next: the observed
-    /// compile/measure ratio rounded up, between 1 and `threads`. Compiling dominates: as many
-    /// configurations as the pool builds at once; measuring dominates (or nothing compiles, a
-    /// CPU kernel): one at a time, which gives the strategy every result before its next ask.
-    ///
-    /// ```
-    /// use tunable_runtime::tuner::Spent;
-    ///
-    /// let spent = |compile, measure| Spent { compile, measure, ..Spent::default() };
-    /// assert_eq!(spent(30.0, 2.0).batch(2), 2);
-    /// assert_eq!(spent(3.0, 2.0).batch(8), 2);
-    /// assert_eq!(spent(0.0, 2.0).batch(8), 1);
-    /// assert_eq!(Spent::default().batch(8), 1);
-    /// ```
-    pub fn batch(&self, threads: usize) -> usize {
-        if self.compile <= 0.0 {
-            return 1;
-        }
-        let ratio = self.compile / self.measure.max(f64::MIN_POSITIVE);
-        (ratio.ceil().min(threads as f64) as usize).clamp(1, threads.max(1))
-    }
-
     /// The time since `start` spent running variants on this thread: the compile time the
-    /// backends reported since it was last taken, and the rest as measurement.
-    pub fn since(start: Instant) -> Spent {
-        let compile = take_compile_time();
+    /// backends reported to the evaluation context installed here since it was last taken, and
+    /// the rest as measurement. Takes the context's compile and kernel time (none installed:
+    /// all of it is measurement).
+    pub fn since(start: Instant) -> TimeSplit {
+        let (compile, kernel_ms) = evaluation::with(|c| {
+            (
+                std::mem::take(&mut c.compile_s),
+                std::mem::take(&mut c.kernel_ms),
+            )
+        })
+        .unwrap_or_default();
         let measure = (start.elapsed().as_secs_f64() - compile).max(0.0);
-        Spent {
+        TimeSplit {
             compile,
             measure,
-            kernels: take_kernel_time().min(measure),
-            ..Spent::default()
+            kernels: (kernel_ms / 1e3).min(measure),
+            ..TimeSplit::default()
         }
     }
 
@@ -110,8 +97,8 @@ impl Spent {
     }
 
     /// `self` and `more` added bucket by bucket.
-    pub fn plus(self, more: Spent) -> Spent {
-        Spent {
+    pub fn plus(self, more: TimeSplit) -> TimeSplit {
+        TimeSplit {
             compile: self.compile + more.compile,
             measure: self.measure + more.measure,
             strategy: self.strategy + more.strategy,
@@ -122,10 +109,10 @@ impl Spent {
 }
 
 /// An evaluator with a stopwatch: the time of each batch goes to `compile` (as the backends
-/// report it) and `measure` (the rest), kept in [`Spent::live`] after each batch.
+/// report it) and `measure` (the rest), kept in [`TimeSplit::live`] after each batch.
 pub(super) struct Timed<'e, E: ?Sized> {
     pub(super) inner: &'e mut E,
-    pub(super) spent: Spent,
+    pub(super) split: TimeSplit,
 }
 
 impl<E: Evaluator + ?Sized> Evaluator for Timed<'_, E> {
@@ -135,19 +122,19 @@ impl<E: Evaluator + ?Sized> Evaluator for Timed<'_, E> {
     fn evaluate(&mut self, positions: &[usize]) -> Result<Vec<E::Report>, E::Error> {
         let start = Instant::now();
         let r = self.inner.evaluate(positions);
-        self.spent = self.spent.plus(Spent::since(start));
-        Spent::set_live(self.spent);
+        self.split = self.split.plus(TimeSplit::since(start));
+        TimeSplit::set_live(self.split);
         r
     }
 
     fn prepare(&mut self, likely: &[usize]) {
         let start = Instant::now();
         self.inner.prepare(likely);
-        self.spent = self.spent.plus(Spent::since(start));
+        self.split = self.split.plus(TimeSplit::since(start));
     }
 }
 
-impl fmt::Display for Spent {
+impl fmt::Display for TimeSplit {
     /// `compile 12.3 s, measure 4.0 s, strategy 0.1 s, other 0.4 s`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -164,7 +151,7 @@ mod tests {
 
     #[test]
     fn adds_up_to_the_wall_time() {
-        let s = Spent {
+        let s = TimeSplit {
             compile: 6.0,
             measure: 2.0,
             strategy: 0.5,
@@ -180,6 +167,6 @@ mod tests {
             s.to_string(),
             "compile 6.0 s, measure 2.0 s, strategy 0.5 s, other 1.5 s"
         );
-        assert_eq!(Spent::default().per_minute(3), 0.0);
+        assert_eq!(TimeSplit::default().per_minute(3), 0.0);
     }
 }

@@ -111,7 +111,7 @@ impl<E: Evaluator<Report = Evaluation>> Evaluator for Journaled<E> {
             .collect())
     }
 
-    /// Hints the inner evaluator with the positions neither this run nor the journal answers.
+    /// Tells the inner evaluator the positions neither this run nor the journal answers.
     fn prepare(&mut self, likely: &[usize]) {
         let todo: Vec<usize> = likely
             .iter()
@@ -127,7 +127,7 @@ impl<E: Evaluator<Report = Evaluation>> Evaluator for Journaled<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tuner::{Objective, Source};
+    use crate::tuner::{Objective, ResultSource};
     use std::sync::Arc;
     use tunable_search::SpaceBuilder;
 
@@ -153,7 +153,11 @@ mod tests {
         let r = e.evaluate(&[0, 1, 2]).unwrap();
         assert_eq!(
             r.iter().map(|e| e.source).collect::<Vec<_>>(),
-            [Source::Measured, Source::Recorded, Source::Measured]
+            [
+                ResultSource::Measured,
+                ResultSource::Recorded,
+                ResultSource::Measured
+            ]
         );
         assert_eq!(r[1].result, Ok(5.0));
         let again = e.evaluate(&[2, 3]).unwrap();

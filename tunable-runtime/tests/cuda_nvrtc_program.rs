@@ -3,20 +3,13 @@
 //! macros the source defines or defaults per configuration; a configuration that fails in a
 //! program of several gets its own compilation's error and the others are still compiled
 //! together; a source that cannot be put in a namespace is compiled one by one; the results keep
-//! the configurations' order. The builds ahead of the tuner (`BuildsAhead`) compile the
-//! configurations handed over alone until guesses have proved right, then several in one
-//! program, and alone again once guesses miss. Skips, printing why, without NVRTC.
+//! the configurations' order. Skips, printing why, without NVRTC.
 //! One test in a binary of its own, as it turns the build cache off in the environment.
 #![cfg(feature = "cuda")]
 #![allow(unsafe_code)] // setting the environment
 
-use std::sync::Arc;
-use tunable_runtime::ahead::run_pool;
 use tunable_runtime::backend::Source;
-use tunable_runtime::backend::cuda::{
-    BATCH, BuildsAhead, Compiled, CudaError, compile, compile_many,
-};
-use tunable_search::format::artifact::Kind;
+use tunable_runtime::backend::cuda::{Compiled, CudaError, PER_PROGRAM, compile, compile_many};
 
 mod common;
 use common::{TEXTURED, Tile, nvrtc_found};
@@ -135,8 +128,8 @@ fn configurations_compiled_together_match_their_own_compilations() {
         );
         assert_eq!(batched.log, alone.log);
     }
-    // All six in one program (at most BATCH per program).
-    assert!(tiles.len() <= BATCH);
+    // All six in one program (at most PER_PROGRAM per program).
+    assert!(tiles.len() <= PER_PROGRAM);
     assert!(
         together
             .iter()
@@ -190,66 +183,5 @@ fn configurations_compiled_together_match_their_own_compilations() {
                 assert_ne!(c.entry, "textured", "TILE={} was compiled alone", tile.0);
             }
         }
-    }
-
-    builds_ahead_put_guesses_in_one_program_once_they_prove_right(arch);
-}
-
-/// Runs `builds` on a pool of one thread, to the end.
-fn run(builds: Vec<tunable_runtime::ahead::Build>) {
-    run_pool(builds, 1, || ());
-}
-
-fn builds_ahead_put_guesses_in_one_program_once_they_prove_right(arch: &str) {
-    let builds = BuildsAhead::new(arch, BATCH);
-    let hand = |t: i64| builds.hand(&TILED, &Tile(t)).unwrap();
-    // No guess has been taken yet: the pool compiles the first one alone.
-    let handed: Vec<_> = (1..=8).map(|t| hand(t).expect("waiting")).collect();
-    // Handed again while nobody has started it (the pool may have dropped the first build).
-    assert!(hand(1).is_some());
-    let mut handed = handed.into_iter();
-    run(vec![handed.next().unwrap()]);
-    assert!(hand(1).is_none(), "built: not handed again");
-    for t in 1..=8 {
-        // The first was built by the pool, the others are compiled alone as they are taken.
-        let images = builds.take(&TILED, &Tile(t)).expect("compiles");
-        assert_eq!(images[0].entry, "tiled", "TILE={t}");
-    }
-    run(handed.collect()); // taken already: nothing to do
-    // Eight of eight guesses taken: the next ones share programs.
-    let handed: Vec<_> = (9..=14).map(|t| hand(t).expect("waiting")).collect();
-    run(handed);
-    let taken: Vec<_> = (9..=14)
-        .map(|t| builds.take(&TILED, &Tile(t)).expect("compiles"))
-        .collect();
-    for (t, images) in (9..=14).zip(&taken) {
-        // The program's CUBIN alone (its PTX would only serve a driver refusing the CUBIN),
-        // holding the configuration's entry point.
-        assert_eq!(images.len(), 1, "TILE={t}");
-        let cubin = &images[0];
-        assert_ne!(cubin.entry, "tiled", "TILE={t} was compiled alone");
-        assert_eq!(cubin.kind, Kind::Cubin);
-        let name = cubin.entry.as_bytes();
-        assert!(
-            cubin.bytes.windows(name.len()).any(|w| w == name),
-            "TILE={t}"
-        );
-    }
-    // The configurations of one program share one copy of its bytes (each configuration's
-    // images are made on their own, from equal bytes: one copy per process).
-    assert!(Arc::ptr_eq(&taken[0][0].bytes, &taken[5][0].bytes));
-    // Seven guesses missed (handed before one taken, never taken themselves) for 15 taken: the
-    // guesses are compiled alone again.
-    let missed: Vec<_> = (15..=22).map(|t| hand(t).expect("waiting")).collect();
-    builds.take(&TILED, &Tile(22)).expect("compiles");
-    drop(missed); // the pool dropped them unstarted
-    let handed: Vec<_> = (23..=28).map(|t| hand(t).expect("waiting")).collect();
-    run(handed);
-    for t in 23..=28 {
-        let images = builds.take(&TILED, &Tile(t)).expect("compiles");
-        assert_eq!(
-            images[0].entry, "tiled",
-            "TILE={t} was compiled with others"
-        );
     }
 }

@@ -1,11 +1,8 @@
-//! # How many builds the compile pool runs at once
+//! # How many builds the prebuild pool runs at once
 //!
-//! A compiler need not build faster on more threads. On an H200 machine of 16 cores, NVRTC
-//! compiled the 1,545 configurations of `gemm_cuda` in 27.2 s on 2 threads, 26.9 s on 4 and
-//! 32.2 s on 16, while on the 2-core development machine 2 threads took half the time of one.
-//! Where it does not, a pool as wide as the machine only queues the build the tuner waits for
-//! behind speculative ones, each slowed by the others: on that H200, 100 evaluations of `auto`
-//! took 4.7 to 6.9 s with the pool against 3.0 s with nothing compiled ahead.
+//! A compiler need not build faster on more threads (NVRTC may not), and where it does not, a
+//! pool as wide as the machine only queues the build the tuner waits for behind speculative
+//! ones, each slowed by the others.
 //!
 //! [`Gate`] finds the width that pays by measuring it: it lets one build run at a time, then
 //! doubles the width while the builds' throughput at the new width (completed builds over the
@@ -20,7 +17,7 @@ const GAIN: f64 = 1.25;
 
 /// The number of builds a pool lets run at once, found by measuring: one at first, doubled
 /// while the builds' throughput at the doubled width is at least 1.25 times the last width's,
-/// then kept. Public so that simulations of the pool (`cargo tunable bench --cost-model`) run
+/// then kept. Public so that the simulation of the pool (`cargo tunable bench --cost-model`) runs
 /// the tuner's own rule.
 #[derive(Debug)]
 pub struct Gate {
@@ -160,7 +157,7 @@ mod tests {
         assert!(gate.open());
         gate.enter();
         assert!(!gate.open(), "one at a time at first");
-        // Completions with nothing waiting (a slow tuning's hints) never widen the pool.
+        // Completions with nothing waiting (a slow tuning's guesses) never widen the pool.
         for i in 0..50 {
             gate.leave(f64::from(i) * 0.01, false);
             gate.enter();

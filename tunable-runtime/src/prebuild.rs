@@ -1,168 +1,84 @@
-//! # Compiling ahead
+//! # Prebuilding: compiling configurations before they are measured
 //!
-//! The tuner prepares a batch of configurations before it times them. It runs each variant of
-//! the batch once in *collecting* mode ([`collect`]): a GPU backend asked there for a kernel
-//! does not build or launch anything; it hands the build over as a [`Build`] (unless the kernel
-//! is built or being built already) and fails the call with its "deferred" error, which ends the
-//! variant's body there. The tuner then runs the builds on a pool of threads ([`run_pool`]), as
-//! many as the machine has cores; each build lands in the backend's cache, so the timed runs that
-//! follow find their kernel built, or wait for the build in flight.
+//! To *prebuild* is to compile a configuration's kernel on a pool of threads before the tuner
+//! measures it, so that compilation overlaps measurement. Two ways use it, neither by default
+//! (the default tuning asks for one configuration at a time and builds it when it runs it):
 //!
-//! - **GPU device:** the pool builds while the caller's thread times the variants already built:
-//!   compilation overlaps measurement.
-//! - **CPU device** (PoCL, where the kernels run on the cores that compile): the whole batch is
-//!   built first, then timed with the pool idle, so that no build disturbs a timing.
+//! - **a batch** (`TUNABLE_BATCH=N`, [`TuneOptions::batch`](crate::tuner::TuneOptions::batch)
+//!   of 2 or more): the tuner runs each variant of the batch once while [`collect`]ing, then
+//!   runs the builds on [`run_pool`] while it times the variants in order;
+//! - **speculation** (`TUNABLE_PREBUILD=on`,
+//!   [`TuneOptions::prebuild`](crate::tuner::TuneOptions::prebuild)): one configuration at a
+//!   time, and before each evaluation a [`Pool`] is handed the builds of the configurations the
+//!   strategy expects to ask next ([`Strategy::upcoming`]), as many as the machine has cores.
+//!   The configuration about to be measured is not handed over: the caller's thread builds it
+//!   when it runs it, so it never waits for a free lane. A build nobody ends up asking for
+//!   costs a core for a while. The pool runs as many builds at once as its [`Gate`] finds worth
+//!   it. Which configurations are evaluated, and in which order, never depends on the pool.
 //!
-//! Only the first kernel a variant asks for is compiled ahead (the body stops at the deferred
-//! error); a body that launches several kernels builds the others when it first runs them. A
-//! build that fails is cached with its reason like any build: the variant's timed run reports it
-//! and the tuning goes on.
+//! While [`collect`]ing, a GPU backend asked for a kernel does not build or launch anything: it
+//! hands the build over as a [`Build`] (unless the kernel is built or being built already) and
+//! fails the call with its "deferred" error, which ends the variant's body there. Each build
+//! lands in the backend's cache, so the timed runs that follow find their kernel built, or wait
+//! for the build in flight: the backends build each kernel once, whoever gets there first. Only
+//! the first kernel a variant asks for is prebuilt (the body stops at the deferred error); a
+//! build that fails is cached with its reason like any build.
 //!
-//! Backends count the kernels they are asked for ([`requests`]), so the tuner compiles ahead only
-//! for kernels that go through a backend: a CPU kernel's body has nothing to build, and running it
-//! to collect would run it.
-//!
-//! ## Speculation
-//!
-//! A tuning that asks the strategy for one configuration at a time keeps a [`Pool`] fed: before
-//! each evaluation it hands over the builds of the configurations the strategy expects to ask
-//! next ([`Strategy::upcoming`]), newest hints first: as many as the pool has threads, and up
-//! to [`hints`] (at least 16) once the strategy's guesses have come true ([`Hits`]). The pool's
-//! threads build them while the caller's thread builds and measures the configuration asked; a
-//! build nobody ends up asking for costs a core for a while, and a configuration asked before
-//! its build started is built by the thread that needs it (the backends build each kernel once,
-//! whoever gets there first).
-//! Which configurations are evaluated, and in which order, never depends on the pool.
-//!
-//! The pool runs one build at a time at first and doubles its width while the builds'
-//! throughput at the new width is at least 1.25 times that at the last, since a compiler need
-//! not build faster on more threads: NVRTC on an H200 machine of 16 cores compiled no faster on
-//! 4 threads than on 2, and slower on 16, and there a pool as wide as the machine only queued
-//! the build the tuner waited for behind speculative ones.
-//!
-//! The configuration about to be measured is not handed to the pool: the caller's thread builds
-//! it when it runs it, so that it never waits for a free lane, and the pool's lanes go to the
-//! guesses. Measured with NVRTC on the 2-core development machine (`gemm_cuda --pool`, 60
-//! evaluations of `auto`, 28 rounds): 0.61 +- 0.46 s less than handing it over, on 12.7 s, a
-//! gain within the noise; with the cores busy elsewhere, 14.4 against 15.3 s. Tried and dropped:
-//! the pool's threads at the lowest priority (with the cores busy elsewhere, a guessed build the
-//! tuner then needed starved: 50.3 s against 14.9 s), and counting the tuner's own build
-//! against the pool's width (fewer guesses built: 2.8 +- 0.9 s more, 8 rounds).
+//! Backends count the kernels they are asked for ([`note_request`]), so the tuner prebuilds only
+//! for kernels that go through a backend: a CPU kernel's body has nothing to build, and running
+//! it to collect would run it. A device that runs on the host's cores (PoCL) has its batch built
+//! before it is timed, with the pool idle meanwhile, and is never speculated for: a build would
+//! disturb the timing on the same cores. The measurements behind these rules are in
+//! `docs/notes/compile-path.md`.
 //!
 //! [`Strategy::upcoming`]: tunable_search::strategy::Strategy::upcoming
 
+pub(crate) mod build;
 mod gate;
-mod hits;
 
+use crate::evaluation::{self, EvalContext};
+pub use build::Build;
 pub use gate::Gate;
-pub use hits::{Hits, PRECISE_AFTER, PRECISE_RATIO, precise};
-use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
-/// One build handed over by a backend in collecting mode.
-pub struct Build {
-    work: Box<dyn FnOnce() + Send>,
-    host: bool,
-}
-
-impl std::fmt::Debug for Build {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Build").field("host", &self.host).finish()
-    }
-}
-
-impl Build {
-    /// A build, for a device that runs on the host's cores (`host`: PoCL, say) or not.
-    pub fn new(host: bool, work: impl FnOnce() + Send + 'static) -> Self {
-        Build {
-            work: Box::new(work),
-            host,
-        }
-    }
-
-    /// Whether the device runs on the host's cores: its batch is built before it is timed.
-    pub fn host(&self) -> bool {
-        self.host
-    }
-}
-
-thread_local! {
-    /// The builds handed over on this thread while collecting.
-    static COLLECTING: RefCell<Option<Vec<Build>>> = const { RefCell::new(None) };
-    /// Kernels asked of a backend on this thread.
-    static REQUESTS: Cell<u64> = const { Cell::new(0) };
-    /// Whether the last kernel asked of a backend on this thread runs on the host's cores.
-    static HOST: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Runs `f` in collecting mode: the builds the backends hand over meanwhile are returned
-/// with `f`'s result instead of being run.
+/// Runs `f` collecting: the builds the backends hand over meanwhile are returned with `f`'s
+/// result instead of being run. `f` runs in an evaluation context of its own
+/// ([`EvalContext::collecting`]).
 pub fn collect<R>(f: impl FnOnce() -> R) -> (R, Vec<Build>) {
-    let outer = COLLECTING.replace(Some(Vec::new()));
-    let r = f();
-    let builds = COLLECTING.replace(outer).unwrap_or_default();
-    (r, builds)
+    let (r, context) = evaluation::scope(EvalContext::collecting(), f);
+    (r, context.collecting.unwrap_or_default())
 }
 
-/// Whether this thread is collecting: a backend asked for a kernel then defers its build
+/// Whether this thread is collecting: a backend asked for a kernel then hands its build over
 /// ([`defer`]) and fails the call with its "deferred" error.
 pub fn collecting() -> bool {
-    COLLECTING.with_borrow(Option::is_some)
+    evaluation::with(|c| c.collecting.is_some()).unwrap_or(false)
 }
 
-/// Hands `build` over to the collection in progress on this thread (see [`collect`]).
+/// Hands `build` over to the collection in progress on this thread (see [`collect`]); nothing
+/// outside one.
 pub fn defer(build: Build) {
-    COLLECTING.with_borrow_mut(|c| {
-        if let Some(c) = c {
-            c.push(build);
+    evaluation::with(|c| {
+        if let Some(builds) = &mut c.collecting {
+            builds.push(build);
         }
     });
 }
 
-/// Counts a kernel asked of a backend on this thread (backends call it on every request), for
-/// a device that runs on the host's cores (`host`: PoCL) or not.
+/// Counts a kernel asked of a backend in the evaluation running on this thread (backends call
+/// it on every request), for a device that runs on the host's cores (`host`: PoCL) or not.
 pub fn note_request(host: bool) {
-    REQUESTS.set(REQUESTS.get() + 1);
-    HOST.set(host);
+    evaluation::with(|c| {
+        c.requests += 1;
+        c.host = host;
+    });
 }
 
-/// Kernels asked of a backend on this thread so far: a run that asked for none has nothing to
-/// compile ahead.
-pub fn requests() -> u64 {
-    REQUESTS.get()
-}
-
-/// Threads of the compile pool: the machine's cores.
+/// Threads of a prebuild pool: the machine's cores.
 pub fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
-}
-
-/// The guesses a tuning asks the strategy for before each evaluation (the configurations it
-/// expects to ask next): the machine's cores, and at least [`MIN_HINTS`]. All of them go to the
-/// [`Pool`] once the strategy's guesses have come true ([`Hits::precise`]), as many as the
-/// pool has threads before.
-pub fn hints() -> usize {
-    threads().max(MIN_HINTS)
-}
-
-/// The fewest guesses [`hints`] asks for. A backend that compiles several configurations in one
-/// program (the CUDA backend's NVRTC programs of up to eight) needs several guesses waiting to
-/// form one, and as many guesses as cores left none waiting on a machine of few cores. The
-/// extra guesses go to the pool only once guesses have come true: a guess that misses costs a
-/// build, and on few cores it slows the build the tuner waits for. Measured on 2 cores with
-/// `gemm_cuda --pool` (see `docs/results.md`).
-pub const MIN_HINTS: usize = 16;
-
-/// The widest batch worth compiling ahead on this thread's device: [`threads`] for a GPU, 1
-/// for a device on the host's cores. There the batch is built before it is timed, so only
-/// builds running in parallel could gain, and PoCL runs them one at a time (its compiler lock
-/// per OpenCL context): measured on PoCL 3.1, 16 evaluations of `gemm_opencl` took 88.5 s in
-/// batches of 2 against 77.3 s one at a time. `TUNABLE_BATCH` still compiles a batch ahead.
-/// A tuner's [`Pool`] compiles speculatively only where this is 2 or more.
-pub fn widest_batch() -> usize {
-    if HOST.get() { 1 } else { threads() }
 }
 
 /// Runs `builds` on a pool of `threads` threads (in their order) and `measure` on this thread:
@@ -181,8 +97,7 @@ pub fn run_pool<R>(builds: Vec<Build>, threads: usize, measure: impl FnOnce() ->
             .map(|_| {
                 s.spawn(|| {
                     while let Some(b) = next() {
-                        // A panicking build is the backend's bug; it must not stop the others.
-                        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(b.work));
+                        b.run();
                     }
                 })
             })
@@ -201,7 +116,7 @@ pub fn run_pool<R>(builds: Vec<Build>, threads: usize, measure: impl FnOnce() ->
 
 /// A pool of threads that builds what it is handed, most recently handed first, for as long as
 /// it lives: the compile pool of a tuning that compiles speculatively (see [the module
-/// docs](self#speculation)). Dropping it discards the builds not started and waits for those
+/// docs](self)). Dropping it discards the builds not started and waits for those
 /// running.
 pub struct Pool {
     shared: Arc<Queue>,
@@ -235,7 +150,7 @@ impl std::fmt::Debug for Pool {
 impl Pool {
     /// A pool of `threads` threads (at least 1), idle until handed builds. It runs one build
     /// at a time at first and widens while wider builds faster (see [the module
-    /// docs](self#speculation)).
+    /// docs](self)).
     pub fn new(threads: usize) -> Self {
         let threads = threads.max(1);
         let shared = Arc::new(Queue {
@@ -251,8 +166,7 @@ impl Pool {
                 let shared = Arc::clone(&shared);
                 std::thread::spawn(move || {
                     while let Some(b) = shared.next() {
-                        // A panicking build is the backend's bug; it must not stop the others.
-                        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(b.work));
+                        b.run();
                         shared.done();
                     }
                 })
@@ -264,14 +178,14 @@ impl Pool {
     /// Hands `builds` over, to be started before every build handed over earlier and not
     /// started yet, in their order.
     pub fn push_front(&self, builds: Vec<Build>) {
-        self.hint(&[], builds.into_iter().map(|b| (usize::MAX, b)).collect());
+        self.submit(&[], builds.into_iter().map(|b| (usize::MAX, b)).collect());
     }
 
     /// Hands `fresh` builds over, each tagged (with a configuration's position, say), and
     /// reorders the queue: first, in the order of `order`, the waiting builds and the fresh
     /// ones of each tag it names; then the fresh ones of other tags; then every build handed
     /// over earlier and not started yet, in their order.
-    pub fn hint(&self, order: &[usize], fresh: Vec<(usize, Build)>) {
+    pub fn submit(&self, order: &[usize], fresh: Vec<(usize, Build)>) {
         let mut state = self.shared.lock();
         let Some(q) = state.builds.as_mut() else {
             return;
@@ -395,43 +309,8 @@ mod tests {
         assert_eq!(seen, 5);
     }
 
-    /// Hands `n` builds to a pool of 4 threads, each sleeping 10 ms, holding `lock` meanwhile
-    /// when given one (a compiler that builds one thing at a time); returns the pool's width
-    /// once all are done.
-    fn width_after(n: usize, lock: Option<Arc<Mutex<()>>>) -> usize {
-        let pool = Pool::new(4);
-        let done = Arc::new(AtomicUsize::new(0));
-        let builds = (0..n)
-            .map(|_| {
-                let (done, lock) = (Arc::clone(&done), lock.clone());
-                Build::new(false, move || {
-                    let _held = lock
-                        .as_ref()
-                        .map(|l| l.lock().unwrap_or_else(|e| e.into_inner()));
-                    std::thread::sleep(std::time::Duration::from_millis(10));
-                    done.fetch_add(1, Ordering::SeqCst);
-                })
-            })
-            .collect();
-        pool.push_front(builds);
-        while done.load(Ordering::SeqCst) < n {
-            std::thread::sleep(std::time::Duration::from_millis(2));
-        }
-        pool.width()
-    }
-
     #[test]
-    fn the_pool_widens_only_while_wider_builds_faster() {
-        assert_eq!(width_after(30, None), 4, "builds that run side by side");
-        assert_eq!(
-            width_after(30, Some(Arc::default())),
-            1,
-            "builds that wait for each other"
-        );
-    }
-
-    #[test]
-    fn the_pool_builds_the_newest_hints_first_and_drops_what_it_never_started() {
+    fn the_pool_builds_the_newest_first_and_drops_what_it_never_started() {
         let order = Arc::new(Mutex::new(Vec::new()));
         let (gate_tx, gate_rx) = std::sync::mpsc::channel::<()>();
         let gate = Mutex::new(gate_rx);
@@ -464,12 +343,12 @@ mod tests {
             std::thread::yield_now();
         }
         assert_eq!(*order.lock().unwrap(), [0, 1, 2, 3, 4]);
-        // A hint moves the waiting builds it names to the front, in its order.
+        // A submission moves the waiting builds it names to the front, in its order.
         order.lock().unwrap().clear();
         let (gate2_tx, gate2_rx) = std::sync::mpsc::channel::<()>();
         let (s, o) = (Arc::new(AtomicUsize::new(0)), Arc::clone(&order));
         let s2 = Arc::clone(&s);
-        pool.hint(
+        pool.submit(
             &[],
             vec![(
                 9,
@@ -483,8 +362,8 @@ mod tests {
         while s.load(Ordering::SeqCst) == 0 {
             std::thread::yield_now();
         }
-        pool.hint(&[], vec![(5, build(5)), (6, build(6)), (7, build(7))]);
-        pool.hint(&[7, 8, 5], vec![(8, build(8))]);
+        pool.submit(&[], vec![(5, build(5)), (6, build(6)), (7, build(7))]);
+        pool.submit(&[7, 8, 5], vec![(8, build(8))]);
         gate2_tx.send(()).unwrap();
         while pool.waiting() > 0 || order.lock().unwrap().len() < 5 {
             std::thread::yield_now();

@@ -27,7 +27,7 @@
 #![allow(unsafe_code)]
 
 use std::time::Instant;
-use tunable::backend::cuda::{BATCH, Buffer, Cuda, CudaError, compile_many};
+use tunable::backend::cuda::{Buffer, Cuda, CudaError, PER_PROGRAM, compile_many};
 use tunable::backend::{Dims, Source};
 use tunable::compare::{METHOD, ROUNDS, side_by_side};
 use tunable::{Params, Space, tunable};
@@ -218,7 +218,7 @@ pub fn configs(space: &Space) -> Vec<SgemmCudaParams> {
         .collect()
 }
 
-/// Compiles each of `configs` with NVRTC for `arch` on `threads` threads, [`BATCH`] to an NVRTC
+/// Compiles each of `configs` with NVRTC for `arch` on `threads` threads, [`PER_PROGRAM`] to an NVRTC
 /// program: those that produced PTX, and those that failed with their error.
 pub fn compile_each(
     configs: &[SgemmCudaParams],
@@ -232,11 +232,12 @@ pub fn compile_each(
                 s.spawn(|| {
                     let mut done = Vec::new();
                     loop {
-                        let start = next.fetch_add(BATCH, std::sync::atomic::Ordering::Relaxed);
+                        let start =
+                            next.fetch_add(PER_PROGRAM, std::sync::atomic::Ordering::Relaxed);
                         if start >= configs.len() {
                             break done;
                         }
-                        let part = &configs[start..(start + BATCH).min(configs.len())];
+                        let part = &configs[start..(start + PER_PROGRAM).min(configs.len())];
                         let built = compile_many(&SGEMM, part, arch);
                         done.extend(
                             part.iter()

@@ -108,7 +108,7 @@ impl SpaceBuilder {
     }
 
     /// Binds the device properties that constraints name as `device.<property>` to `device`'s
-    /// values ([`device`](crate::space::device): without a table, or for a property it lacks,
+    /// values ([`device`]: without a table, or for a property it lacks,
     /// the conjuncts that read a property hold).
     pub fn device(mut self, device: DeviceProperties) -> Self {
         self.device = device;

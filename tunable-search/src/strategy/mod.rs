@@ -35,7 +35,7 @@
 //! (`moves.rs`), random and sampled starts (`starts.rs`), landing in the continuous space
 //! (`landing.rs`, [`Continuous`]) and repair ([`Repair`]). A strategy file holds its algorithm
 //! and its options, declared once (`options.rs`: field, default, doc, key and parser in one
-//! entry). [`Bayes`](crate::bayes::Bayes), [`Ensemble`] and [`Exhaustive`] implement
+//! entry). [`Bayes`], [`Ensemble`] and [`Exhaustive`] implement
 //! [`Strategy`] directly.
 //!
 //! ## Adding a strategy

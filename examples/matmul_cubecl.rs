@@ -103,7 +103,10 @@ fn cubes(n: usize, bx: u32, by: u32, wm: u32, wn: u32) -> CubeCount {
     tolerance = 1e-4,
     budget = 60,
     repeats = 5,
-    warmup = 1,
+    // Two: on lavapipe a kernel's first two launches run slower than the rest (the driver
+    // compiles at the first dispatch; the second is still cold), and the early stop judges a
+    // configuration by its last warm-up run.
+    warmup = 2,
 )]
 /// `c = a * b` for row-major `n x n` matrices on the CubeCL device; `n` is a multiple of 8.
 pub fn matmul_cubecl(
@@ -113,9 +116,10 @@ pub fn matmul_cubecl(
     c: &mut DeviceArray<f32>,
     n: usize,
 ) -> Result<(), CubeclError> {
+    let (bx, by, wm, wn, unroll) = (bx as u32, by as u32, wm as u32, wn as u32, unroll as u32);
     let (m, n32) = (n as u32, n as u32);
     gpu.launch(
-        &params,
+        params,
         cubes(n, bx, by, wm, wn),
         CubeDim::new_2d(bx, by),
         |client, count, dim| {
@@ -141,7 +145,7 @@ pub fn matmul_cubecl(
 /// oblong cubes of 64 to 256 units, one to sixteen outputs per unit, the loop unrolled four or
 /// eight times.
 const HAND_PICKED: [MatmulCubeclParams; 10] = {
-    const fn p(bx: u32, by: u32, wm: u32, wn: u32, unroll: u32) -> MatmulCubeclParams {
+    const fn p(bx: usize, by: usize, wm: usize, wn: usize, unroll: usize) -> MatmulCubeclParams {
         MatmulCubeclParams {
             bx,
             by,
@@ -182,27 +186,28 @@ static LAST: AtomicUsize = AtomicUsize::new(usize::MAX);
 fn cubecl_tunable_set(gpu: &CubeCl, inputs: &Inputs) -> (MatmulCubeclParams, f64) {
     static TUNER: LocalTuner<String, String> = LocalTuner::new("matmul_cubecl");
     let client = gpu.client().clone();
-    let set = TUNER.init(&"matmul".to_owned(), || {
-        let mut set =
+    let set = TUNER.init(&"matmul".to_owned(), move || {
+        let mut set: TunableSet<String, Inputs, ()> =
             TunableSet::new_cloning_inputs(|i: &Inputs| format!("n={}", i.n.next_power_of_two()));
         for (index, p) in HAND_PICKED.into_iter().enumerate() {
             let client = client.clone();
             set = set.with(CubeclTunable::new(&format!("{p:?}"), move |i: Inputs| {
                 LAST.store(index, Ordering::Relaxed);
                 let n = i.n as u32;
+                let [bx, by, wm, wn] = [p.bx, p.by, p.wm, p.wn].map(|v| v as u32);
                 matmul::launch(
                     &client,
-                    cubes(i.n, p.bx, p.by, p.wm, p.wn),
-                    CubeDim::new_2d(p.bx, p.by),
+                    cubes(i.n, bx, by, wm, wn),
+                    CubeDim::new_2d(bx, by),
                     i.a.arg(),
                     i.b.arg(),
                     i.c.arg(),
                     n,
                     n,
                     n,
-                    p.wm as usize,
-                    p.wn as usize,
-                    p.unroll,
+                    p.wm,
+                    p.wn,
+                    p.unroll as u32,
                 );
                 Ok::<(), String>(())
             }));

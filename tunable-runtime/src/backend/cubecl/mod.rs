@@ -26,9 +26,12 @@
 //!           device = gpu.device_id(), restore = x.write(&vec![1.0; n]),
 //!           verify = x, key = tunable::key::next_power_of_two(n as u64))]
 //! fn scale_tuned(gpu: &CubeCl, x: &mut Array<f32>, a: f32, n: usize) -> Result<(), CubeclError> {
-//!     let cubes = n.div_ceil((block * per_thread) as usize) as u32;
-//!     gpu.launch(&params, CubeCount::Static(cubes, 1, 1), CubeDim::new_1d(block),
-//!                |client, count, dim| scale::launch(client, count, dim, x.arg(), a, per_thread))
+//!     // Integer parameters are `usize` locals; CubeCL's counts and this comptime are `u32`.
+//!     let cubes = n.div_ceil(block * per_thread) as u32;
+//!     gpu.launch(params, CubeCount::Static(cubes, 1, 1), CubeDim::new_1d(block as u32),
+//!                |client, count, dim| {
+//!                    scale::launch(client, count, dim, x.arg(), a, per_thread as u32)
+//!                })
 //! }
 //!
 //! let gpu = CubeCl::new()?;

@@ -17,7 +17,7 @@
 //!     for k in 0..per_thread {
 //!         let i = ABSOLUTE_POS * per_thread as usize + k as usize;
 //!         if i < x.len() {
-//!             x[i] *= a;
+//!             x[i] = x[i] * a;
 //!         }
 //!     }
 //! }
@@ -34,10 +34,11 @@
 //!                })
 //! }
 //!
-//! let gpu = CubeCl::new()?;
-//! let mut x = gpu.upload(&vec![1.0f32; 1 << 20]);
-//! scale_tuned(&gpu, &mut x, 2.0, 1 << 20)?;
-//! # Ok::<(), CubeclError>(())
+//! fn main() -> Result<(), CubeclError> {
+//!     let gpu = CubeCl::new()?;
+//!     let mut x = gpu.upload(&vec![1.0f32; 1 << 20]);
+//!     scale_tuned(&gpu, &mut x, 2.0, 1 << 20)
+//! }
 //! ```
 //!
 //! - **One module owns CubeCL's API.** Its launch signature, client and argument types change

@@ -102,7 +102,8 @@ pub(crate) struct Inner {
     /// (CubeCL may run the launching closure on its device thread, so a thread's own list
     /// would not do).
     launching: Mutex<()>,
-    /// The configurations launched at least once (their first launch compiles the kernel).
+    /// The configurations launched at least once, by kernel (the type of its parameters) and
+    /// values: a configuration's first launch compiles its kernel.
     launched: Mutex<HashSet<String>>,
 }
 
@@ -238,7 +239,7 @@ impl CubeCl {
             .launched
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(config.clone());
+            .insert(format!("{}: {config}", std::any::type_name::<P>()));
         let client = &self.inner.client;
         let launcher = client.clone();
         let start = Instant::now();

@@ -29,7 +29,7 @@
 //!
 //! **Features and this documentation.** Some modules exist only with a feature, and
 //! documentation built without it does not show them: `backend::cuda` (feature `cuda`),
-//! `backend::opencl` (`opencl`), `backend::wgpu` (`wgpu`), and `journal` with the tuner's
+//! `backend::opencl` (`opencl`), `backend::wgpu` (`wgpu`), `backend::cubecl` (`cubecl`), and `journal` with the tuner's
 //! internals (`autotune`). The documentation on docs.rs is built with all four; locally,
 //! `cargo doc -p tunable-kernels --features autotune,cuda,opencl,wgpu`.
 //!
@@ -40,7 +40,7 @@
 //! | [`tunable`](macro@tunable) | the attribute: parameters, constraints, key, budget, strategy, verification |
 //! | [`key`] | bucketing problem sizes into keys (`key = ...`) |
 //! | [`verify`] | outputs checked while tuning (`verify = ...`): the [`Output`](verify::Output) trait |
-//! | [`backend`] | GPU kernels: OpenCL (feature `opencl`), CUDA (feature `cuda`) and WGSL through wgpu (feature `wgpu`), launch and timing |
+//! | [`backend`] | GPU kernels: OpenCL (feature `opencl`), CUDA (feature `cuda`), WGSL through wgpu (feature `wgpu`) and CubeCL's `#[cube]` kernels (feature `cubecl`), launch and timing |
 //! | [`Params`], [`Space`], [`SpaceBuilder`], [`Value`] | a kernel's configurations and its search space |
 //! | [`expr`] | the constraint language of `constraint = "..."` |
 //! | [`Choice`], [`Origin`] | which configuration a call runs and why (`<kernel>_config(..)`) |
@@ -154,6 +154,7 @@ mod guide {
         AheadOfTime = "../docs/src/ahead-of-time.md",
         GpuKernels = "../docs/src/gpu-kernels.md",
         Wgpu = "../docs/src/wgpu.md",
+        Cubecl = "../docs/src/cubecl.md",
         GpuCheck = "../docs/src/gpu-check.md",
         SearchSpaces = "../docs/src/search-spaces.md",
         Strategies = "../docs/src/strategies.md",

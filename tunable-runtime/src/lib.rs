@@ -10,7 +10,7 @@
 //! what a shipped binary runs: the baked table's lookup and the timing of the portable set on
 //! devices nobody tuned on (`tuner::portable`), [`choice`], the tuned file, parameters,
 //! keys, the device identity, timing and the backends' shared types. The GPU backends (`cuda`,
-//! `opencl`, `wgpu`) imply it.
+//! `opencl`, `wgpu`, `cubecl`) imply it.
 //!
 //! | module | what it holds |
 //! | --- | --- |
@@ -24,7 +24,7 @@
 //! | [`verify`] | checking a variant's output against a reference or an answer |
 //! | [`journal`] | the journal of measurements, a Kernel Tuner cache file per kernel, key, space, body and device |
 //! | [`store`] | the tuned file: the winner per (kernel, device, key), atomic and locked |
-//! | [`backend`] | GPU backends: OpenCL (feature `opencl`), CUDA (feature `cuda`) and wgpu (feature `wgpu`) |
+//! | [`backend`] | GPU backends: OpenCL (feature `opencl`), CUDA (feature `cuda`), wgpu (feature `wgpu`) and CubeCL (feature `cubecl`) |
 //! | [`params`] | the [`Params`](params::Params) trait of generated parameter structs |
 //! | [`device`] | the identity of this machine's CPU |
 //! | [`key`] | bucketing problem sizes into keys |

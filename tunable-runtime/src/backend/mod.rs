@@ -34,6 +34,10 @@
 //! the pipeline is created, not as definitions; what it stores beside the tuned file is the
 //! driver's pipeline cache blob, which speeds up creating the pipeline from its source.
 //!
+//! The CubeCL backend (`backend::cubecl`, feature `cubecl`, for `#[cube]` kernels) differs in
+//! another: a configuration reaches the kernel as Rust values, its comptime arguments, `CubeDim`
+//! and `CubeCount`, and CubeCL compiles it at its first launch.
+//!
 //! Inputs are uploaded by the caller, before the kernel is called: the body receives device
 //! buffers, so every variant runs on the same device data and a tuning uploads its inputs once.
 //! Launches are synchronous: `run` returns when the kernel has finished.
@@ -81,6 +85,8 @@ mod source;
 #[cfg(feature = "opencl")]
 mod wait;
 
+#[cfg(feature = "cubecl")]
+pub mod cubecl;
 #[cfg(feature = "cuda")]
 pub mod cuda;
 #[cfg(feature = "opencl")]

@@ -109,6 +109,60 @@ pub struct Limits {
     pub max_workgroups_per_dimension: u32,
 }
 
+impl Limits {
+    /// The limits of this name in wgpu's.
+    pub(crate) fn of(l: &wgpu::Limits) -> Limits {
+        Limits {
+            max_workgroup_size: [
+                l.max_compute_workgroup_size_x,
+                l.max_compute_workgroup_size_y,
+                l.max_compute_workgroup_size_z,
+            ],
+            max_invocations: l.max_compute_invocations_per_workgroup,
+            max_workgroup_storage: l.max_compute_workgroup_storage_size,
+            max_workgroups_per_dimension: l.max_compute_workgroups_per_dimension,
+        }
+    }
+}
+
+/// The adapter a wgpu device is opened on, with its instance: the one whose name contains
+/// `TUNABLE_WGPU_ADAPTER` (case-insensitive) if set, else wgpu's high-performance adapter. The
+/// wgpu and CubeCL backends both choose this way.
+pub(crate) fn choose_adapter() -> Result<(wgpu::Instance, wgpu::Adapter), WgpuError> {
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
+    let adapter = match std::env::var("TUNABLE_WGPU_ADAPTER") {
+        Ok(want) => {
+            let all = block_on(instance.enumerate_adapters(wgpu::Backends::all()));
+            let names: Vec<String> = all.iter().map(|a| a.get_info().name).collect();
+            let low = want.to_lowercase();
+            all.into_iter()
+                .find(|a| a.get_info().name.to_lowercase().contains(&low))
+                .ok_or_else(|| WgpuError::NoAdapter {
+                    reason: format!("TUNABLE_WGPU_ADAPTER={want:?} matches none of {names:?}"),
+                })?
+        }
+        Err(_) => block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            ..Default::default()
+        }))
+        .map_err(|e| WgpuError::NoAdapter {
+            reason: e.to_string(),
+        })?,
+    };
+    Ok((instance, adapter))
+}
+
+/// An adapter as device identities name it: `<name> (<backend>, <driver> <driver info>)`.
+pub(crate) fn adapter_name(info: &wgpu::AdapterInfo) -> String {
+    format!(
+        "{} ({:?}, {} {})",
+        info.name.trim(),
+        info.backend,
+        info.driver.trim(),
+        info.driver_info.trim()
+    )
+}
+
 /// Timestamp queries of one launch, where the device has them.
 pub(crate) struct Timer {
     queries: wgpu::QuerySet,
@@ -172,26 +226,7 @@ impl Wgpu {
     /// The adapter whose name contains `TUNABLE_WGPU_ADAPTER` (case-insensitive) if set, else
     /// wgpu's high-performance adapter, opened with its own limits.
     pub fn new() -> Result<Wgpu, WgpuError> {
-        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
-        let adapter = match std::env::var("TUNABLE_WGPU_ADAPTER") {
-            Ok(want) => {
-                let all = block_on(instance.enumerate_adapters(wgpu::Backends::all()));
-                let names: Vec<String> = all.iter().map(|a| a.get_info().name).collect();
-                let low = want.to_lowercase();
-                all.into_iter()
-                    .find(|a| a.get_info().name.to_lowercase().contains(&low))
-                    .ok_or_else(|| WgpuError::NoAdapter {
-                        reason: format!("TUNABLE_WGPU_ADAPTER={want:?} matches none of {names:?}"),
-                    })?
-            }
-            Err(_) => block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
-                power_preference: wgpu::PowerPreference::HighPerformance,
-                ..Default::default()
-            }))
-            .map_err(|e| WgpuError::NoAdapter {
-                reason: e.to_string(),
-            })?,
-        };
+        let (_, adapter) = choose_adapter()?;
         Wgpu::open(&adapter)
     }
 
@@ -223,17 +258,7 @@ impl Wgpu {
                 .unwrap_or_else(|e| e.into_inner())
                 .push(e.to_string());
         }));
-        let l = device.limits();
-        let limits = Limits {
-            max_workgroup_size: [
-                l.max_compute_workgroup_size_x,
-                l.max_compute_workgroup_size_y,
-                l.max_compute_workgroup_size_z,
-            ],
-            max_invocations: l.max_compute_invocations_per_workgroup,
-            max_workgroup_storage: l.max_compute_workgroup_storage_size,
-            max_workgroups_per_dimension: l.max_compute_workgroups_per_dimension,
-        };
+        let limits = Limits::of(&device.limits());
         let timer = features
             .contains(wgpu::Features::TIMESTAMP_QUERY)
             .then(|| Timer {
@@ -256,13 +281,7 @@ impl Wgpu {
                 }),
                 period: f64::from(queue.get_timestamp_period()),
             });
-        let id = format!(
-            "wgpu: {} ({:?}, {} {})",
-            info.name.trim(),
-            info.backend,
-            info.driver.trim(),
-            info.driver_info.trim()
-        );
+        let id = format!("wgpu: {}", adapter_name(&info));
         Ok(Wgpu {
             inner: Arc::new(Inner {
                 host: info.device_type == wgpu::DeviceType::Cpu,

@@ -62,7 +62,7 @@
 //! leave-one-family-out selection among the strategies run (see [`crate::loko`]) to the table.
 //! The runs of one cache and strategy are spread over `--jobs` threads (default: every core).
 
-use crate::{anytime, caches, family, gap, loko, plot};
+use crate::{anytime, caches, family, front, gap, loko, plot};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
@@ -73,6 +73,7 @@ use tunable_search::sim::stress::{self, Landscape, StressSpec};
 use tunable_search::sim::{
     KernelTunerCache, Observation, Replay, ScoreContext, ScoreOptions, Synthetic,
 };
+use tunable_search::pareto::Sense;
 use tunable_search::strategy::{self, Outcome, StrategySpec};
 
 /// Arguments of `bench`.
@@ -148,6 +149,21 @@ pub(crate) struct BenchArgs {
     /// Warm start from other devices' caches (see [`crate::warm`]).
     #[command(flatten)]
     warm: crate::warm::WarmArgs,
+    /// The objective to replay instead of the cache's own (time): any numeric field of a Kernel
+    /// Tuner cache's records (`ps_energy`, `nvml_energy`, `GFLOPS/W` with `--maximize`), or the
+    /// product of fields (`nvml_power*time`: energy in mJ where a cache records power); on a
+    /// stress landscape `time` or `energy` (the kinds with a clock, `tile_clock`).
+    #[arg(long, conflicts_with = "objectives")]
+    objective: Option<String>,
+    /// The objective (with `--objectives`, the second) is maximized: its values are negated,
+    /// as `shared/tools/score.py --maximize` does.
+    #[arg(long)]
+    maximize: bool,
+    /// Two objectives, `time,FIELD` (fields as for `--objective`): the strategies minimize the
+    /// first, and every run is also scored by the hypervolume of the front of what it has
+    /// evaluated so far, as a fraction of the true front's, at the `--anytime` checkpoints.
+    #[arg(long, value_delimiter = ',', num_args = 1)]
+    objectives: Vec<String>,
     /// Also simulate each run's wall time under a compile and launch cost model, with the old
     /// batch policy and with speculative compilation: `h100` or `h200`, optionally with
     /// `:compile=S:threads=N:cores=N:overhead=S:repeats=N:margin=F:gate=B:demand=B:stale=B:depth=N`
@@ -324,11 +340,24 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
     // Per source: the optimum and the timing noise (for the distance-to-optimum tables).
     let mut optima: Vec<(f64, Option<f64>)> = Vec::new();
     let mut costs: Vec<crate::cost::CostRow> = Vec::new();
+    if !args.objectives.is_empty() && args.objectives.len() != 2 {
+        return Err("--objectives takes two objectives, e.g. time,energy".into());
+    }
+    if args.synthetic.len() > 0 && (args.objective.is_some() || !args.objectives.is_empty()) {
+        return Err("--objective and --objectives apply to caches and stress landscapes".into());
+    }
+    let primary = args
+        .objectives
+        .first()
+        .or(args.objective.as_ref())
+        .cloned();
+    let mut front_rows: Vec<front::Row> = Vec::new();
     for source in &sources {
         let stem = source.stem();
         bar.set_message(stem.clone());
         let owned: Replay;
         let generated: Landscape;
+        let chosen: Replay;
         let (replay, noise, landscape) = match source {
             Source::Cache(path) => {
                 let noise;
@@ -344,6 +373,26 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
                 let noise = (generated.noise() > 0.0).then(|| generated.noise());
                 (generated.replay(), noise, Some(&generated))
             }
+        };
+        // Another objective than the source's own: the strategies are told its exact values.
+        let (replay, noise, landscape) = match &primary {
+            Some(field) if !(field == "time" && landscape.is_some()) => {
+                let values = objective_values(source, landscape, replay, field, &args)?;
+                let maximize = args.maximize && args.objectives.is_empty();
+                chosen = replay.with_values(sense(values, maximize));
+                (&chosen, noise.filter(|_| field == "time"), None)
+            }
+            _ => (replay, noise, landscape),
+        };
+        let fronts = match args.objectives.get(1) {
+            Some(field) => {
+                let second = objective_values(source, landscape, replay, field, &args)?;
+                let fronts = front::Fronts::new(replay.values(), &sense(second, args.maximize));
+                Some(fronts.ok_or_else(|| {
+                    format!("{stem}: no configuration is valid in both objectives")
+                })?)
+            }
+            None => None,
         };
         let first = match source {
             Source::Cache(path) if args.warm.is_on() => {
@@ -372,6 +421,17 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
             let runs = run_repeats(replay, landscape, spec, &args, jobs, &bar, &first);
             let values: Vec<Vec<Option<f64>>> = runs.iter().map(|r| r.0.clone()).collect();
             let seconds: Vec<f64> = runs.iter().map(|r| r.1).collect();
+            if let Some(fronts) = &fronts {
+                let positions: Vec<Vec<usize>> = runs.iter().map(|r| r.2.clone()).collect();
+                let at = fronts.at(&positions, &args.anytime);
+                match front_rows.iter_mut().find(|r| r.strategy == spec.to_string()) {
+                    Some(r) => r.per_source.push((stem.clone(), at)),
+                    None => front_rows.push(front::Row {
+                        strategy: spec.to_string(),
+                        per_source: vec![(stem.clone(), at)],
+                    }),
+                }
+            }
             if let Some(model) = args.cost_model
                 && landscape.is_none_or(|l| l.noise() == 0.0)
             {
@@ -520,6 +580,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
             table += &part;
         }
     }
+    table += &front::markdown(&args.objectives, &args.anytime, &front_rows);
     table += &failed_table(&stems, &rows);
     let names: Vec<String> = specs.iter().map(ToString::to_string).collect();
     let order: Vec<&str> = rows.iter().map(|r| r.strategy.as_str()).collect();
@@ -667,6 +728,64 @@ fn replay_for(
     Ok((Replay::new(&cache, space)?, gap::timing_noise(&cache)))
 }
 
+/// The values of objective `field` per position of `replay`'s space: for a cache, the field
+/// of its records (the product of `A*B`'s fields); for a stress landscape, `time` or `energy`.
+fn objective_values(
+    source: &Source<'_>,
+    landscape: Option<&Landscape>,
+    replay: &Replay,
+    field: &str,
+    args: &BenchArgs,
+) -> Result<Vec<Option<f64>>, Box<dyn std::error::Error>> {
+    match source {
+        Source::Cache(path) => {
+            let stem = source.stem();
+            let mut out: Option<Vec<Option<f64>>> = None;
+            for factor in field.split('*').map(str::trim) {
+                let cache = KernelTunerCache::load_field(path, factor)?;
+                if cache.entries.iter().all(|e| e.observation.is_failed()) {
+                    return Err(format!("{stem}: no record has a numeric '{factor}'").into());
+                }
+                let space = args.spaces.space_for(&stem, &cache)?;
+                let values = Replay::new(&cache, space)?.values().to_vec();
+                if values.len() != replay.values().len() {
+                    return Err(format!("{stem}: '{factor}' is over another space").into());
+                }
+                out = Some(match out {
+                    None => values,
+                    Some(acc) => acc
+                        .iter()
+                        .zip(&values)
+                        .map(|(a, b)| Some((*a)? * (*b)?))
+                        .collect(),
+                });
+            }
+            out.ok_or_else(|| format!("empty objective '{field}'").into())
+        }
+        Source::Stress(spec) => landscape
+            .and_then(|l| l.objective(field))
+            .map(<[Option<f64>]>::to_vec)
+            .ok_or_else(|| {
+                format!("{spec}: no objective '{field}' (time; energy on tile_clock)").into()
+            }),
+        Source::Synthetic(f) => Err(format!("{}: only its own objective", f.name()).into()),
+    }
+}
+
+/// `values` as a minimized objective: negated if `maximize`.
+fn sense(values: Vec<Option<f64>>, maximize: bool) -> Vec<Option<f64>> {
+    let sense = if maximize {
+        Sense::Maximize
+    } else {
+        Sense::Minimize
+    };
+    values.into_iter().map(|v| v.map(|v| sense.key(v))).collect()
+}
+
+/// One run: the true value of each configuration evaluated, the seconds spent in the strategy,
+/// and the positions evaluated.
+type Run = (Vec<Option<f64>>, f64, Vec<usize>);
+
 /// Runs `repeats` seeded runs of one strategy on `jobs` threads; results in repeat order. A run
 /// records the true value of each configuration it evaluated; on a generated landscape with
 /// noise the strategy is told the noisy measurement (repeat `i`'s noise is fixed by its seed).
@@ -679,9 +798,9 @@ fn run_repeats(
     jobs: usize,
     bar: &ProgressBar,
     first: &[usize],
-) -> Vec<(Vec<Option<f64>>, f64)> {
+) -> Vec<Run> {
     let next = AtomicUsize::new(0);
-    let mut results: Vec<Option<(Vec<Option<f64>>, f64)>> = vec![None; args.repeats];
+    let mut results: Vec<Option<Run>> = vec![None; args.repeats];
     let objective = |p: usize, seed: u64| match landscape {
         Some(land) => land
             .measure(p, seed)
@@ -716,7 +835,8 @@ fn run_repeats(
                             .iter()
                             .map(|t| replay.values()[t.position])
                             .collect();
-                        mine.push((i, (values, rec.strategy_seconds)));
+                        let positions = rec.trials.iter().map(|t| t.position).collect();
+                        mine.push((i, (values, rec.strategy_seconds, positions)));
                         bar.inc(1);
                     }
                     mine

@@ -423,3 +423,107 @@ fn a_pinpoint_is_one_or_two_configurations_in_a_small_noisy_space() {
         assert!(space.len() <= 4_000, "{text}");
     }
 }
+
+/// The Pearson correlation of log-time between neighbours (one parameter one level apart, both
+/// valid), over every such pair.
+fn neighbour_correlation(land: &Landscape) -> f64 {
+    let space = land.replay().space();
+    let values = land.replay().values();
+    let (mut xs, mut ys) = (Vec::new(), Vec::new());
+    for p in 0..space.len() {
+        let Some(a) = values[p] else { continue };
+        let base = space.indices(p);
+        for k in 0..space.dims() {
+            let mut c = base.clone();
+            c[k] += 1;
+            if let Some(b) = space.position(&c).and_then(|q| values[q]) {
+                xs.push(a.ln());
+                ys.push(b.ln());
+            }
+        }
+    }
+    let n = xs.len() as f64;
+    let (mx, my) = (xs.iter().sum::<f64>() / n, ys.iter().sum::<f64>() / n);
+    let cov: f64 = xs.iter().zip(&ys).map(|(x, y)| (x - mx) * (y - my)).sum();
+    let vx: f64 = xs.iter().map(|x| (x - mx).powi(2)).sum();
+    let vy: f64 = ys.iter().map(|y| (y - my).powi(2)).sum();
+    cov / (vx * vy).sqrt()
+}
+
+/// Per tile (every parameter but the clock), its times from the lowest clock to the highest.
+fn clock_series(land: &Landscape) -> Vec<Vec<f64>> {
+    let space = land.replay().space();
+    let values = land.replay().values();
+    let clock = param(land, "nvml_gr_clock");
+    let levels = space.params()[clock].values().len();
+    let mut out = Vec::new();
+    for p in 0..space.len() {
+        let idx = space.indices(p);
+        if idx[clock] != 0 {
+            continue;
+        }
+        let series: Option<Vec<f64>> = (0..levels as u16)
+            .map(|l| {
+                let mut c = idx.clone();
+                c[clock] = l;
+                space.position(&c).and_then(|q| values[q])
+            })
+            .collect();
+        out.extend(series);
+    }
+    out
+}
+
+#[test]
+fn probe_tile_clock() {
+    for text in [
+        "tile_clock",
+        "tile_clock:n=10240:d=6",
+        "tile_clock:n=20480:d=7",
+        "tile_clock:n=3000:d=5",
+        "levels",
+        "levels:n=600:d=4",
+        "levels:n=900:d=5",
+    ] {
+        let land = build(text);
+        let s = Stats::of(&land);
+        let values = land.replay().values();
+        let mut valid: Vec<f64> = values.iter().flatten().copied().collect();
+        valid.sort_by(f64::total_cmp);
+        let worst_over_median = valid[valid.len() - 1] / valid[valid.len() / 2];
+        let corr = neighbour_correlation(&land);
+        eprintln!("{text}: {s:?} worst/median {worst_over_median:.1} corr {corr:.2}");
+        if text.starts_with("tile_clock") {
+            let series = clock_series(&land);
+            let monotone = series
+                .iter()
+                .filter(|s| s.windows(2).all(|w| w[1] <= w[0]))
+                .count();
+            let mut factors: Vec<f64> = series.iter().map(|s| s[0] / s[s.len() - 1]).collect();
+            factors.sort_by(f64::total_cmp);
+            eprintln!(
+                "  tiles {} monotone {} median factor {:.3} mean factor {:.3}",
+                series.len(),
+                monotone,
+                factors[factors.len() / 2],
+                factors.iter().sum::<f64>() / factors.len() as f64
+            );
+            let energy = land.energy().unwrap();
+            let (be, e) = energy
+                .iter()
+                .enumerate()
+                .filter_map(|(p, e)| e.map(|e| (p, e)))
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .unwrap();
+            let (bt, t) = land.replay().optimum().unwrap();
+            let space = land.replay().space();
+            eprintln!(
+                "  fastest {:?} t {t:.3} E {:.3}; least energy {:?} t {:.3} E {e:.3}",
+                space.values(bt),
+                energy[bt].unwrap(),
+                space.values(be),
+                values[be].unwrap()
+            );
+        }
+    }
+}

@@ -52,14 +52,17 @@ mod cliffs;
 mod failing;
 mod flat_periodic;
 mod heavy_tail;
+mod levels;
 mod near_optimal;
 mod needle;
 mod noisy;
 mod pinpoint;
 mod plateau;
+mod power;
 mod required;
 pub(crate) mod shape;
 mod stats;
+mod tile_clock;
 mod wells;
 
 use super::{Replay, SimError};
@@ -92,11 +95,16 @@ pub enum StressKind {
     Cliffs,
     /// A needle in a small noisy space of few-valued parameters (issue 37).
     Pinpoint,
+    /// A tensor-core GEMM's tiles (products of interacting parameters) under a graphics clock of
+    /// ten levels, with failures, a heavy tail and energy from a power-frequency model.
+    TileClock,
+    /// A small space of a few many-levelled parameters with steep walls and a required level.
+    Levels,
 }
 
 impl StressKind {
     /// Every kind, in the order of the module docs.
-    pub const ALL: [StressKind; 10] = [
+    pub const ALL: [StressKind; 12] = [
         StressKind::FlatPeriodic,
         StressKind::HeavyTail,
         StressKind::Plateau,
@@ -107,6 +115,8 @@ impl StressKind {
         StressKind::Required,
         StressKind::Cliffs,
         StressKind::Pinpoint,
+        StressKind::TileClock,
+        StressKind::Levels,
     ];
 
     /// The kind's name (also its family in the bench's leave-one-family-out).
@@ -122,6 +132,8 @@ impl StressKind {
             StressKind::Required => "required",
             StressKind::Cliffs => "cliffs",
             StressKind::Pinpoint => "pinpoint",
+            StressKind::TileClock => "tile_clock",
+            StressKind::Levels => "levels",
         }
     }
 
@@ -143,6 +155,8 @@ impl StressKind {
             StressKind::Required => [(210, 5), (2_000, 6), (10_000, 8)],
             StressKind::Cliffs => [(100, 3), (900, 5), (6_000, 6)],
             StressKind::Pinpoint => [(243, 5), (1_000, 6), (4_000, 8)],
+            StressKind::TileClock => [(5_000, 6), (10_240, 6), (20_480, 7)],
+            StressKind::Levels => [(300, 3), (600, 4), (900, 5)],
         }
     }
 
@@ -157,7 +171,11 @@ impl StressKind {
             StressKind::NearOptimal => Some((1_000_000, 9)),
             StressKind::Noisy => Some((1_000_000, 12)),
             StressKind::Failing => Some((1_000_000, 13)),
-            StressKind::Required | StressKind::Cliffs | StressKind::Pinpoint => None,
+            StressKind::Required
+            | StressKind::TileClock
+            | StressKind::Cliffs
+            | StressKind::Pinpoint
+            | StressKind::Levels => None,
         }
     }
 
@@ -173,6 +191,8 @@ impl StressKind {
             StressKind::Required => required::roles(dims),
             StressKind::Cliffs => cliffs::roles(dims),
             StressKind::Pinpoint => pinpoint::roles(dims),
+            StressKind::TileClock => tile_clock::roles(dims),
+            StressKind::Levels => levels::roles(dims),
         }
     }
 
@@ -188,6 +208,8 @@ impl StressKind {
             StressKind::Required => required::model(plan, mix),
             StressKind::Cliffs => cliffs::model(plan, mix),
             StressKind::Pinpoint => pinpoint::model(plan, mix),
+            StressKind::TileClock => tile_clock::model(plan, mix),
+            StressKind::Levels => levels::model(plan, mix),
         }
     }
 }
@@ -213,6 +235,9 @@ pub(crate) struct Model {
     pub fail: f64,
     /// The default measurement noise (relative standard deviation).
     pub noise: f64,
+    /// The power in W a configuration draws (`None`: the kind carries no energy); a
+    /// configuration's energy is its time times its power.
+    pub power: Option<Box<dyn Fn(&Point) -> f64>>,
 }
 
 /// A hidden resource use (registers, shared memory): configurations above a threshold fail at
@@ -498,6 +523,7 @@ pub fn suite(list: &str) -> Result<Vec<StressSpec>, SimError> {
 pub struct Landscape {
     spec: StressSpec,
     replay: Replay,
+    energy: Option<Vec<Option<f64>>>,
     noise: f64,
     seed: u64,
     optimum: f64,
@@ -527,11 +553,15 @@ impl Landscape {
         let mut indices = vec![0u16; space.dims()];
         let mut raw = Vec::with_capacity(space.len());
         let mut resource = Vec::with_capacity(space.len());
+        let mut watts = Vec::new();
         for p in 0..space.len() {
             space.write_indices(p, &mut indices);
             point.set(&plan, &indices, p);
             raw.push(Some((model.raw)(&point)));
             resource.push(model.resource.eval(&point));
+            if let Some(power) = &model.power {
+                watts.push(power(&point));
+            }
         }
         let fail = spec.fail.unwrap_or(model.fail);
         if fail > 0.0 {
@@ -551,11 +581,26 @@ impl Landscape {
             Some(profile) => {
                 shape::apply_profile(&raw, &profile.scaled(mix.range(0.85, 1.15)), optimum)
             }
-            None => raw.iter().map(|r| r.map(|r| r * optimum)).collect(),
+            None => {
+                // `raw` is the time relative to the optimum; if failures took the best
+                // configuration away, the best one left is the optimum.
+                let floor = raw.iter().flatten().copied().fold(f64::INFINITY, f64::min);
+                let floor = if floor.is_finite() && floor > 1.0 { floor } else { 1.0 };
+                raw.iter().map(|r| r.map(|r| r / floor * optimum)).collect()
+            }
         };
+        // Time in ms times power in W: energy in mJ, given in J.
+        let energy = (!watts.is_empty()).then(|| {
+            values
+                .iter()
+                .zip(&watts)
+                .map(|(t, w)| t.map(|t| t * w / 1000.0))
+                .collect()
+        });
         Ok(Landscape {
             spec: spec.clone(),
             replay: Replay::from_values(space, values),
+            energy,
             noise: spec.noise.unwrap_or(model.noise),
             seed,
             optimum,
@@ -582,6 +627,22 @@ impl Landscape {
     /// base time; a needle's floor is its centre, 1x). The replay's brute-force optimum equals it.
     pub fn optimum(&self) -> f64 {
         self.optimum
+    }
+
+    /// The energy of each configuration in J (`None` = fails at run time), for the kinds with a
+    /// clock and a power model (`tile_clock`); `None` for the others.
+    pub fn energy(&self) -> Option<&[Option<f64>]> {
+        self.energy.as_deref()
+    }
+
+    /// The values of the objective `name` per configuration: `time` (the true times) or, where
+    /// the kind carries it, `energy`; `None` for an objective the landscape does not have.
+    pub fn objective(&self, name: &str) -> Option<&[Option<f64>]> {
+        match name {
+            "time" => Some(self.replay.values()),
+            "energy" => self.energy(),
+            _ => None,
+        }
     }
 
     /// The measurement noise: a relative standard deviation (0 for none).

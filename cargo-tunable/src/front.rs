@@ -84,8 +84,8 @@ pub(crate) fn markdown(objectives: &[String], checkpoints: &[usize], rows: &[Row
         .join(" / ");
     let mut t = format!(
         "\nHypervolume of the found front ({names}) as a fraction of the true front's, at k \
-         evaluations (the strategies minimize {} only): mean over the objectives, the worst \
-         objective's mean and the worst run:\n\n| strategy |",
+         evaluations (the strategies minimize {} only): mean over the caches and landscapes, the \
+         worst one's mean and the worst run:\n\n| strategy |",
         objectives.first().map_or("", String::as_str)
     );
     for k in checkpoints {

@@ -538,7 +538,7 @@ mod tests {
             lines.join(",\n")
         );
         assert!(parse(&text).is_err());
-        let c = KernelTunerCache::parse(&text, Path::new("j.json"), true).unwrap();
+        let c = KernelTunerCache::parse(&text, Path::new("j.json"), true, None).unwrap();
         assert_eq!(c.len(), 8);
         let why: Vec<String> = c.skipped.iter().map(ToString::to_string).collect();
         assert_eq!(why.len(), 3, "{why:?}");

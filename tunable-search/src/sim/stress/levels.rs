@@ -1,6 +1,6 @@
 //! # `levels`: a small space of a few many-levelled parameters and a required level
 //!
-//! Two to four parameters of many levels (block sizes in steps of 16, integers: 8 to 16 values
+//! Two or three parameters of many levels (block sizes in steps of 16, integers: 6 to 12 values
 //! each in a space of a few hundred configurations) and a few-valued parameter (a switch or a
 //! choice) one of whose levels is required: every configuration near the optimum has it. Along
 //! each many-levelled parameter the time has a seeded good window with steep walls on both sides

@@ -18,6 +18,8 @@
 //! | `required` | one level of a few-valued parameter (an unroll factor's 0, a switch, a choice; seeded) holds every configuration near the optimum but a minority of the space, and the trend at the other levels points away from it |
 //! | `cliffs` | small and heavy-tailed (median ~30x the optimum), each parameter's values costed by an unordered table, plus an occupancy cliff between two parameters |
 //! | `pinpoint` | few-valued parameters (2-4 values), 1-3% noise, one or two configurations within 10% of the optimum, away from the weak trend the rest follows |
+//! | `tile_clock` | a tensor-core GEMM: block tiles and warps per block whose products and ratios decide, a graphics clock of ten levels that scales time by ~1.2 (monotone in most tiles), 8% failures where block tile times warps is largest, median ~6x and slowest ~30x the median, ~0.15% within 5%; carries energy from a power-frequency model |
+//! | `levels` | small spaces (190 to 630 configurations in the default suite) of a few many-levelled parameters whose product is bounded, slow at their rare large values, and a required level of a switch or choice |
 //!
 //! How a landscape is made (the same for every kind, see `shape`): the kind gives its parameters
 //! roles (block sizes, power-of-two tiles, small integers, switches, choices),
@@ -30,10 +32,10 @@
 //!
 //! A [`StressSpec`] names one landscape: `kind[:n=SIZE][:d=DIMS][:seed=S][:noise=SIGMA][:fail=F]`
 //! (`n` is the Cartesian size aimed at; constraints remove some). [`suite`] names sets:
-//! `default` (every kind at three sizes and dimensions, 30 landscapes, 100 to 200,000
+//! `default` (every kind at three sizes and dimensions, 36 landscapes, 100 to 200,000
 //! configurations, 2 to 15 parameters), `small` (every kind at its smallest setting), `large`
-//! (the first seven kinds at about 10^6 configurations; the three kinds of small spaces have no
-//! large setting) and `all` (`default` and `large`, 37 landscapes). A kind's name alone is its three default settings.
+//! (the first seven kinds at about 10^6 configurations; the kinds of small spaces and
+//! `tile_clock` have no large setting) and `all` (`default` and `large`, 43 landscapes). A kind's name alone is its three default settings.
 //!
 //! ```
 //! use tunable_search::sim::stress::{Landscape, StressSpec};
@@ -464,10 +466,10 @@ pub const VARIED: [StressKind; 3] = [
 ///
 /// ```
 /// use tunable_search::sim::stress::suite;
-/// assert_eq!(suite("default").unwrap().len(), 30);
-/// assert_eq!(suite("small,needle:n=50:d=2").unwrap().len(), 11);
+/// assert_eq!(suite("default").unwrap().len(), 36);
+/// assert_eq!(suite("small,needle:n=50:d=2").unwrap().len(), 13);
 /// assert_eq!(suite("heavy_tail").unwrap().len(), 3);
-/// assert_eq!(suite("all").unwrap().len(), 37);
+/// assert_eq!(suite("all").unwrap().len(), 43);
 /// assert_eq!(suite("varied").unwrap().len(), 24);
 /// assert!(suite("heavy").is_err());
 /// ```
@@ -714,6 +716,9 @@ mod tests {
         for p in (0..space.len()).step_by(13) {
             eat(land.measure(p, 3).map_or(u64::MAX, f64::to_bits));
         }
+        for e in land.energy().unwrap_or_default() {
+            eat(e.map_or(u64::MAX, f64::to_bits));
+        }
         eat(model.fail.to_bits());
         eat(land.noise().to_bits());
         eat(land.optimum().to_bits());
@@ -726,7 +731,7 @@ mod tests {
     /// deliberately changing a generator, and then re-run the published stress bench.
     #[test]
     fn generators_are_unchanged() {
-        let expected: [(&str, u64); 31] = [
+        let expected: [(&str, u64); 35] = [
             ("flat_periodic:n=200:d=2", 0x29c4_2b7c_e10c_9289),
             ("flat_periodic:n=5000:d=5", 0x7341_cca5_d989_bba1),
             ("heavy_tail:n=500:d=3", 0x8b99_5842_b3d8_0fa0),
@@ -758,6 +763,10 @@ mod tests {
             ("cliffs:n=900:d=5", 0xd3ff_261a_af69_50cd),
             ("pinpoint:n=243:d=5", 0xd59a_3fcd_c6e1_8d99),
             ("pinpoint:n=1000:d=6", 0x61b9_9fa6_81ab_fd88),
+            ("tile_clock:n=5000:d=6", 0x3c0d_6540_bcbf_8a96),
+            ("tile_clock:n=3000:d=5:fail=0.2", 0xaf66_f91d_605f_d5b9),
+            ("levels:n=300:d=3", 0xa0c8_3058_e286_ff6f),
+            ("levels:n=600:d=4", 0x9432_ad65_669a_fb16),
         ];
         let mut changed = vec![];
         for (text, hash) in expected {

@@ -69,11 +69,11 @@ use serde::{Deserialize, Serialize};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use tunable_search::pareto::Sense;
 use tunable_search::sim::stress::{self, Landscape, StressSpec};
 use tunable_search::sim::{
     KernelTunerCache, Observation, Replay, ScoreContext, ScoreOptions, Synthetic,
 };
-use tunable_search::pareto::Sense;
 use tunable_search::strategy::{self, Outcome, StrategySpec};
 
 /// Arguments of `bench`.
@@ -346,11 +346,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
     if args.synthetic.len() > 0 && (args.objective.is_some() || !args.objectives.is_empty()) {
         return Err("--objective and --objectives apply to caches and stress landscapes".into());
     }
-    let primary = args
-        .objectives
-        .first()
-        .or(args.objective.as_ref())
-        .cloned();
+    let primary = args.objectives.first().or(args.objective.as_ref()).cloned();
     let mut front_rows: Vec<front::Row> = Vec::new();
     for source in &sources {
         let stem = source.stem();
@@ -424,7 +420,10 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
             if let Some(fronts) = &fronts {
                 let positions: Vec<Vec<usize>> = runs.iter().map(|r| r.2.clone()).collect();
                 let at = fronts.at(&positions, &args.anytime);
-                match front_rows.iter_mut().find(|r| r.strategy == spec.to_string()) {
+                match front_rows
+                    .iter_mut()
+                    .find(|r| r.strategy == spec.to_string())
+                {
                     Some(r) => r.per_source.push((stem.clone(), at)),
                     None => front_rows.push(front::Row {
                         strategy: spec.to_string(),
@@ -779,7 +778,10 @@ fn sense(values: Vec<Option<f64>>, maximize: bool) -> Vec<Option<f64>> {
     } else {
         Sense::Minimize
     };
-    values.into_iter().map(|v| v.map(|v| sense.key(v))).collect()
+    values
+        .into_iter()
+        .map(|v| v.map(|v| sense.key(v)))
+        .collect()
 }
 
 /// One run: the true value of each configuration evaluated, the seconds spent in the strategy,

@@ -3,9 +3,9 @@
 //! With `--objectives A,B` the bench scores every run by the front of what it has evaluated so
 //! far: at each anytime checkpoint `k`, the hypervolume of the front of its first `k`
 //! evaluations as a fraction of the true front's (every configuration's), both against the
-//! reference point of [`tunable_search::pareto::reference`] over the whole space (the worst
-//! value of each objective plus a tenth of its range). 1 means the whole true front was found; a
-//! run that found nothing valid scores 0. The strategies themselves minimize the first objective
+//! reference point of [`tunable_search::pareto::reference`] (the worst value of each objective
+//! on the true front plus a tenth of the front's range). 1 means the whole true front was found;
+//! a run that found nothing near the front scores 0. The strategies themselves minimize the first objective
 //! only: no strategy searches for a front yet, so this measures how much of the trade-off a
 //! single-objective search finds on its way.
 

@@ -9,9 +9,8 @@
 //! a *reference point* that every point of interest dominates. The bench scores a run by the
 //! hypervolume of the front of what it has evaluated so far as a fraction of the true front's
 //! (every configuration's), against one reference point for both: [`reference`], the worst value
-//! of each objective over the whole space plus a tenth of its range (worst minus best), so that
-//! every valid point, the worst included, adds some area and the rule does not depend on the
-//! objectives' units or signs.
+//! of each objective on the true front plus a tenth of the front's range in it, a rule that does
+//! not depend on the objectives' units or signs.
 //!
 //! ```
 //! use tunable_search::pareto::{front, hypervolume, reference};
@@ -102,29 +101,29 @@ pub fn hypervolume(points: &[[f64; 2]], reference: [f64; 2]) -> f64 {
 }
 
 /// The reference point of [`hypervolume`] for a space whose valid points are `points`: per
-/// objective, the worst value plus a tenth of the range (worst minus best; a tenth of the
-/// worst's magnitude, or 1, if every value is equal). `None` if no point is finite.
+/// objective, the worst value *on the true front* (the nadir) plus a tenth of the front's range
+/// in it (nadir minus best; a tenth of the nadir's magnitude, or 1, if the front has one value).
+/// A reference at the worst value of the whole space would make the trade-off a sliver of the
+/// area: on a heavy-tailed space almost any point dominates almost all of it. `None` if no point
+/// is finite.
 pub fn reference(points: &[[f64; 2]]) -> Option<[f64; 2]> {
-    let finite: Vec<&[f64; 2]> = points
-        .iter()
-        .filter(|p| p.iter().all(|v| v.is_finite()))
-        .collect();
-    if finite.is_empty() {
+    let on: Vec<[f64; 2]> = front(points).into_iter().map(|i| points[i]).collect();
+    if on.is_empty() {
         return None;
     }
     let mut out = [0.0; 2];
     for (k, slot) in out.iter_mut().enumerate() {
-        let worst = finite.iter().map(|p| p[k]).fold(f64::NEG_INFINITY, f64::max);
-        let best = finite.iter().map(|p| p[k]).fold(f64::INFINITY, f64::min);
-        let range = worst - best;
+        let nadir = on.iter().map(|p| p[k]).fold(f64::NEG_INFINITY, f64::max);
+        let ideal = on.iter().map(|p| p[k]).fold(f64::INFINITY, f64::min);
+        let range = nadir - ideal;
         let margin = if range > 0.0 {
             0.1 * range
-        } else if worst != 0.0 {
-            0.1 * worst.abs()
+        } else if nadir != 0.0 {
+            0.1 * nadir.abs()
         } else {
             1.0
         };
-        *slot = worst + margin;
+        *slot = nadir + margin;
     }
     Some(out)
 }
@@ -169,15 +168,28 @@ mod tests {
         let stairs = [[1.0, 4.0], [2.0, 2.0], [4.0, 1.0]];
         assert_eq!(hypervolume(&stairs, r), 11.0);
         // Dominated points and points beyond the reference add nothing.
-        let more = [[1.0, 4.0], [2.0, 2.0], [4.0, 1.0], [3.0, 3.0], [6.0, 0.5], [0.5, 5.0]];
+        let more = [
+            [1.0, 4.0],
+            [2.0, 2.0],
+            [4.0, 1.0],
+            [3.0, 3.0],
+            [6.0, 0.5],
+            [0.5, 5.0],
+        ];
         assert_eq!(hypervolume(&more, r), 11.0);
         assert_eq!(hypervolume(&[], r), 0.0);
     }
 
     #[test]
-    fn the_reference_adds_a_tenth_of_the_range() {
+    fn the_reference_adds_a_tenth_of_the_fronts_range() {
+        // The front is (1, 3) and (2, 1); (5, 5) is dominated and does not move it.
+        assert_eq!(
+            reference(&[[1.0, 3.0], [2.0, 1.0], [5.0, 5.0]]),
+            Some([2.1, 3.2])
+        );
+        // One point on the front: a tenth of its magnitude, or 1 at zero.
         let points = [[1.0, 10.0], [3.0, 20.0], [f64::INFINITY, 0.0]];
-        assert_eq!(reference(&points), Some([3.2, 21.0]));
+        assert_eq!(reference(&points), Some([1.1, 11.0]));
         assert_eq!(reference(&[[2.0, 0.0]]), Some([2.2, 1.0]));
         assert_eq!(reference(&[]), None);
     }
@@ -190,10 +202,10 @@ mod tests {
         assert!(dominates(&points[0], &points[1]));
         assert_eq!(front(&points), vec![2, 0]);
         let r = reference(&points).unwrap();
-        // Reference: time 2 + 0.15, GFLOPS/W -2 + 0.8.
-        assert!((r[0] - 2.15).abs() < 1e-12 && (r[1] + 1.2).abs() < 1e-12);
-        // (0.5, -2): 1.65 * 0.8; then (1, -10): 1.15 * 8.
+        // The front (0.5, -2), (1, -10): reference time 1 + 0.05, GFLOPS/W -2 + 0.8.
+        assert!((r[0] - 1.05).abs() < 1e-12 && (r[1] + 1.2).abs() < 1e-12);
+        // (0.5, -2): 0.55 * 0.8; then (1, -10): 0.05 * 8.
         let hv = hypervolume(&points, r);
-        assert!((hv - (1.65 * 0.8 + 1.15 * 8.0)).abs() < 1e-9, "{hv}");
+        assert!((hv - (0.55 * 0.8 + 0.05 * 8.0)).abs() < 1e-9, "{hv}");
     }
 }

@@ -82,7 +82,11 @@ fn the_default_suite_spans_sizes_and_dimensions() {
         let n = land.replay().space().len();
         // Constraints remove some of the Cartesian size aimed at, never most of it; the warp
         // tile's constraint of `tile_clock` removes up to 60%, as a GEMM's restrictions do.
-        let kept = if spec.kind == StressKind::TileClock { 3 } else { 2 };
+        let kept = if spec.kind == StressKind::TileClock {
+            3
+        } else {
+            2
+        };
         assert!(
             n <= spec.size && n * kept >= spec.size,
             "{spec}: {n} configurations"

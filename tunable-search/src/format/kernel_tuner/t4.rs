@@ -37,8 +37,8 @@ pub(super) fn from_t4(
         .or_else(|| {
             results
                 .first()
-        .and_then(|r| r.get("objectives"))
-        .and_then(|o| o.get(0))
+                .and_then(|r| r.get("objectives"))
+                .and_then(|o| o.get(0))
                 .and_then(Json::as_str)
                 .map(str::to_owned)
         })

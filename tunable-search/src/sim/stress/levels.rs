@@ -54,7 +54,10 @@ pub(super) fn model(plan: &Plan, mix: &mut Mix) -> Model {
         .filter(|&&k| key.is_none_or(|(q, _)| q != k))
         .map(|&k| {
             let weight = mix.range(0.1, 0.4);
-            (k, (0..plan.counts[k]).map(|_| weight * mix.unit()).collect())
+            (
+                k,
+                (0..plan.counts[k]).map(|_| weight * mix.unit()).collect(),
+            )
         })
         .collect();
     let roughness = mix.range(0.05, 0.15);
@@ -86,7 +89,10 @@ pub(super) fn model(plan: &Plan, mix: &mut Mix) -> Model {
         [a, b, ..] => {
             let top = |k: usize| plan.roles[k].value_f64(plan.counts[k] - 1);
             let limit = (top(*a) * top(*b) * mix.range(0.3, 0.45)).round();
-            vec![format!("{} * {} <= {limit}", plan.names[*a], plan.names[*b])]
+            vec![format!(
+                "{} * {} <= {limit}",
+                plan.names[*a], plan.names[*b]
+            )]
         }
         _ => vec![],
     };
@@ -107,4 +113,3 @@ pub(super) fn model(plan: &Plan, mix: &mut Mix) -> Model {
         noise: 0.0,
     }
 }
-

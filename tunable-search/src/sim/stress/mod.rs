@@ -587,7 +587,11 @@ impl Landscape {
                 // `raw` is the time relative to the optimum; if failures took the best
                 // configuration away, the best one left is the optimum.
                 let floor = raw.iter().flatten().copied().fold(f64::INFINITY, f64::min);
-                let floor = if floor.is_finite() && floor > 1.0 { floor } else { 1.0 };
+                let floor = if floor.is_finite() && floor > 1.0 {
+                    floor
+                } else {
+                    1.0
+                };
                 raw.iter().map(|r| r.map(|r| r / floor * optimum)).collect()
             }
         };

@@ -24,7 +24,9 @@
 //! are switches and small integers with mild seeded costs.
 
 use super::power::PowerModel;
-use super::shape::{CLOCK_LEVELS, Mix, Plan, Point, Profile, Role, hash, normal_of, roles as cycle, unit_of};
+use super::shape::{
+    CLOCK_LEVELS, Mix, Plan, Point, Profile, Role, hash, normal_of, roles as cycle, unit_of,
+};
 use super::{Model, Resource};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -288,10 +290,7 @@ fn warp_tile_constraints(plan: &Plan) -> Vec<String> {
     let slots = Slots::of(plan);
     (0..2)
         .filter_map(|a| match (slots.block[a], slots.warps[a]) {
-            (Some(b), Some(w)) => Some(format!(
-                "{} >= 16 * {}",
-                plan.names[b], plan.names[w]
-            )),
+            (Some(b), Some(w)) => Some(format!("{} >= 16 * {}", plan.names[b], plan.names[w])),
             _ => None,
         })
         .collect()

@@ -343,7 +343,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
     if !args.objectives.is_empty() && args.objectives.len() != 2 {
         return Err("--objectives takes two objectives, e.g. time,energy".into());
     }
-    if args.synthetic.len() > 0 && (args.objective.is_some() || !args.objectives.is_empty()) {
+    if !args.synthetic.is_empty() && (args.objective.is_some() || !args.objectives.is_empty()) {
         return Err("--objective and --objectives apply to caches and stress landscapes".into());
     }
     let primary = args.objectives.first().or(args.objective.as_ref()).cloned();

@@ -74,7 +74,7 @@ pub(super) fn model(plan: &Plan, mix: &mut Mix) -> Model {
                 // The second parameter's best value moves against the first's.
                 shift = -valley * (p.x[k] - centre);
             }
-            if block[k] && (p.v[k] as u64) % 64 == 0 {
+            if block[k] && (p.v[k] as u64).is_multiple_of(64) {
                 r -= 0.1 * w;
             }
         }

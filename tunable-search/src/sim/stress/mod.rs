@@ -222,13 +222,16 @@ impl fmt::Display for StressKind {
     }
 }
 
+/// A number per configuration: a structure's rank score, a time or a power.
+pub(crate) type PerPoint = Box<dyn Fn(&Point) -> f64>;
+
 /// What a kind's generator gives for a plan: the structure that ranks configurations and how
 /// rankings become times.
 pub(crate) struct Model {
     /// Constraints of the space, in the expression language.
     pub constraints: Vec<String>,
     /// The structure: lower is better.
-    pub raw: Box<dyn Fn(&Point) -> f64>,
+    pub raw: PerPoint,
     /// How ranks become times; `None`: `raw` is already the time relative to the optimum.
     pub profile: Option<Profile>,
     /// The hidden resource whose top configurations fail (the `fail` option picks how many).
@@ -239,7 +242,7 @@ pub(crate) struct Model {
     pub noise: f64,
     /// The power in W a configuration draws (`None`: the kind carries no energy); a
     /// configuration's energy is its time times its power.
-    pub power: Option<Box<dyn Fn(&Point) -> f64>>,
+    pub power: Option<PerPoint>,
 }
 
 /// A hidden resource use (registers, shared memory): configurations above a threshold fail at

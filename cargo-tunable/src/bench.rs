@@ -10,7 +10,13 @@
 //!     --strategy NAME[,NAME...] --budget 220 --repeats 35 --seed 1 --out DIR [--peer DIR] [--batch N] [--jobs N]
 //!     [--score kernel-tuner|window] [--anytime 25,50,100,220] [--pairs] [--loko]
 //!     [--warm-start-from CACHE ... | --warm-start-family] [--cost-model h100|h200[:key=value...]]
+//!     [--objective FIELD [--maximize] | --objectives time,FIELD [--maximize]]
 //! ```
+//!
+//! `--objective FIELD` replays another field of the caches' records (`ps_energy`, `GFLOPS/W`
+//! with `--maximize`, a product `nvml_power*time`) or a stress landscape's `energy`;
+//! `--objectives time,FIELD` also scores each run by the hypervolume of its found front
+//! ([`crate::front`]).
 //!
 //! `--cost-model` adds a table of simulated wall times per objective and strategy under the
 //! old batch policy and under speculative compilation ([`crate::cost`]), written to
@@ -26,8 +32,8 @@
 //!
 //! `--stress` adds generated landscapes of the kinds a new user brings
 //! ([`tunable_search::sim::stress`]: flat and periodic, heavy-tailed, plateaus, needles,
-//! near-optimal, noisy, failing, and the small spaces of a required level, cliffs and
-//! pinpoints), each kind a family of its own (its stems are
+//! near-optimal, noisy, failing, the small spaces of a required level, cliffs, pinpoints and
+//! many levels, and a tensor-core GEMM's tiles under a clock), each kind a family of its own (its stems are
 //! `kind_N<size>_D<dims>`). On a noisy landscape the strategy is told noisy measurements
 //! (repeat `i`'s noise fixed by its seed) while its run records, and the score uses, the true
 //! times. The bench prints a summary per group (caches, stress landscapes): per strategy, the
@@ -87,11 +93,11 @@ pub(crate) struct BenchArgs {
     #[arg(long, value_parser = parse_synthetic)]
     synthetic: Vec<Synthetic>,
     /// Generated stress landscapes (see `tunable_search::sim::stress`), comma-separated:
-    /// `default` (every kind at three sizes, 30 landscapes), `small` (every kind at its smallest),
+    /// `default` (every kind at three sizes, 36 landscapes), `small` (every kind at its smallest),
     /// `large` (seven kinds at about 10^6), `all` (`default` and `large`), `varied` (`required`,
     /// `cliffs` and `pinpoint` at eight seeded settings each, 210 to 980 configurations), a kind
     /// (`flat_periodic`, `heavy_tail`, `plateau`, `needle`, `near_optimal`, `noisy`, `failing`,
-    /// `required`, `cliffs`, `pinpoint`: its three default settings) or
+    /// `required`, `cliffs`, `pinpoint`, `tile_clock`, `levels`: its three default settings) or
     /// `kind:n=SIZE:d=DIMS[:seed=S][:noise=E][:fail=F]`.
     #[arg(long, value_parser = parse_stress)]
     stress: Vec<Vec<StressSpec>>,

@@ -354,6 +354,13 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
     }
     let primary = args.objectives.first().or(args.objective.as_ref()).cloned();
     let mut front_rows: Vec<front::Row> = Vec::new();
+    // The fronts are scored at the anytime checkpoints the budget reaches, as the scores are.
+    let front_checkpoints: Vec<usize> = args
+        .anytime
+        .iter()
+        .copied()
+        .filter(|&k| k <= args.budget)
+        .collect();
     for source in &sources {
         let stem = source.stem();
         bar.set_message(stem.clone());
@@ -425,7 +432,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
             let seconds: Vec<f64> = runs.iter().map(|r| r.1).collect();
             if let Some(fronts) = &fronts {
                 let positions: Vec<Vec<usize>> = runs.iter().map(|r| r.2.clone()).collect();
-                let at = fronts.at(&positions, &args.anytime);
+                let at = fronts.at(&positions, &front_checkpoints);
                 match front_rows
                     .iter_mut()
                     .find(|r| r.strategy == spec.to_string())
@@ -585,7 +592,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
             table += &part;
         }
     }
-    table += &front::markdown(&args.objectives, &args.anytime, &front_rows);
+    table += &front::markdown(&args.objectives, &front_checkpoints, &front_rows);
     table += &failed_table(&stems, &rows);
     let names: Vec<String> = specs.iter().map(ToString::to_string).collect();
     let order: Vec<&str> = rows.iter().map(|r| r.strategy.as_str()).collect();

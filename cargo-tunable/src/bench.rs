@@ -10,7 +10,13 @@
 //!     --strategy NAME[,NAME...] --budget 220 --repeats 35 --seed 1 --out DIR [--peer DIR] [--batch N] [--jobs N]
 //!     [--score kernel-tuner|window] [--anytime 25,50,100,220] [--pairs] [--loko]
 //!     [--warm-start-from CACHE ... | --warm-start-family] [--cost-model h100|h200[:key=value...]]
+//!     [--objective FIELD [--maximize] | --objectives time,FIELD [--maximize]]
 //! ```
+//!
+//! `--objective FIELD` replays another field of the caches' records (`ps_energy`, `GFLOPS/W`
+//! with `--maximize`, a product `nvml_power*time`) or a stress landscape's `energy`;
+//! `--objectives time,FIELD` also scores each run by the hypervolume of its found front
+//! ([`crate::front`]).
 //!
 //! `--cost-model` adds a table of simulated wall times per objective and strategy under the
 //! old batch policy and under speculative compilation ([`crate::cost`]), written to
@@ -26,8 +32,8 @@
 //!
 //! `--stress` adds generated landscapes of the kinds a new user brings
 //! ([`tunable_search::sim::stress`]: flat and periodic, heavy-tailed, plateaus, needles,
-//! near-optimal, noisy, failing, and the small spaces of a required level, cliffs and
-//! pinpoints), each kind a family of its own (its stems are
+//! near-optimal, noisy, failing, the small spaces of a required level, cliffs, pinpoints and
+//! many levels, and a tensor-core GEMM's tiles under a clock), each kind a family of its own (its stems are
 //! `kind_N<size>_D<dims>`). On a noisy landscape the strategy is told noisy measurements
 //! (repeat `i`'s noise fixed by its seed) while its run records, and the score uses, the true
 //! times. The bench prints a summary per group (caches, stress landscapes): per strategy, the
@@ -62,13 +68,14 @@
 //! leave-one-family-out selection among the strategies run (see [`crate::loko`]) to the table.
 //! The runs of one cache and strategy are spread over `--jobs` threads (default: every core).
 
-use crate::{anytime, caches, family, gap, loko, plot};
+use crate::{anytime, caches, family, front, gap, loko, plot};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use tunable_search::pareto::Sense;
 use tunable_search::sim::stress::{self, Landscape, StressSpec};
 use tunable_search::sim::{
     KernelTunerCache, Observation, Replay, ScoreContext, ScoreOptions, Synthetic,
@@ -86,11 +93,11 @@ pub(crate) struct BenchArgs {
     #[arg(long, value_parser = parse_synthetic)]
     synthetic: Vec<Synthetic>,
     /// Generated stress landscapes (see `tunable_search::sim::stress`), comma-separated:
-    /// `default` (every kind at three sizes, 30 landscapes), `small` (every kind at its smallest),
+    /// `default` (every kind at three sizes, 36 landscapes), `small` (every kind at its smallest),
     /// `large` (seven kinds at about 10^6), `all` (`default` and `large`), `varied` (`required`,
     /// `cliffs` and `pinpoint` at eight seeded settings each, 210 to 980 configurations), a kind
     /// (`flat_periodic`, `heavy_tail`, `plateau`, `needle`, `near_optimal`, `noisy`, `failing`,
-    /// `required`, `cliffs`, `pinpoint`: its three default settings) or
+    /// `required`, `cliffs`, `pinpoint`, `tile_clock`, `levels`: its three default settings) or
     /// `kind:n=SIZE:d=DIMS[:seed=S][:noise=E][:fail=F]`.
     #[arg(long, value_parser = parse_stress)]
     stress: Vec<Vec<StressSpec>>,
@@ -148,6 +155,21 @@ pub(crate) struct BenchArgs {
     /// Warm start from other devices' caches (see [`crate::warm`]).
     #[command(flatten)]
     warm: crate::warm::WarmArgs,
+    /// The objective to replay instead of the cache's own (time): any numeric field of a Kernel
+    /// Tuner cache's records (`ps_energy`, `nvml_energy`, `GFLOPS/W` with `--maximize`), or the
+    /// product of fields (`nvml_power*time`: energy in mJ where a cache records power); on a
+    /// stress landscape `time` or `energy` (the kinds with a clock, `tile_clock`).
+    #[arg(long, conflicts_with = "objectives")]
+    objective: Option<String>,
+    /// The objective (with `--objectives`, the second) is maximized: its values are negated,
+    /// as `shared/tools/score.py --maximize` does.
+    #[arg(long)]
+    maximize: bool,
+    /// Two objectives, `time,FIELD` (fields as for `--objective`): the strategies minimize the
+    /// first, and every run is also scored by the hypervolume of the front of what it has
+    /// evaluated so far, as a fraction of the true front's, at the `--anytime` checkpoints.
+    #[arg(long, value_delimiter = ',', num_args = 1)]
+    objectives: Vec<String>,
     /// Also simulate each run's wall time under a compile and launch cost model, with the old
     /// batch policy and with speculative compilation: `h100` or `h200`, optionally with
     /// `:compile=S:threads=N:cores=N:overhead=S:repeats=N:margin=F:gate=B:demand=B:stale=B:depth=N`
@@ -324,11 +346,27 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
     // Per source: the optimum and the timing noise (for the distance-to-optimum tables).
     let mut optima: Vec<(f64, Option<f64>)> = Vec::new();
     let mut costs: Vec<crate::cost::CostRow> = Vec::new();
+    if !args.objectives.is_empty() && args.objectives.len() != 2 {
+        return Err("--objectives takes two objectives, e.g. time,energy".into());
+    }
+    if !args.synthetic.is_empty() && (args.objective.is_some() || !args.objectives.is_empty()) {
+        return Err("--objective and --objectives apply to caches and stress landscapes".into());
+    }
+    let primary = args.objectives.first().or(args.objective.as_ref()).cloned();
+    let mut front_rows: Vec<front::Row> = Vec::new();
+    // The fronts are scored at the anytime checkpoints the budget reaches, as the scores are.
+    let front_checkpoints: Vec<usize> = args
+        .anytime
+        .iter()
+        .copied()
+        .filter(|&k| k <= args.budget)
+        .collect();
     for source in &sources {
         let stem = source.stem();
         bar.set_message(stem.clone());
         let owned: Replay;
         let generated: Landscape;
+        let chosen: Replay;
         let (replay, noise, landscape) = match source {
             Source::Cache(path) => {
                 let noise;
@@ -344,6 +382,26 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
                 let noise = (generated.noise() > 0.0).then(|| generated.noise());
                 (generated.replay(), noise, Some(&generated))
             }
+        };
+        // Another objective than the source's own: the strategies are told its exact values.
+        let (replay, noise, landscape) = match &primary {
+            Some(field) if !(field == "time" && landscape.is_some()) => {
+                let values = objective_values(source, landscape, replay, field, &args)?;
+                let maximize = args.maximize && args.objectives.is_empty();
+                chosen = replay.with_values(sense(values, maximize));
+                (&chosen, noise.filter(|_| field == "time"), None)
+            }
+            _ => (replay, noise, landscape),
+        };
+        let fronts = match args.objectives.get(1) {
+            Some(field) => {
+                let second = objective_values(source, landscape, replay, field, &args)?;
+                let fronts = front::Fronts::new(replay.values(), &sense(second, args.maximize));
+                Some(fronts.ok_or_else(|| {
+                    format!("{stem}: no configuration is valid in both objectives")
+                })?)
+            }
+            None => None,
         };
         let first = match source {
             Source::Cache(path) if args.warm.is_on() => {
@@ -372,6 +430,20 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
             let runs = run_repeats(replay, landscape, spec, &args, jobs, &bar, &first);
             let values: Vec<Vec<Option<f64>>> = runs.iter().map(|r| r.0.clone()).collect();
             let seconds: Vec<f64> = runs.iter().map(|r| r.1).collect();
+            if let Some(fronts) = &fronts {
+                let positions: Vec<Vec<usize>> = runs.iter().map(|r| r.2.clone()).collect();
+                let at = fronts.at(&positions, &front_checkpoints);
+                match front_rows
+                    .iter_mut()
+                    .find(|r| r.strategy == spec.to_string())
+                {
+                    Some(r) => r.per_source.push((stem.clone(), at)),
+                    None => front_rows.push(front::Row {
+                        strategy: spec.to_string(),
+                        per_source: vec![(stem.clone(), at)],
+                    }),
+                }
+            }
             if let Some(model) = args.cost_model
                 && landscape.is_none_or(|l| l.noise() == 0.0)
             {
@@ -520,6 +592,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
             table += &part;
         }
     }
+    table += &front::markdown(&args.objectives, &front_checkpoints, &front_rows);
     table += &failed_table(&stems, &rows);
     let names: Vec<String> = specs.iter().map(ToString::to_string).collect();
     let order: Vec<&str> = rows.iter().map(|r| r.strategy.as_str()).collect();
@@ -667,6 +740,67 @@ fn replay_for(
     Ok((Replay::new(&cache, space)?, gap::timing_noise(&cache)))
 }
 
+/// The values of objective `field` per position of `replay`'s space: for a cache, the field
+/// of its records (the product of `A*B`'s fields); for a stress landscape, `time` or `energy`.
+fn objective_values(
+    source: &Source<'_>,
+    landscape: Option<&Landscape>,
+    replay: &Replay,
+    field: &str,
+    args: &BenchArgs,
+) -> Result<Vec<Option<f64>>, Box<dyn std::error::Error>> {
+    match source {
+        Source::Cache(path) => {
+            let stem = source.stem();
+            let mut out: Option<Vec<Option<f64>>> = None;
+            for factor in field.split('*').map(str::trim) {
+                let cache = KernelTunerCache::load_field(path, factor)?;
+                if cache.entries.iter().all(|e| e.observation.is_failed()) {
+                    return Err(format!("{stem}: no record has a numeric '{factor}'").into());
+                }
+                let space = args.spaces.space_for(&stem, &cache)?;
+                let values = Replay::new(&cache, space)?.values().to_vec();
+                if values.len() != replay.values().len() {
+                    return Err(format!("{stem}: '{factor}' is over another space").into());
+                }
+                out = Some(match out {
+                    None => values,
+                    Some(acc) => acc
+                        .iter()
+                        .zip(&values)
+                        .map(|(a, b)| Some((*a)? * (*b)?))
+                        .collect(),
+                });
+            }
+            out.ok_or_else(|| format!("empty objective '{field}'").into())
+        }
+        Source::Stress(spec) => landscape
+            .and_then(|l| l.objective(field))
+            .map(<[Option<f64>]>::to_vec)
+            .ok_or_else(|| {
+                format!("{spec}: no objective '{field}' (time; energy on tile_clock)").into()
+            }),
+        Source::Synthetic(f) => Err(format!("{}: only its own objective", f.name()).into()),
+    }
+}
+
+/// `values` as a minimized objective: negated if `maximize`.
+fn sense(values: Vec<Option<f64>>, maximize: bool) -> Vec<Option<f64>> {
+    let sense = if maximize {
+        Sense::Maximize
+    } else {
+        Sense::Minimize
+    };
+    values
+        .into_iter()
+        .map(|v| v.map(|v| sense.key(v)))
+        .collect()
+}
+
+/// One run: the true value of each configuration evaluated, the seconds spent in the strategy,
+/// and the positions evaluated.
+type Run = (Vec<Option<f64>>, f64, Vec<usize>);
+
 /// Runs `repeats` seeded runs of one strategy on `jobs` threads; results in repeat order. A run
 /// records the true value of each configuration it evaluated; on a generated landscape with
 /// noise the strategy is told the noisy measurement (repeat `i`'s noise is fixed by its seed).
@@ -679,9 +813,9 @@ fn run_repeats(
     jobs: usize,
     bar: &ProgressBar,
     first: &[usize],
-) -> Vec<(Vec<Option<f64>>, f64)> {
+) -> Vec<Run> {
     let next = AtomicUsize::new(0);
-    let mut results: Vec<Option<(Vec<Option<f64>>, f64)>> = vec![None; args.repeats];
+    let mut results: Vec<Option<Run>> = vec![None; args.repeats];
     let objective = |p: usize, seed: u64| match landscape {
         Some(land) => land
             .measure(p, seed)
@@ -716,7 +850,8 @@ fn run_repeats(
                             .iter()
                             .map(|t| replay.values()[t.position])
                             .collect();
-                        mine.push((i, (values, rec.strategy_seconds)));
+                        let positions = rec.trials.iter().map(|t| t.position).collect();
+                        mine.push((i, (values, rec.strategy_seconds, positions)));
                         bar.inc(1);
                     }
                     mine

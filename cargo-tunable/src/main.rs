@@ -33,6 +33,7 @@ mod coordinator;
 mod cost;
 mod date;
 mod family;
+mod front;
 mod gap;
 mod loko;
 mod plot;

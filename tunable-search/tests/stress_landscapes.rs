@@ -75,14 +75,20 @@ fn the_generated_optimum_is_the_brute_force_optimum() {
 #[test]
 fn the_default_suite_spans_sizes_and_dimensions() {
     let specs = suite("default").unwrap();
-    assert_eq!(specs.len(), 30);
+    assert_eq!(specs.len(), 36);
     let mut sizes = Vec::new();
     for spec in &specs {
         let land = Landscape::build(spec).unwrap();
         let n = land.replay().space().len();
-        // Constraints remove some of the Cartesian size aimed at, never most of it.
+        // Constraints remove some of the Cartesian size aimed at, never most of it; the warp
+        // tile's constraint of `tile_clock` removes up to 60%, as a GEMM's restrictions do.
+        let kept = if spec.kind == StressKind::TileClock {
+            3
+        } else {
+            2
+        };
         assert!(
-            n <= spec.size && n * 2 >= spec.size,
+            n <= spec.size && n * kept >= spec.size,
             "{spec}: {n} configurations"
         );
         assert_eq!(land.replay().space().dims(), spec.dims);
@@ -93,7 +99,7 @@ fn the_default_suite_spans_sizes_and_dimensions() {
     for (spec, &n) in specs.iter().zip(&sizes) {
         if matches!(
             spec.kind,
-            StressKind::Required | StressKind::Cliffs | StressKind::Pinpoint
+            StressKind::Required | StressKind::Cliffs | StressKind::Pinpoint | StressKind::Levels
         ) {
             assert!((100..=10_000).contains(&n), "{spec}: {n}");
         }
@@ -421,5 +427,136 @@ fn a_pinpoint_is_one_or_two_configurations_in_a_small_noisy_space() {
         assert!((1..=3).contains(&good), "{text}: {good} within 10%");
         assert!((0.01..=0.03).contains(&land.noise()), "{text}");
         assert!(space.len() <= 4_000, "{text}");
+    }
+}
+
+/// The Pearson correlation of log-time between neighbours (one parameter one level apart, both
+/// valid), over every such pair.
+fn neighbour_correlation(land: &Landscape) -> f64 {
+    let space = land.replay().space();
+    let values = land.replay().values();
+    let (mut xs, mut ys) = (Vec::new(), Vec::new());
+    for p in 0..space.len() {
+        let Some(a) = values[p] else { continue };
+        let base = space.indices(p);
+        for k in 0..space.dims() {
+            let mut c = base.clone();
+            c[k] += 1;
+            if let Some(b) = space.position(&c).and_then(|q| values[q]) {
+                xs.push(a.ln());
+                ys.push(b.ln());
+            }
+        }
+    }
+    let n = xs.len() as f64;
+    let (mx, my) = (xs.iter().sum::<f64>() / n, ys.iter().sum::<f64>() / n);
+    let cov: f64 = xs.iter().zip(&ys).map(|(x, y)| (x - mx) * (y - my)).sum();
+    let vx: f64 = xs.iter().map(|x| (x - mx).powi(2)).sum();
+    let vy: f64 = ys.iter().map(|y| (y - my).powi(2)).sum();
+    cov / (vx * vy).sqrt()
+}
+
+/// Per tile (every parameter but the clock), its times from the lowest clock to the highest.
+fn clock_series(land: &Landscape) -> Vec<Vec<f64>> {
+    let space = land.replay().space();
+    let values = land.replay().values();
+    let clock = param(land, "nvml_gr_clock");
+    let levels = space.params()[clock].values().len();
+    let mut out = Vec::new();
+    for p in 0..space.len() {
+        let idx = space.indices(p);
+        if idx[clock] != 0 {
+            continue;
+        }
+        let series: Option<Vec<f64>> = (0..levels as u16)
+            .map(|l| {
+                let mut c = idx.clone();
+                c[clock] = l;
+                space.position(&c).and_then(|q| values[q])
+            })
+            .collect();
+        out.extend(series);
+    }
+    out
+}
+
+/// The tensor-core GEMM's structure: a clock that scales time by about 1.2, monotone in most
+/// tiles; the optimum at the top clock; ~8% failures; a heavy tail; a tiny near-optimal set;
+/// neighbour correlation near the shared caches'; an energy optimum at a lower clock.
+#[test]
+fn tile_clock_has_the_tensor_core_gemms_structure() {
+    for text in [
+        "tile_clock",
+        "tile_clock:n=10240:d=6",
+        "tile_clock:n=20480:d=7",
+    ] {
+        let land = build(text);
+        let s = Stats::of(&land);
+        assert!((0.05..=0.09).contains(&s.failed), "{text}: {s:?}");
+        assert!((4.0..=8.0).contains(&s.median_ratio), "{text}: {s:?}");
+        assert!(s.within_5pct <= 0.003, "{text}: {s:?}");
+        let values = land.replay().values();
+        let mut valid: Vec<f64> = values.iter().flatten().copied().collect();
+        valid.sort_by(f64::total_cmp);
+        let tail = valid[valid.len() - 1] / valid[valid.len() / 2];
+        assert!((20.0..=50.0).contains(&tail), "{text}: {tail}");
+        let corr = neighbour_correlation(&land);
+        assert!((0.64..=0.9).contains(&corr), "{text}: {corr}");
+        let series = clock_series(&land);
+        let monotone = series
+            .iter()
+            .filter(|s| s.windows(2).all(|w| w[1] <= w[0]))
+            .count() as f64
+            / series.len() as f64;
+        assert!((0.85..1.0).contains(&monotone), "{text}: {monotone}");
+        let mut factors: Vec<f64> = series.iter().map(|s| s[0] / s[s.len() - 1]).collect();
+        factors.sort_by(f64::total_cmp);
+        let median = factors[factors.len() / 2];
+        assert!((1.1..=1.3).contains(&median), "{text}: {median}");
+        let space = land.replay().space();
+        let clock = param(&land, "nvml_gr_clock");
+        let (fastest, _) = land.replay().optimum().unwrap();
+        assert_eq!(space.values(fastest)[clock], Value::Int(1890), "{text}");
+        // The least energy runs slower, at a lower clock.
+        let energy = land.energy().unwrap();
+        let (frugal, _) = energy
+            .iter()
+            .enumerate()
+            .filter_map(|(p, e)| e.map(|e| (p, e)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .unwrap();
+        assert!(values[frugal].unwrap() > values[fastest].unwrap(), "{text}");
+        assert!(energy[frugal].unwrap() < energy[fastest].unwrap(), "{text}");
+        assert_eq!(land.objective("energy"), Some(energy));
+        assert_eq!(land.objective("power"), None);
+    }
+    assert!(build("heavy_tail").energy().is_none());
+}
+
+/// Small spaces of many-levelled parameters: a few hundred configurations, a parameter of six
+/// or more values, and one level of a few-valued parameter holding every configuration within
+/// 10% of the optimum.
+#[test]
+fn levels_are_small_with_many_levels_and_a_required_level() {
+    for text in [
+        "levels",
+        "levels:n=600:d=4",
+        "levels:n=900:d=5",
+        "levels:n=210:d=3:seed=2",
+    ] {
+        let land = build(text);
+        let space = land.replay().space();
+        assert!((100..=1_000).contains(&space.len()), "{text}");
+        assert!(
+            space.params().iter().any(|p| p.values().len() >= 6),
+            "{text}"
+        );
+        let good = near(&land, 1.1);
+        let first = space.indices(good[0]);
+        let required = (0..space.dims()).any(|k| {
+            space.params()[k].values().len() <= 4
+                && good.iter().all(|&p| space.indices(p)[k] == first[k])
+        });
+        assert!(required, "{text}: no required level");
     }
 }

@@ -265,13 +265,13 @@ impl KernelTunerCache {
     pub fn load_salvaging(path: impl AsRef<Path>) -> Result<Self, CacheError> {
         let path = path.as_ref();
         let text = text::read_text(path)?;
-        Self::parse(&text, path, true)
+        Self::parse(&text, path, true, None)
     }
 
     /// [`load_salvaging`](Self::load_salvaging) from the text; `origin` names the file in
     /// errors only.
     pub fn from_json_text_salvaging(text: &str, origin: &Path) -> Result<Self, CacheError> {
-        Self::parse(text, origin, true)
+        Self::parse(text, origin, true, None)
     }
 
     /// Parses a cache from its text; `origin` names the file in errors only.
@@ -285,19 +285,55 @@ impl KernelTunerCache {
     /// no `tune_params`: each parameter's values are those that occur, numbers ascending and
     /// strings in order of appearance.
     pub fn from_json_text(text: &str, origin: &Path) -> Result<Self, CacheError> {
-        Self::parse(text, origin, false)
+        Self::parse(text, origin, false, None)
     }
 
-    /// [`from_json_text`](Self::from_json_text), skipping bad records if `salvage`.
-    fn parse(text: &str, origin: &Path, salvage: bool) -> Result<Self, CacheError> {
+    /// Reads a cache like [`load`](Self::load), with `field` as the objective whatever the file
+    /// names: any numeric field of the records, e.g. `ps_energy`, `nvml_energy` or `GFLOPS/W`
+    /// (for a T4 file, the name of a measurement). A record without the field is a failure.
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use tunable_search::format::kernel_tuner::{KernelTunerCache, Observation};
+    ///
+    /// let text = r#"{"tune_params_keys": ["x"], "tune_params": {"x": [1, 2]}, "cache": {
+    ///   "1": {"time": 0.5, "energy": 2.0}, "2": {"time": 0.4}}}"#;
+    /// let cache = KernelTunerCache::from_json_text_field(text, Path::new("x.json"), "energy").unwrap();
+    /// assert_eq!(cache.objective, "energy");
+    /// assert_eq!(cache.entries[0].observation, Observation::Value(2.0));
+    /// assert!(cache.entries[1].observation.is_failed());
+    /// ```
+    pub fn load_field(path: impl AsRef<Path>, field: &str) -> Result<Self, CacheError> {
+        let path = path.as_ref();
+        let text = text::read_text(path)?;
+        Self::parse(&text, path, false, Some(field))
+    }
+
+    /// [`load_field`](Self::load_field) from the text; `origin` names the file in errors only.
+    pub fn from_json_text_field(
+        text: &str,
+        origin: &Path,
+        field: &str,
+    ) -> Result<Self, CacheError> {
+        Self::parse(text, origin, false, Some(field))
+    }
+
+    /// [`from_json_text`](Self::from_json_text), skipping bad records if `salvage`, with
+    /// `field` as the objective if given.
+    fn parse(
+        text: &str,
+        origin: &Path,
+        salvage: bool,
+        field: Option<&str>,
+    ) -> Result<Self, CacheError> {
         let (json, repaired, skipped) = text::parse_json(text, origin)?;
         let obj = json
             .as_object()
             .ok_or_else(|| format_err(origin, "the top level is not an object"))?;
         let mut cache = if obj.contains_key("cache") {
-            record::from_cache_object(obj, origin, salvage)?
+            record::from_cache_object(obj, origin, salvage, field)?
         } else if obj.get("results").is_some_and(Json::is_array) {
-            t4::from_t4(obj, origin)?
+            t4::from_t4(obj, origin, field)?
         } else {
             return Err(format_err(
                 origin,
@@ -502,7 +538,7 @@ mod tests {
             lines.join(",\n")
         );
         assert!(parse(&text).is_err());
-        let c = KernelTunerCache::parse(&text, Path::new("j.json"), true).unwrap();
+        let c = KernelTunerCache::parse(&text, Path::new("j.json"), true, None).unwrap();
         assert_eq!(c.len(), 8);
         let why: Vec<String> = c.skipped.iter().map(ToString::to_string).collect();
         assert_eq!(why.len(), 3, "{why:?}");

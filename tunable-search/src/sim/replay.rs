@@ -85,6 +85,30 @@ impl Replay {
     /// # Panics
     /// If `values` does not have one entry per configuration of `space`.
     pub fn from_values(space: Space, values: Vec<Option<f64>>) -> Self {
+        Self::over(Arc::new(space), values)
+    }
+
+    /// Another objective over the same space: its value per position (`None` = failed), e.g.
+    /// a second field of the same cache, or this one's values negated to maximize them.
+    ///
+    /// # Panics
+    /// If `values` does not have one entry per configuration of the space.
+    ///
+    /// ```
+    /// use tunable_search::SpaceBuilder;
+    /// use tunable_search::sim::Replay;
+    ///
+    /// let space = SpaceBuilder::new().param("x", [1, 2]).build().unwrap();
+    /// let time = Replay::from_values(space, vec![Some(2.0), Some(1.0)]);
+    /// let energy = time.with_values(vec![Some(3.0), None]);
+    /// assert_eq!(energy.optimum(), Some((0, 3.0)));
+    /// assert_eq!(energy.space().len(), 2);
+    /// ```
+    pub fn with_values(&self, values: Vec<Option<f64>>) -> Replay {
+        Self::over(Arc::clone(&self.space), values)
+    }
+
+    fn over(space: Arc<Space>, values: Vec<Option<f64>>) -> Replay {
         assert_eq!(values.len(), space.len(), "one value per configuration");
         let observations = values
             .iter()
@@ -94,7 +118,7 @@ impl Replay {
             })
             .collect();
         Replay {
-            space: Arc::new(space),
+            space,
             observations,
             values,
         }

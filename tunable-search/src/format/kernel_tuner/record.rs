@@ -12,16 +12,17 @@ use std::collections::HashMap;
 use std::path::Path;
 
 /// The cache of a cache object; with `salvage`, a record that matches no configuration is
-/// listed in `skipped` instead of failing the file.
+/// listed in `skipped` instead of failing the file; `field`, if given, is the objective instead
+/// of the file's.
 pub(super) fn from_cache_object(
     obj: &Map<String, Json>,
     path: &Path,
     salvage: bool,
+    field: Option<&str>,
 ) -> Result<KernelTunerCache, CacheError> {
     let params = read_params(obj, path)?;
-    let objective = obj
-        .get("objective")
-        .and_then(Json::as_str)
+    let objective = field
+        .or_else(|| obj.get("objective").and_then(Json::as_str))
         .unwrap_or("time")
         .to_owned();
     let records = obj["cache"]

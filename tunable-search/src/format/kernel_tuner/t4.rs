@@ -10,9 +10,12 @@ use crate::space::Value;
 use serde_json::{Map, Value as Json};
 use std::path::Path;
 
+/// The cache of a T4 results object; `field`, if given, is the objective (a measurement's
+/// name) instead of the file's first.
 pub(super) fn from_t4(
     obj: &Map<String, Json>,
     path: &Path,
+    field: Option<&str>,
 ) -> Result<KernelTunerCache, CacheError> {
     let results = obj["results"]
         .as_array()
@@ -29,13 +32,17 @@ pub(super) fn from_t4(
         configs.push(conf);
     }
     let params = t4_params(&configs, path)?;
-    let objective = results
-        .first()
-        .and_then(|r| r.get("objectives"))
-        .and_then(|o| o.get(0))
-        .and_then(Json::as_str)
-        .unwrap_or("time")
-        .to_owned();
+    let objective = field
+        .map(str::to_owned)
+        .or_else(|| {
+            results
+                .first()
+                .and_then(|r| r.get("objectives"))
+                .and_then(|o| o.get(0))
+                .and_then(Json::as_str)
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| "time".to_owned());
     let matcher = Matcher::new(&params)?;
     let mut entries = Vec::with_capacity(results.len());
     for (conf, result) in configs.iter().zip(results) {

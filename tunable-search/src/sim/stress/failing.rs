@@ -32,6 +32,7 @@ pub(super) fn model(plan: &Plan, mix: &mut Mix) -> Model {
         r + 0.1 * p.roughness(seed)
     };
     Model {
+        power: None,
         constraints: tile_product_limit(plan, (4, 5)),
         raw: Box::new(raw),
         profile: Some(Profile(vec![

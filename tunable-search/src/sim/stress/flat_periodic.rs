@@ -58,6 +58,7 @@ pub(super) fn model(plan: &Plan, mix: &mut Mix) -> Model {
         r + 0.05 * unit_of(p.key_without(seed, 2))
     };
     Model {
+        power: None,
         constraints: vec![],
         raw: Box::new(raw),
         profile: Some(Profile(vec![

@@ -38,6 +38,7 @@ pub(super) fn model(plan: &Plan, mix: &mut Mix) -> Model {
         r + 0.05 * p.roughness(seed)
     };
     Model {
+        power: None,
         constraints: tile_product_limit(plan, (3, 4)),
         raw: Box::new(raw),
         profile: Some(Profile(vec![

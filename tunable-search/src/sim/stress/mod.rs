@@ -18,6 +18,8 @@
 //! | `required` | one level of a few-valued parameter (an unroll factor's 0, a switch, a choice; seeded) holds every configuration near the optimum but a minority of the space, and the trend at the other levels points away from it |
 //! | `cliffs` | small and heavy-tailed (median ~30x the optimum), each parameter's values costed by an unordered table, plus an occupancy cliff between two parameters |
 //! | `pinpoint` | few-valued parameters (2-4 values), 1-3% noise, one or two configurations within 10% of the optimum, away from the weak trend the rest follows |
+//! | `tile_clock` | a tensor-core GEMM: block tiles and warps per block whose products and ratios decide, a graphics clock of ten levels that scales time by ~1.2 (monotone in most tiles), 8% failures where block tile times warps is largest, median ~6x and slowest ~30x the median, ~0.15% within 5%; carries energy from a power-frequency model |
+//! | `levels` | small spaces (190 to 630 configurations in the default suite) of a few many-levelled parameters whose product is bounded, slow at their rare large values, and a required level of a switch or choice |
 //!
 //! How a landscape is made (the same for every kind, see `shape`): the kind gives its parameters
 //! roles (block sizes, power-of-two tiles, small integers, switches, choices),
@@ -30,10 +32,10 @@
 //!
 //! A [`StressSpec`] names one landscape: `kind[:n=SIZE][:d=DIMS][:seed=S][:noise=SIGMA][:fail=F]`
 //! (`n` is the Cartesian size aimed at; constraints remove some). [`suite`] names sets:
-//! `default` (every kind at three sizes and dimensions, 30 landscapes, 100 to 200,000
+//! `default` (every kind at three sizes and dimensions, 36 landscapes, 100 to 200,000
 //! configurations, 2 to 15 parameters), `small` (every kind at its smallest setting), `large`
-//! (the first seven kinds at about 10^6 configurations; the three kinds of small spaces have no
-//! large setting) and `all` (`default` and `large`, 37 landscapes). A kind's name alone is its three default settings.
+//! (the first seven kinds at about 10^6 configurations; the kinds of small spaces and
+//! `tile_clock` have no large setting) and `all` (`default` and `large`, 43 landscapes). A kind's name alone is its three default settings.
 //!
 //! ```
 //! use tunable_search::sim::stress::{Landscape, StressSpec};
@@ -52,14 +54,17 @@ mod cliffs;
 mod failing;
 mod flat_periodic;
 mod heavy_tail;
+mod levels;
 mod near_optimal;
 mod needle;
 mod noisy;
 mod pinpoint;
 mod plateau;
+mod power;
 mod required;
 pub(crate) mod shape;
 mod stats;
+mod tile_clock;
 mod wells;
 
 use super::{Replay, SimError};
@@ -92,11 +97,16 @@ pub enum StressKind {
     Cliffs,
     /// A needle in a small noisy space of few-valued parameters (issue 37).
     Pinpoint,
+    /// A tensor-core GEMM's tiles (products of interacting parameters) under a graphics clock of
+    /// ten levels, with failures, a heavy tail and energy from a power-frequency model.
+    TileClock,
+    /// A small space of a few many-levelled parameters with steep walls and a required level.
+    Levels,
 }
 
 impl StressKind {
     /// Every kind, in the order of the module docs.
-    pub const ALL: [StressKind; 10] = [
+    pub const ALL: [StressKind; 12] = [
         StressKind::FlatPeriodic,
         StressKind::HeavyTail,
         StressKind::Plateau,
@@ -107,6 +117,8 @@ impl StressKind {
         StressKind::Required,
         StressKind::Cliffs,
         StressKind::Pinpoint,
+        StressKind::TileClock,
+        StressKind::Levels,
     ];
 
     /// The kind's name (also its family in the bench's leave-one-family-out).
@@ -122,6 +134,8 @@ impl StressKind {
             StressKind::Required => "required",
             StressKind::Cliffs => "cliffs",
             StressKind::Pinpoint => "pinpoint",
+            StressKind::TileClock => "tile_clock",
+            StressKind::Levels => "levels",
         }
     }
 
@@ -143,6 +157,8 @@ impl StressKind {
             StressKind::Required => [(210, 5), (2_000, 6), (10_000, 8)],
             StressKind::Cliffs => [(100, 3), (900, 5), (6_000, 6)],
             StressKind::Pinpoint => [(243, 5), (1_000, 6), (4_000, 8)],
+            StressKind::TileClock => [(5_000, 6), (10_240, 6), (20_480, 7)],
+            StressKind::Levels => [(300, 3), (600, 4), (900, 5)],
         }
     }
 
@@ -157,7 +173,11 @@ impl StressKind {
             StressKind::NearOptimal => Some((1_000_000, 9)),
             StressKind::Noisy => Some((1_000_000, 12)),
             StressKind::Failing => Some((1_000_000, 13)),
-            StressKind::Required | StressKind::Cliffs | StressKind::Pinpoint => None,
+            StressKind::Required
+            | StressKind::TileClock
+            | StressKind::Cliffs
+            | StressKind::Pinpoint
+            | StressKind::Levels => None,
         }
     }
 
@@ -173,6 +193,8 @@ impl StressKind {
             StressKind::Required => required::roles(dims),
             StressKind::Cliffs => cliffs::roles(dims),
             StressKind::Pinpoint => pinpoint::roles(dims),
+            StressKind::TileClock => tile_clock::roles(dims),
+            StressKind::Levels => levels::roles(dims),
         }
     }
 
@@ -188,6 +210,8 @@ impl StressKind {
             StressKind::Required => required::model(plan, mix),
             StressKind::Cliffs => cliffs::model(plan, mix),
             StressKind::Pinpoint => pinpoint::model(plan, mix),
+            StressKind::TileClock => tile_clock::model(plan, mix),
+            StressKind::Levels => levels::model(plan, mix),
         }
     }
 }
@@ -198,13 +222,16 @@ impl fmt::Display for StressKind {
     }
 }
 
+/// A number per configuration: a structure's rank score, a time or a power.
+pub(crate) type PerPoint = Box<dyn Fn(&Point) -> f64>;
+
 /// What a kind's generator gives for a plan: the structure that ranks configurations and how
 /// rankings become times.
 pub(crate) struct Model {
     /// Constraints of the space, in the expression language.
     pub constraints: Vec<String>,
     /// The structure: lower is better.
-    pub raw: Box<dyn Fn(&Point) -> f64>,
+    pub raw: PerPoint,
     /// How ranks become times; `None`: `raw` is already the time relative to the optimum.
     pub profile: Option<Profile>,
     /// The hidden resource whose top configurations fail (the `fail` option picks how many).
@@ -213,6 +240,9 @@ pub(crate) struct Model {
     pub fail: f64,
     /// The default measurement noise (relative standard deviation).
     pub noise: f64,
+    /// The power in W a configuration draws (`None`: the kind carries no energy); a
+    /// configuration's energy is its time times its power.
+    pub power: Option<PerPoint>,
 }
 
 /// A hidden resource use (registers, shared memory): configurations above a threshold fail at
@@ -439,10 +469,10 @@ pub const VARIED: [StressKind; 3] = [
 ///
 /// ```
 /// use tunable_search::sim::stress::suite;
-/// assert_eq!(suite("default").unwrap().len(), 30);
-/// assert_eq!(suite("small,needle:n=50:d=2").unwrap().len(), 11);
+/// assert_eq!(suite("default").unwrap().len(), 36);
+/// assert_eq!(suite("small,needle:n=50:d=2").unwrap().len(), 13);
 /// assert_eq!(suite("heavy_tail").unwrap().len(), 3);
-/// assert_eq!(suite("all").unwrap().len(), 37);
+/// assert_eq!(suite("all").unwrap().len(), 43);
 /// assert_eq!(suite("varied").unwrap().len(), 24);
 /// assert!(suite("heavy").is_err());
 /// ```
@@ -498,6 +528,7 @@ pub fn suite(list: &str) -> Result<Vec<StressSpec>, SimError> {
 pub struct Landscape {
     spec: StressSpec,
     replay: Replay,
+    energy: Option<Vec<Option<f64>>>,
     noise: f64,
     seed: u64,
     optimum: f64,
@@ -527,11 +558,15 @@ impl Landscape {
         let mut indices = vec![0u16; space.dims()];
         let mut raw = Vec::with_capacity(space.len());
         let mut resource = Vec::with_capacity(space.len());
+        let mut watts = Vec::new();
         for p in 0..space.len() {
             space.write_indices(p, &mut indices);
             point.set(&plan, &indices, p);
             raw.push(Some((model.raw)(&point)));
             resource.push(model.resource.eval(&point));
+            if let Some(power) = &model.power {
+                watts.push(power(&point));
+            }
         }
         let fail = spec.fail.unwrap_or(model.fail);
         if fail > 0.0 {
@@ -551,11 +586,30 @@ impl Landscape {
             Some(profile) => {
                 shape::apply_profile(&raw, &profile.scaled(mix.range(0.85, 1.15)), optimum)
             }
-            None => raw.iter().map(|r| r.map(|r| r * optimum)).collect(),
+            None => {
+                // `raw` is the time relative to the optimum; if failures took the best
+                // configuration away, the best one left is the optimum.
+                let floor = raw.iter().flatten().copied().fold(f64::INFINITY, f64::min);
+                let floor = if floor.is_finite() && floor > 1.0 {
+                    floor
+                } else {
+                    1.0
+                };
+                raw.iter().map(|r| r.map(|r| r / floor * optimum)).collect()
+            }
         };
+        // Time in ms times power in W: energy in mJ, given in J.
+        let energy = (!watts.is_empty()).then(|| {
+            values
+                .iter()
+                .zip(&watts)
+                .map(|(t, w)| t.map(|t| t * w / 1000.0))
+                .collect()
+        });
         Ok(Landscape {
             spec: spec.clone(),
             replay: Replay::from_values(space, values),
+            energy,
             noise: spec.noise.unwrap_or(model.noise),
             seed,
             optimum,
@@ -582,6 +636,22 @@ impl Landscape {
     /// base time; a needle's floor is its centre, 1x). The replay's brute-force optimum equals it.
     pub fn optimum(&self) -> f64 {
         self.optimum
+    }
+
+    /// The energy of each configuration in J (`None` = fails at run time), for the kinds with a
+    /// clock and a power model (`tile_clock`); `None` for the others.
+    pub fn energy(&self) -> Option<&[Option<f64>]> {
+        self.energy.as_deref()
+    }
+
+    /// The values of the objective `name` per configuration: `time` (the true times) or, where
+    /// the kind carries it, `energy`; `None` for an objective the landscape does not have.
+    pub fn objective(&self, name: &str) -> Option<&[Option<f64>]> {
+        match name {
+            "time" => Some(self.replay.values()),
+            "energy" => self.energy(),
+            _ => None,
+        }
     }
 
     /// The measurement noise: a relative standard deviation (0 for none).
@@ -653,6 +723,9 @@ mod tests {
         for p in (0..space.len()).step_by(13) {
             eat(land.measure(p, 3).map_or(u64::MAX, f64::to_bits));
         }
+        for e in land.energy().unwrap_or_default() {
+            eat(e.map_or(u64::MAX, f64::to_bits));
+        }
         eat(model.fail.to_bits());
         eat(land.noise().to_bits());
         eat(land.optimum().to_bits());
@@ -665,7 +738,7 @@ mod tests {
     /// deliberately changing a generator, and then re-run the published stress bench.
     #[test]
     fn generators_are_unchanged() {
-        let expected: [(&str, u64); 31] = [
+        let expected: [(&str, u64); 35] = [
             ("flat_periodic:n=200:d=2", 0x29c4_2b7c_e10c_9289),
             ("flat_periodic:n=5000:d=5", 0x7341_cca5_d989_bba1),
             ("heavy_tail:n=500:d=3", 0x8b99_5842_b3d8_0fa0),
@@ -697,6 +770,10 @@ mod tests {
             ("cliffs:n=900:d=5", 0xd3ff_261a_af69_50cd),
             ("pinpoint:n=243:d=5", 0xd59a_3fcd_c6e1_8d99),
             ("pinpoint:n=1000:d=6", 0x61b9_9fa6_81ab_fd88),
+            ("tile_clock:n=5000:d=6", 0x3c0d_6540_bcbf_8a96),
+            ("tile_clock:n=3000:d=5:fail=0.2", 0xaf66_f91d_605f_d5b9),
+            ("levels:n=300:d=3", 0xa0c8_3058_e286_ff6f),
+            ("levels:n=600:d=4", 0x9432_ad65_669a_fb16),
         ];
         let mut changed = vec![];
         for (text, hash) in expected {

@@ -32,6 +32,7 @@ pub(super) fn model(plan: &Plan, mix: &mut Mix) -> Model {
         r + roughness * p.roughness(seed)
     };
     Model {
+        power: None,
         constraints: vec![],
         raw: Box::new(raw),
         profile: Some(Profile(vec![

@@ -59,6 +59,7 @@ pub(super) fn model(plan: &Plan, mix: &mut Mix) -> Model {
         1.0 + f64::min(decoy, needle) + rest
     };
     Model {
+        power: None,
         constraints: vec![],
         raw: Box::new(raw),
         profile: None,

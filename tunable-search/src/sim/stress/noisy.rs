@@ -37,6 +37,7 @@ pub(super) fn model(plan: &Plan, mix: &mut Mix) -> Model {
         r + 0.05 * p.roughness(seed)
     };
     Model {
+        power: None,
         constraints: vec![],
         raw: Box::new(raw),
         profile: Some(Profile(vec![

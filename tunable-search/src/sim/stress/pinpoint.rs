@@ -39,6 +39,7 @@ pub(super) fn model(plan: &Plan, mix: &mut Mix) -> Model {
         trend - pull + roughness * p.roughness(seed)
     };
     Model {
+        power: None,
         constraints: vec![],
         raw: Box::new(raw),
         profile: Some(Profile(vec![

@@ -70,6 +70,7 @@ pub(super) fn model(plan: &Plan, mix: &mut Mix) -> Model {
         r
     };
     Model {
+        power: None,
         constraints: vec![],
         raw: Box::new(raw),
         profile: Some(Profile(vec![

@@ -77,7 +77,24 @@ pub(crate) enum Role {
     Unroll,
     /// A small integer with few values: 1 to 4 at most (items per thread, vector lanes).
     Few,
+    /// Warps per thread block along one axis of a tile: 1, 2, 4, 8.
+    Warps,
+    /// The extent of a thread block's tile along one axis: 16, 32, 64, 128, 256.
+    Tile,
+    /// Shared-memory buffers of a pipelined loop: 1, 2, 3.
+    Buffers,
+    /// A graphics clock in MHz, always [`CLOCK_LEVELS`] levels: 1395, 1450, ..., 1890.
+    Clock,
 }
+
+/// The levels of a [`Role::Clock`] parameter.
+pub(crate) const CLOCK_LEVELS: usize = 10;
+
+/// The lowest clock of a [`Role::Clock`] parameter, in MHz.
+pub(crate) const CLOCK_LOW: f64 = 1395.0;
+
+/// The step between two clock levels, in MHz.
+pub(crate) const CLOCK_STEP: f64 = 55.0;
 
 impl Role {
     /// The most values this kind of parameter takes.
@@ -90,13 +107,17 @@ impl Role {
             Role::Choice(k) => usize::from(k),
             Role::Unroll => 7,
             Role::Few => 4,
+            Role::Warps => 4,
+            Role::Tile => 5,
+            Role::Buffers => 3,
+            Role::Clock => CLOCK_LEVELS,
         }
     }
 
     /// The fewest values: a growing parameter starts at two.
     fn floor(self) -> usize {
         match self {
-            Role::Switch | Role::Choice(_) => self.cap(),
+            Role::Switch | Role::Choice(_) | Role::Clock => self.cap(),
             _ => 2,
         }
     }
@@ -137,6 +158,10 @@ impl Role {
                 "k_stages",
                 "prefetch",
             ],
+            Role::Warps => &["warps_m", "warps_n", "warps_k"],
+            Role::Tile => &["block_m", "block_n", "block_k"],
+            Role::Buffers => &["buffers", "stages"],
+            Role::Clock => &["nvml_gr_clock", "nvml_mem_clock"],
         }
     }
 
@@ -156,7 +181,22 @@ impl Role {
                 .map_or_else(|| format!("choice{i}"), |s| (*s).to_owned()),
             ),
             Role::Unroll => Value::Int(if i == 0 { 0 } else { 1 << (i - 1) }),
-            Role::Few => Value::Int(i64_of(i + 1)),
+            Role::Few | Role::Buffers => Value::Int(i64_of(i + 1)),
+            Role::Warps => Value::Int(1 << i),
+            Role::Tile => Value::Int(16 << i),
+            Role::Clock => Value::Int(CLOCK_LOW as i64 + CLOCK_STEP as i64 * i64_of(i)),
+        }
+    }
+}
+
+impl Role {
+    /// The `i`-th value of a parameter of this role as a number (a switch 0 or 1, a choice its
+    /// index).
+    pub(crate) fn value_f64(self, i: usize) -> f64 {
+        match self.value(i) {
+            Value::Int(v) => v as f64,
+            Value::Bool(b) => f64::from(u8::from(b)),
+            _ => i as f64,
         }
     }
 }
@@ -264,7 +304,10 @@ impl Point {
             self.v.push(match plan.roles[k] {
                 Role::Block => 16.0 * f64::from(ix + 1),
                 Role::Pow2 => f64::from(1u32 << ix),
-                Role::Int | Role::Few => f64::from(ix) + 1.0,
+                Role::Int | Role::Few | Role::Buffers => f64::from(ix) + 1.0,
+                Role::Warps => f64::from(1u32 << ix),
+                Role::Tile => f64::from(16u32 << ix),
+                Role::Clock => CLOCK_LOW + CLOCK_STEP * f64::from(ix),
                 Role::Switch | Role::Choice(_) => f64::from(ix),
                 Role::Unroll if ix == 0 => 0.0,
                 Role::Unroll => f64::from(1u32 << (ix - 1)),

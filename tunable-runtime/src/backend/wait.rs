@@ -31,40 +31,70 @@ pub(crate) enum Status {
 /// (`Ok(false)`).
 pub(crate) fn wait_until<E>(
     limit: Option<Duration>,
-    mut status: impl FnMut() -> Result<Status, E>,
+    status: impl FnMut() -> Result<Status, E>,
     block: impl FnOnce() -> Result<(), E>,
 ) -> Result<bool, E> {
     let Some(limit) = limit else {
         block()?;
         return Ok(true);
     };
+    let start = Instant::now();
+    poll(limit, status, || start.elapsed(), std::thread::sleep)
+}
+
+/// Polls `status` until the launch is done (`Ok(true)`) or has been running for longer than
+/// `limit` (`Ok(false)`), reading the time from `now` and napping with `nap` between polls (the
+/// naps grow from 50 µs to 5 ms).
+fn poll<E>(
+    limit: Duration,
+    mut status: impl FnMut() -> Result<Status, E>,
+    mut now: impl FnMut() -> Duration,
+    mut nap: impl FnMut(Duration),
+) -> Result<bool, E> {
     let mut deadline = None;
-    let mut nap = Duration::from_micros(50);
+    let mut pause = Duration::from_micros(50);
     loop {
-        let now = Instant::now();
+        let t = now();
         match status()? {
             Status::Done => return Ok(true),
             Status::Running => {
-                if now >= *deadline.get_or_insert(now + limit) {
+                if t >= *deadline.get_or_insert(t + limit) {
                     return Ok(false);
                 }
             }
             Status::Waiting => {}
         }
-        std::thread::sleep(nap);
-        nap = (nap * 2).min(Duration::from_millis(5));
+        nap(pause);
+        pause = (pause * 2).min(Duration::from_millis(5));
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::cell::Cell;
+
+    /// A clock that moves only when the poller naps.
+    struct Clock(Cell<Duration>);
+
+    impl Clock {
+        fn new() -> Self {
+            Clock(Cell::new(Duration::ZERO))
+        }
+        fn now(&self) -> Duration {
+            self.0.get()
+        }
+        fn nap(&self, d: Duration) {
+            self.0.set(self.0.get() + d);
+        }
+    }
 
     #[test]
     fn polls_until_done_or_the_limit() {
+        let clock = Clock::new();
         let mut polls = 0;
-        let r: Result<bool, ()> = wait_until(
-            Some(Duration::from_secs(5)),
+        let r: Result<bool, ()> = poll(
+            Duration::from_millis(20),
             || {
                 polls += 1;
                 Ok(if polls == 3 {
@@ -73,28 +103,36 @@ mod tests {
                     Status::Running
                 })
             },
-            || unreachable!(),
+            || clock.now(),
+            |d| clock.nap(d),
         );
         assert_eq!((r, polls), (Ok(true), 3));
-        let t = Instant::now();
-        let r: Result<bool, ()> = wait_until(
-            Some(Duration::from_millis(20)),
+
+        let clock = Clock::new();
+        let r: Result<bool, ()> = poll(
+            Duration::from_millis(20),
             || Ok(Status::Running),
-            || unreachable!(),
+            || clock.now(),
+            |d| clock.nap(d),
         );
         assert_eq!(r, Ok(false));
-        assert!(t.elapsed() >= Duration::from_millis(20));
+        assert!(clock.now() >= Duration::from_millis(20));
+        assert!(clock.now() < Duration::from_millis(20 + 5 + 5));
+
         let r: Result<bool, &str> = wait_until(None, || unreachable!(), || Err("lost device"));
         assert_eq!(r, Err("lost device"));
+        let r: Result<bool, &str> = wait_until(None, || unreachable!(), || Ok(()));
+        assert_eq!(r, Ok(true));
     }
 
     #[test]
     fn time_waiting_in_the_queue_does_not_count() {
-        let start = Instant::now();
-        let r: Result<bool, ()> = wait_until(
-            Some(Duration::from_millis(20)),
+        // Queued for 40 ms, then running for 10 ms under a limit of 20 ms: finished in time.
+        let clock = Clock::new();
+        let r: Result<bool, ()> = poll(
+            Duration::from_millis(20),
             || {
-                let t = start.elapsed();
+                let t = clock.now();
                 Ok(if t < Duration::from_millis(40) {
                     Status::Waiting
                 } else if t < Duration::from_millis(50) {
@@ -103,8 +141,25 @@ mod tests {
                     Status::Done
                 })
             },
-            || unreachable!(),
+            || clock.now(),
+            |d| clock.nap(d),
         );
         assert_eq!(r, Ok(true));
+        // Running for longer than the limit once it left the queue: timed out.
+        let clock = Clock::new();
+        let r: Result<bool, ()> = poll(
+            Duration::from_millis(20),
+            || {
+                Ok(if clock.now() < Duration::from_millis(40) {
+                    Status::Waiting
+                } else {
+                    Status::Running
+                })
+            },
+            || clock.now(),
+            |d| clock.nap(d),
+        );
+        assert_eq!(r, Ok(false));
+        assert!(clock.now() >= Duration::from_millis(60));
     }
 }

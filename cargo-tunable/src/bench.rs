@@ -1,8 +1,8 @@
 //! # `cargo tunable bench`
 //!
-//! Replays brute-forced Kernel Tuner caches (or paper 004's synthetic functions, or generated
+//! Replays brute-forced Kernel Tuner caches (or the synthetic functions of Luo et al., "Non-smooth Bayesian optimization in tuning scientific applications", or generated
 //! stress landscapes), runs strategies on them and scores the runs with the methodology score of
-//! paper 001 (0 = random search, 1 = the optimum at the first evaluation).
+//! Willemsen et al., "Constraint-aware Optimization in Auto-Tuning" (0 = random search, 1 = the optimum at the first evaluation).
 //!
 //! ```text
 //! cargo tunable bench --cache FILE [--cache FILE ...] [--space FILE | --t1 FILE | --spaces-dir DIR]
@@ -64,7 +64,7 @@
 //! scorer and space, as rows `kt:<name>`.
 //!
 //! `--pairs` also runs every pair of the given strategies as an ensemble
-//! (`ensemble:members=[a+b]`, paper 002's exhaustive search over pairs). `--loko` adds
+//! (`ensemble:members=[a+b]`, the exhaustive search over pairs of Liu et al., "GPU Accelerated Exhaustive Search for Optimal Ensemble of Black-Box Optimization Algorithms"). `--loko` adds
 //! leave-one-family-out selection among the strategies run (see [`crate::loko`]) to the table.
 //! The runs of one cache and strategy are spread over `--jobs` threads (default: every core).
 
@@ -88,7 +88,7 @@ pub(crate) struct BenchArgs {
     /// A Kernel Tuner cache file (`.json` or `.json.gz`); repeat for several.
     #[arg(long = "cache", required_unless_present_any = ["synthetic", "stress"])]
     caches: Vec<PathBuf>,
-    /// A synthetic function of paper 004 on a grid instead of a cache: `f3`, `f4` or `bukin6`;
+    /// A synthetic function of Luo et al. on a grid instead of a cache: `f3`, `f4` or `bukin6`;
     /// repeat for several.
     #[arg(long, value_parser = parse_synthetic)]
     synthetic: Vec<Synthetic>,
@@ -105,7 +105,7 @@ pub(crate) struct BenchArgs {
     #[arg(long, default_value_t = 101)]
     grid: usize,
     /// Compare every strategy with this one run by run (same seeds): the share of runs whose best
-    /// is at least as good, and strictly better (paper 004's percentage tables). It must be one
+    /// is at least as good, and strictly better (as Luo et al.'s percentage tables). It must be one
     /// of `--strategy`.
     #[arg(long)]
     versus: Option<String>,

@@ -11,7 +11,7 @@
 //!
 //! The machine's CPU is `cores` cores shared by the builds running at once: with more builds
 //! than cores, each goes at `cores / builds` of a core's speed (a compiler that does not build
-//! faster on more threads, as NVRTC on the H200 machine of 2026-11-28, is a machine of few
+//! faster on more threads, as NVRTC on an H200 machine of 16 cores, is a machine of few
 //! cores). A build the measuring thread runs itself shares them too; its measuring does not.
 //!
 //! Two policies are simulated, both asking the strategy for one configuration at a time, so

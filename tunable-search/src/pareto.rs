@@ -8,7 +8,7 @@
 //! How good a found front is: its *hypervolume*, the area (two objectives) between the front and
 //! a *reference point* that every point of interest dominates. The bench scores a run by the
 //! hypervolume of the front of what it has evaluated so far as a fraction of the true front's
-//! (every configuration's), against one reference point for both: [`reference`], the worst value
+//! (every configuration's), against one reference point for both: [`reference()`], the worst value
 //! of each objective on the true front plus a tenth of the front's range in it, a rule that does
 //! not depend on the objectives' units or signs.
 //!

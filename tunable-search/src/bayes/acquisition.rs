@@ -26,7 +26,7 @@
 //! - N. Srinivas et al., "Gaussian process optimization in the bandit setting", 2010 (UCB/LCB).
 //! - M. A. Gelbart, J. Snoek, R. P. Adams, "Bayesian optimization with unknown constraints",
 //!   2014: acquisition weighted by the probability of feasibility.
-//! - Paper 000 of this project, Sections III-C and III-F.
+//! - F.-J. Willemsen, R. van Nieuwpoort, B. van Werkhoven, "Bayesian Optimization for auto-tuning GPU kernels", Sections III-C and III-F.
 
 use std::f64::consts::{FRAC_1_SQRT_2, PI as PI_F64};
 
@@ -95,7 +95,7 @@ pub fn lower_confidence_bound(mu: f64, sigma: f64, beta: f64) -> f64 {
     mu - beta * sigma
 }
 
-/// Paper 000's contextual-variance exploration factor (Section III-F, as Kernel Tuner computes
+/// The contextual-variance exploration factor (Section III-F, as Kernel Tuner computes
 /// it): `λ = (σ̄ / σ̄ₛ) · (f⁺ / μₛ)`, the mean posterior standard deviation over the unvisited
 /// candidates relative to its value after the initial sample, times the best value found relative
 /// to the initial sample's mean. Exploration fades as the model grows certain and as the search

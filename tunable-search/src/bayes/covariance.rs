@@ -14,7 +14,7 @@
 //! in CoCaBO's mixture of kernels). With the *rest* ([`Covariance::with_overlap_rest`]) the
 //! overlap part averages over every coordinate, the chosen ones by equality and the others by
 //! their one-dimensional kernel, `o (1/d) (Σ_chosen [xⱼ = x'ⱼ] + Σ_others κ(|xⱼ - x'ⱼ| / l))`.
-//! Paper 000 (Section III-B) recommends the rough Matérn ν = 3/2 with a lengthscale above 1
+//! Willemsen et al., "Bayesian Optimization for auto-tuning GPU kernels" (Section III-B), recommend the rough Matérn ν = 3/2 with a lengthscale above 1
 //! (Table I: 1.5 with the contextual-variance exploration factor, 2 without), or the smoother
 //! ν = 5/2 with a lengthscale below 1; the squared exponential (RBF) is the common default of
 //! other frameworks.

@@ -34,7 +34,7 @@ pub enum Design {
     Random,
     /// Random valid configurations spread over every parameter's value range.
     Stratified,
-    /// Paper 000's maximin Latin hypercube.
+    /// The maximin Latin hypercube of Bayesian optimization for GPU kernels (Willemsen et al.).
     Maximin,
 }
 

@@ -22,7 +22,7 @@ pub enum AcquisitionChoice {
 /// The exploration factor `λ` of the acquisition functions.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Exploration {
-    /// Paper 000's contextual variance, recomputed every round, times a scale (`cv` is scale 1,
+    /// The contextual variance of Willemsen et al.'s Bayesian optimization, recomputed every round, times a scale (`cv` is scale 1,
     /// `cv*0.5` halves it).
     ContextualVariance(f64),
     /// A constant, in standard deviations of the observed targets.

@@ -1,6 +1,6 @@
 //! # Portfolios of acquisition functions: `multi` and `advanced multi`
 //!
-//! Paper 000 (Section III-G) proposes two portfolios over the basic acquisition functions, in
+//! Willemsen et al., "Bayesian Optimization for auto-tuning GPU kernels" (Section III-G), propose two portfolios over the basic acquisition functions, in
 //! Table I's order (EI, PI, LCB). Both work in *rounds*: one prediction of the surrogate, then
 //! one suggestion per active acquisition function, evaluated together.
 //!
@@ -23,7 +23,7 @@
 //! implementation of the paper (`bayes_opt.py`), including its tie-breaking.
 //!
 //! ## References
-//! - Paper 000 of this project, Section III-G and Table I.
+//! - The same paper, Section III-G and Table I.
 //! - E. Brochu, M. W. Hoffman, N. de Freitas, "Portfolio allocation for Bayesian optimization",
 //!   2010 (GP-Hedge, the approach these portfolios improve on).
 
@@ -53,7 +53,7 @@ pub struct PortfolioOptions {
 }
 
 impl PortfolioOptions {
-    /// Paper 000's Table I: skip threshold 5, discount 0.65 for multi and 0.75 for advanced
+    /// The paper's Table I: skip threshold 5, discount 0.65 for multi and 0.75 for advanced
     /// multi, required improvement factor 0.1.
     pub fn table_i(kind: PortfolioKind) -> Self {
         PortfolioOptions {

@@ -8,10 +8,10 @@
 //!   run, or a T4 results file), read by [`crate::format::kernel_tuner`], whose types are
 //!   re-exported here;
 //! - [`Replay`]: an objective over a [`Space`](crate::Space) that answers from a cache;
-//! - [`synthetic`]: paper 004's test functions (f3, f4, Bukin N.6) on grids, as replays;
+//! - [`synthetic`]: the test functions of Luo et al., "Non-smooth Bayesian optimization in tuning scientific applications" (f3, f4, Bukin N.6) on grids, as replays;
 //! - [`stress`]: generated landscapes of the kinds a new user brings (flat and periodic,
 //!   heavy-tailed, plateaus, needles, near-optimal, noisy, failing), as replays;
-//! - [`score`]: the methodology score of paper 001 (Section V-A) against the exact expected
+//! - [`score`]: the methodology score (Section V-A of the paper below) against the exact expected
 //!   best-so-far of random search, [`ScoreContext`].
 //!
 //! ```no_run
@@ -28,7 +28,7 @@
 //!
 //! ## References
 //! - F.-J. Willemsen, S. Heldens, R. van Nieuwpoort, B. van Werkhoven, "Constraint-aware
-//!   Optimization in Auto-Tuning", Section V-A (paper 001 of the shared papers).
+//!   Optimization in Auto-Tuning", Section V-A.
 //! - F.-J. Willemsen, R. Schoonhoven, J. Filipovič, J. O. Tørring, R. van Nieuwpoort,
 //!   B. van Werkhoven, "A methodology for comparing optimization algorithms for auto-tuning",
 //!   FGCS 2024.

@@ -1,6 +1,6 @@
 //! # Methodology score
 //!
-//! The performance score of paper 001, Section V-A (after Willemsen et al., "A methodology for
+//! The performance score of Willemsen et al., "Constraint-aware Optimization in Auto-Tuning", Section V-A (after Willemsen et al., "A methodology for
 //! comparing optimization algorithms for auto-tuning", FGCS 2024), on an axis of function
 //! evaluations: how much better than random search a strategy's best-so-far is, relative to the
 //! distance from random search to the optimum. 0 is random search, 1 is finding the optimum at

@@ -1,6 +1,6 @@
 //! # Synthetic objectives
 //!
-//! Test functions of paper 004 (Luo et al., "Non-smooth Bayesian optimization in tuning
+//! Test functions of Luo et al., "Non-smooth Bayesian optimization in tuning
 //! problems", Section 3.1), discretized on a grid so that they are spaces like any kernel's.
 //! All three are minimized here: the paper maximizes `f3` and `f4`, so their values are negated.
 //!
@@ -20,9 +20,9 @@ use crate::{SpaceBuilder, SpaceError};
 /// One of the synthetic test functions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Synthetic {
-    /// Paper 004's smooth `f3`, negated.
+    /// The paper's smooth `f3`, negated.
     F3,
-    /// Paper 004's `f4` with a jump along `x2 = 0`, negated.
+    /// The paper's `f4` with a jump along `x2 = 0`, negated.
     F4,
     /// The Bukin N.6 function.
     Bukin6,

@@ -3,7 +3,7 @@
 //! Each parameter's values cost a seeded amount each, unordered (a table, not a distance: the
 //! second-best value can sit next to the worst), most of them much; two numeric parameters share
 //! a resource whose combined use above a seeded limit falls off a cliff (an occupancy limit);
-//! the times are heavy-tailed, as on the AMD convolutions of issue 37: the median is ~30x the
+//! the times are heavy-tailed, as on the AMD convolutions of the shared caches: the median is ~30x the
 //! optimum, the 10th percentile ~9x, so only the first dozen evaluations count. Small spaces
 //! of few parameters.
 

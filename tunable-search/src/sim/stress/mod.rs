@@ -1,7 +1,7 @@
 //! # Stress landscapes: generated search spaces of the kinds a new user brings
 //!
 //! The shared caches hold a handful of kernels; a default chosen on them can fail on a landscape
-//! of a kind they do not contain (issue 27). This module generates such landscapes: seeded,
+//! of a kind they do not contain. This module generates such landscapes: seeded,
 //! deterministic, on real [`Space`](crate::Space)s with typed parameters (and constraints), every
 //! configuration's time known, so the score against the exact random-search baseline is as
 //! exact as on a brute-forced cache. Each [`StressKind`] is one shape of landscape:
@@ -91,11 +91,11 @@ pub enum StressKind {
     Noisy,
     /// 30-60% of configurations fail at run time, clustered by a hidden resource limit.
     Failing,
-    /// One level of a few-valued parameter is required near the optimum (issue 37).
+    /// One level of a few-valued parameter is required near the optimum.
     Required,
-    /// Small and heavy-tailed, decided value by value, with an occupancy cliff (issue 37).
+    /// Small and heavy-tailed, decided value by value, with an occupancy cliff.
     Cliffs,
-    /// A needle in a small noisy space of few-valued parameters (issue 37).
+    /// A needle in a small noisy space of few-valued parameters.
     Pinpoint,
     /// A tensor-core GEMM's tiles (products of interacting parameters) under a graphics clock of
     /// ten levels, with failures, a heavy tail and energy from a power-frequency model.
@@ -453,7 +453,7 @@ impl FromStr for StressSpec {
 }
 
 /// The kinds `varied` draws in variety: those of the small spaces where the first evaluations
-/// decide (issue 37).
+/// decide.
 pub const VARIED: [StressKind; 3] = [
     StressKind::Required,
     StressKind::Cliffs,

@@ -59,7 +59,13 @@ fn matmul_cubecl_tunes_then_ships_the_baked_comptime_values() {
     std::fs::create_dir_all(&tuned).unwrap();
     let build = |features: &str| {
         ok(Command::new(env!("CARGO"))
-            .args(["build", "--quiet", "--release", "--example", "matmul_cubecl"])
+            .args([
+                "build",
+                "--quiet",
+                "--release",
+                "--example",
+                "matmul_cubecl",
+            ])
             .args(["--features", features])
             .current_dir(root())
             .env("CARGO_TARGET_DIR", &target)

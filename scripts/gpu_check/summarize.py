@@ -218,6 +218,23 @@ def wgpu(w):
     return out
 
 
+def cubecl(w):
+    """The CubeCL example on the NVIDIA Vulkan driver: the device, and the default, tuned and
+    TunableSet rows of its side-by-side table (ms, speedup over the default, time to answer)."""
+    text = read_text(os.path.join(w, "cubecl-matmul.log"))
+    if not text:
+        return None
+    dev = re.search(r"^device: (.*)$", text, re.M)
+    rows = {}
+    for key, label in (("default", "default"), ("tuned", r"#\[tunable\], whole space"),
+                       ("set", "CubeCL TunableSet, 10 picked")):
+        m = re.search(rf"^  {label}\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)x\s+(.*)$", text, re.M)
+        if m:
+            rows[key] = {"ms": float(m.group(1)), "speedup": float(m.group(3)), "took": m.group(4).strip()}
+    return {"device": dev.group(1) if dev else None, "rows": rows,
+            "verified": "result matches the CPU reference" in text}
+
+
 FAULTS = {
     "1": ("wrong output", "wrong output"),
     "2": ("launch beyond the kernel's threads per block (__launch_bounds__(64))", "exceeds this kernel's maximum"),
@@ -506,6 +523,15 @@ def markdown(s, sizes):
         m = x.get("summary") or {}
         lines.append(f"| {name} | {x.get('device')} | {fmt(m.get('seconds'), '.1f')} | {fmt(x.get('default_ms'))} | "
                      f"{fmt(x.get('tuned_ms'))} | {fmt(x.get('speedup'), '.2f')} | {m.get('config', '-')} |")
+    cc = s.get("cubecl")
+    if cc:
+        lines += ["", "## CubeCL on the NVIDIA Vulkan driver", "", f"device: {cc.get('device')}", "",
+                  "| way | ms | against the default | time to its answer |", "| --- | --- | --- | --- |"]
+        for key, name in (("default", "default"), ("tuned", "#[tunable], whole space"),
+                          ("set", "CubeCL TunableSet, 10 picked")):
+            r = cc["rows"].get(key)
+            if r:
+                lines.append(f"| {name} | {r['ms']:.3f} | {r['speedup']:.2f}x | {r['took']} |")
     sh = s["shipped"]
     lines += ["", f"## Shipped binary, first call (n = {first})", "",
               "| way | first call ms (median) | runs | origin | module | NVRTC loaded | configuration |",
@@ -544,6 +570,7 @@ def main():
         "shipped": shipped(w),
         "faults": faults(w),
         "wgpu": wgpu(w),
+        "cubecl": cubecl(w),
         "nvrtc": nvrtc_processes(w),
         "pool": pool_ways(w),
         "pool_exhaustive": pool_ways(w, "pool-exhaustive"),

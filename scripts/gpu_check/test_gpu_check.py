@@ -154,6 +154,13 @@ class SummaryTest(unittest.TestCase):
                   + f"\n{kernel} n = 2048:\n  default P {{ tile: 16 }}: 20.500 ms (800.00 GFLOP/s)\n"
                   "  tuned P { tile: 4 }: 10.250 ms (1600.00 GFLOP/s), speedup 2.00x over the default\n"
                   "  (both timed alike, interleaved: ...; 7 rounds, timestamp queries)\n")
+        write(os.path.join(w, "cubecl-matmul.log"),
+              f"device: cubecl: {vulkan}\nmatmul_cubecl n = 2048: 1740 valid configurations of 3136\n"
+              "                                          ms   GFLOP/s  speedup   time to answer\n"
+              "  default                             40.000    429.50    1.00x                -\n"
+              "  #[tunable], whole space              8.000   2147.48    5.00x           12.5 s\n"
+              "  CubeCL TunableSet, 10 picked        10.000   1717.99    4.00x            0.9 s\n"
+              "  result matches the CPU reference (max relative error 1.0e-6)\n")
         nvrtc = "NVRTC (sm_90): 1545 of 1545 configurations compiled to PTX in {} s, 0 failed\n"
         write(os.path.join(w, "nvrtc-one.log"), nvrtc.format(27.2))
         write(os.path.join(w, "nvrtc-two.log"), nvrtc.format(28.0) + nvrtc.format(29.5))
@@ -239,6 +246,9 @@ class SummaryTest(unittest.TestCase):
             self.assertIn("Goals: tuned ≥ 0.90× cuBLAS at 2048 and 4096: not met; "
                           "≥ 1.0× cuBLAS on a non-square shape: met.", md)
             self.assertEqual(s["wgpu"]["matmul"]["speedup"], 2.0)
+            self.assertEqual(s["cubecl"]["rows"]["tuned"], {"ms": 8.0, "speedup": 5.0, "took": "12.5 s"})
+            self.assertTrue(s["cubecl"]["verified"])
+            self.assertIn("| CubeCL TunableSet, 10 picked | 10.000 | 4.00x | 0.9 s |", md)
             self.assertIn("| matmul | wgpu: NVIDIA H100 80GB HBM3 (Vulkan, NVIDIA 580.159.04) | 4.5 | 20.500 | "
                           "10.250 | 2.00 |", md)
 

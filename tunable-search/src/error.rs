@@ -21,7 +21,7 @@ pub enum SpaceError {
         error: Box<ExprError>,
     },
     /// A device property that is none of
-    /// [`DEVICE_PROPERTIES`](crate::space::DEVICE_PROPERTIES).
+    /// [`DEVICE_PROPERTIES`](crate::space::device_property::DEVICE_PROPERTIES).
     #[error("unknown device property '{name}'")]
     UnknownDeviceProperty {
         /// The name, without `device.`.

@@ -14,7 +14,7 @@ use super::error::{ExprError, ExprErrorKind};
 use super::interp::op_symbol;
 use super::program::{Conjunct, Op, Program, V, operands_of};
 use super::span::Span;
-use crate::space::device::{DEVICE_PROPERTIES, PREFIX, known};
+use crate::space::device_property::{DEVICE_PROPERTIES, PREFIX, known};
 use crate::space::{DeviceProperties, Value};
 use std::collections::HashMap;
 

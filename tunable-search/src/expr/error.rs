@@ -85,7 +85,7 @@ impl ExprError {
                 suggestion: None,
             } => format!("unknown parameter '{name}'"),
             ExprErrorKind::UnknownDeviceProperty { name, suggestion } => {
-                let known: Vec<&str> = crate::space::DEVICE_PROPERTIES
+                let known: Vec<&str> = crate::space::device_property::DEVICE_PROPERTIES
                     .iter()
                     .map(|(n, _)| *n)
                     .collect();

@@ -13,6 +13,7 @@
 
 mod def;
 pub mod device;
+pub mod device_property;
 mod layout;
 pub mod load;
 pub mod neighbours;

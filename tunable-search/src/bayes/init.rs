@@ -57,7 +57,12 @@ impl Design {
                 let mut best: Option<(usize, Vec<usize>)> = None;
                 for _ in 0..STRATIFIED_DESIGNS {
                     let mut draw = first.clone();
-                    draw.extend(space.sample(rng, k).into_iter().filter(|p| !first.contains(p)));
+                    draw.extend(
+                        space
+                            .sample(rng, k)
+                            .into_iter()
+                            .filter(|p| !first.contains(p)),
+                    );
                     draw.truncate(k);
                     let covered = strata.covered(space, &draw);
                     if best.as_ref().is_none_or(|(c, _)| covered > *c) {

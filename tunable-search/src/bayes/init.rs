@@ -2,20 +2,24 @@
 //!
 //! The configurations `bayes` evaluates before its model steers (`init` of them, option
 //! `design`):
-//! - `random` (the default): uniformly random valid configurations. Their best is on average
+//! - `random`: uniformly random valid configurations. Their best is on average
 //!   exactly random search's, so the design costs nothing against the baseline the score
 //!   measures, whatever the kernel.
-//! - `stratified`: valid configurations drawn uniformly, the first kept as drawn and the rest
-//!   chosen, of [`STRATIFIED_DESIGNS`] random draws, as the one that covers the most strata
-//!   with it. A parameter's strata hold equal numbers of valid configurations (its values in
-//!   order, the configurations of one value spread over their share by a fixed hash), so that
-//!   each stratum is as likely as any other under uniform sampling: the design spreads over
-//!   every parameter like a Latin hypercube over the valid configurations, and keeps their
-//!   distribution of values. Strata of equal width in a parameter's value range would not:
-//!   under a constraint (a product of two parameters bounded) the extreme values are rare, and
-//!   a design covering them evaluates them far more often than uniform picks do, which loses
-//!   where they are slow. The first pick is uniform, so the first evaluation is random
-//!   search's.
+//! - `stratified` (the default): valid configurations drawn uniformly, keeping, of [`STRATIFIED_DESIGNS`]
+//!   random draws, the one that covers the most strata: each parameter's normalized range is cut
+//!   into `init` equal strata and a draw scores one per (parameter, stratum) it hits. Spread over
+//!   every parameter's value ranks like a Latin hypercube, but on configurations as they occur
+//!   in the valid space.
+//! - `proportional`: the first pick uniform, the rest chosen, of [`STRATIFIED_DESIGNS`]
+//!   random draws, as the one that covers the most strata with it, where a parameter's strata
+//!   hold equal numbers of valid configurations (its values in order, the configurations of one
+//!   value spread over their share by a fixed hash). Each stratum is then as likely as any other
+//!   under uniform sampling: the design spreads over every parameter like a Latin hypercube over
+//!   the valid configurations and keeps their distribution of values, and its first evaluation
+//!   is random search's. `stratified`'s equal widths do not keep it: under a constraint (a
+//!   product of two parameters bounded) a parameter's extreme values are rare, and a design
+//!   covering them evaluates them far more often than uniform picks do, which loses where they
+//!   are slow and wins where they are fast.
 //! - `maximin`: the maximin Latin hypercube of "Bayesian Optimization for auto-tuning GPU
 //!   kernels" (the best of 1000 random designs by the distance of its closest pair, each point
 //!   moved to the nearest untaken valid configuration).
@@ -38,9 +42,11 @@ pub const STRATIFIED_DESIGNS: usize = 200;
 pub enum Design {
     /// Uniformly random valid configurations.
     Random,
-    /// Random valid configurations spread over every parameter's values in proportion to the
-    /// valid configurations that have them.
+    /// Random valid configurations spread over every parameter's value range.
     Stratified,
+    /// Random valid configurations spread over every parameter's values in proportion to the
+    /// valid configurations that have them, the first one uniform.
+    Proportional,
     /// Paper 000's maximin Latin hypercube.
     Maximin,
 }
@@ -52,6 +58,17 @@ impl Design {
             Design::Random => space.sample(rng, k),
             Design::Maximin => space.maximin_latin_hypercube(rng, k, MAXIMIN_DESIGNS),
             Design::Stratified => {
+                let mut best: Option<(usize, Vec<usize>)> = None;
+                for _ in 0..STRATIFIED_DESIGNS {
+                    let draw = space.sample(rng, k);
+                    let covered = strata_covered(space, &draw, k);
+                    if best.as_ref().is_none_or(|(c, _)| covered > *c) {
+                        best = Some((covered, draw));
+                    }
+                }
+                best.map_or_else(Vec::new, |(_, d)| d)
+            }
+            Design::Proportional => {
                 let strata = Strata::new(space, k);
                 let first = space.sample(rng, 1);
                 let mut best: Option<(usize, Vec<usize>)> = None;
@@ -73,6 +90,23 @@ impl Design {
             }
         }
     }
+}
+
+/// The (parameter, stratum) cells `positions` hit, with each varying parameter's normalized
+/// range cut into `strata` equal parts.
+fn strata_covered(space: &Space, positions: &[usize], strata: usize) -> usize {
+    let coords: Vec<Vec<f64>> = positions.iter().map(|&p| space.normalized(p)).collect();
+    let dims = coords.first().map_or(0, Vec::len);
+    (0..dims)
+        .map(|j| {
+            let mut hit = vec![false; strata.max(1)];
+            for c in &coords {
+                let s = ((c[j] * strata as f64) as usize).min(strata.max(1) - 1);
+                hit[s] = true;
+            }
+            hit.iter().filter(|&&h| h).count()
+        })
+        .sum()
 }
 
 /// Per varying parameter, strata of equal numbers of valid configurations: a configuration's
@@ -158,7 +192,12 @@ mod tests {
             .constraint("a * b <= 64")
             .build()
             .unwrap();
-        for d in [Design::Random, Design::Stratified, Design::Maximin] {
+        for d in [
+            Design::Random,
+            Design::Stratified,
+            Design::Proportional,
+            Design::Maximin,
+        ] {
             let design = format!("{d:?}");
             let a = d.sample(&space, &mut ChaCha8Rng::seed_from_u64(3), 6);
             assert_eq!(a.len(), 6, "{design}");
@@ -180,18 +219,20 @@ mod tests {
             .unwrap();
         let strata = Strata::new(&space, 8);
         let mut rng = ChaCha8Rng::seed_from_u64(9);
-        let (mut strat, mut rand) = (0, 0);
+        let (mut strat, mut prop, mut rand) = (0, 0, 0);
         for _ in 0..20 {
-            strat += strata.covered(&space, &Design::Stratified.sample(&space, &mut rng, 8));
-            rand += strata.covered(&space, &Design::Random.sample(&space, &mut rng, 8));
+            strat += strata_covered(&space, &Design::Stratified.sample(&space, &mut rng, 8), 8);
+            prop += strata.covered(&space, &Design::Proportional.sample(&space, &mut rng, 8));
+            rand += strata_covered(&space, &Design::Random.sample(&space, &mut rng, 8), 8);
         }
         assert!(strat > rand, "{strat} vs {rand}");
+        assert!(prop > rand, "{prop} vs {rand}");
         // 8 points in 8 strata per parameter cover at most 16 cells.
-        assert!(strat <= 20 * 16);
+        assert!(strat <= 20 * 16 && prop <= 20 * 16);
     }
 
     #[test]
-    fn stratified_keeps_the_valid_distribution_of_values_under_a_constraint() {
+    fn proportional_keeps_the_valid_distribution_of_values_under_a_constraint() {
         // Large values of `a` occur only with small values of `b`: they are rare.
         let space = SpaceBuilder::new()
             .param("a", 1..=16)
@@ -208,10 +249,20 @@ mod tests {
         };
         let valid = mean_a(&(0..space.len()).collect::<Vec<_>>());
         let mut rng = ChaCha8Rng::seed_from_u64(5);
-        let designs: Vec<usize> = (0..400)
-            .flat_map(|_| Design::Stratified.sample(&space, &mut rng, 5))
-            .collect();
-        let design = mean_a(&designs);
-        assert!((design - valid).abs() < 0.3, "{design} vs {valid}");
+        let mean_of = |d: Design, rng: &mut ChaCha8Rng| {
+            mean_a(
+                &(0..400)
+                    .flat_map(|_| d.sample(&space, rng, 5))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let proportional = mean_of(Design::Proportional, &mut rng);
+        let stratified = mean_of(Design::Stratified, &mut rng);
+        assert!(
+            (proportional - valid).abs() < 0.3,
+            "{proportional} vs {valid}"
+        );
+        // Equal widths of the value range over-sample the rare large values.
+        assert!(stratified - valid > 0.5, "{stratified} vs {valid}");
     }
 }

@@ -12,7 +12,8 @@
 //!   unvisited valid configuration: the paper's discrete space (Section III-D).
 //! - **Initial sample.** `init` (5) configurations chosen by `design` ([`Design`]): by default
 //!   `stratified`, uniformly random valid configurations, keeping of 200 draws the one that
-//!   covers the most strata of every parameter's value range; or `random` picks, or the paper's
+//!   covers the most strata of every parameter's value range; or `proportional` (strata of equal
+//!   numbers of valid configurations, the first pick uniform), or `random` picks, or the paper's
 //!   `maximin` Latin hypercube (the best of 1000 random designs, each point moved to the nearest
 //!   untaken valid configuration). A configuration that fails is replaced by a random one, for at
 //!   most `init` replacements (Section III-E).

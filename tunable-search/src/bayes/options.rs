@@ -140,9 +140,11 @@ declare_options! {
         };
         /// Size of the initial sample.
         init: usize = 5, "init" => at_least(1);
-        /// How the initial sample is chosen: `stratified`, `random` or `maximin` ([`Design`]).
+        /// How the initial sample is chosen: `stratified`, `proportional`, `random` or `maximin`
+        /// ([`Design`]).
         design: Design = Design::Stratified, "design" => choice(&[
             ("stratified", Design::Stratified),
+            ("proportional", Design::Proportional),
             ("random", Design::Random),
             ("maximin", Design::Maximin),
         ]);

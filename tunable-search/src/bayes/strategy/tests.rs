@@ -49,6 +49,7 @@ fn every_option_keeps_the_contract_and_is_deterministic() {
         "bayes:design=stratified:trust=0.3",
         "bayes:design=random:trust=0.1:pool=100:polish=0",
         "bayes:design=maximin:trust=1",
+        "bayes:design=proportional:pool=100",
         "bayes:additive=0.5:fit=true:design=stratified",
         "bayes:init=2:early_lengthscale=3:early=20",
         "bayes:surrogate=cgp:early_lengthscale=2:early=30:pool=150",

@@ -47,6 +47,7 @@ pub mod fingerprint;
 pub mod format;
 mod mix;
 pub mod name;
+pub mod objective;
 pub mod portable;
 #[cfg(feature = "search")]
 pub mod sim;

@@ -15,6 +15,7 @@ use super::{
     Bar, Call, Evaluation, Journaled, Log, Lookup, Observer, Origin, Run, Summary, TimeSplit,
     TuneOptions, Variants, Verify, capture, confirm, describe, evaluate,
     lookup::Baked,
+    metering,
     session::{self, Record},
     tune,
     warm::plan,
@@ -31,6 +32,7 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use tunable_search::Space;
 use tunable_search::format::artifact::Recipe;
+use tunable_search::objective::Objective;
 
 pub use super::spec::KernelSpec;
 
@@ -131,11 +133,33 @@ fn tune_in_context<P: Params>(
         record(|| capture(|| run(Call::Run(&default)))).1.programs()
     });
     let reference = TimeSplit::since(start);
+    // An objective that needs energy takes its meter now, before any evaluation: the CUDA
+    // device the reference or probe run asked for a kernel, else the CPU's for a CPU kernel.
+    let cuda = evaluation::with(|c| c.cuda).flatten();
+    let metering = settings::energy_seconds()
+        .and_then(|min| metering::select(opts.objective, kernel.device_given, cuda, min));
+    let metering = match metering {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!(
+                "tunable: tuning {} failed: {e}; using the default configuration",
+                kernel.name
+            );
+            session::record(&Record::failure(kernel.name, key, device, e.to_string()));
+            return (default, Origin::Default);
+        }
+    };
     let dir = tuned_dir(kernel.manifest_dir);
-    let open = if mode == Mode::Retune {
+    // A journal answers with times only: a tuning for energy measures afresh, into a journal
+    // of its own that records the energy beside the time.
+    let open = if mode == Mode::Retune || metering.is_some() {
         Journal::restart
     } else {
         Journal::open
+    };
+    let build = match opts.objective {
+        Objective::Time => build,
+        o => tunable_search::fingerprint::fnv1a(&[&build.to_le_bytes(), o.name().as_bytes()]),
     };
     let journal = Journal::path_for_run(&dir, kernel.name, key, space, build, device)
         .map_err(RuntimeError::from)
@@ -147,7 +171,11 @@ fn tune_in_context<P: Params>(
     // The default first: the summary's baseline, and the first incumbent of the early stop.
     let default_at = space.position_of_values(&default.to_values());
     let (first, warm) = first_positions(kernel, space, device, key, default_at);
-    let opts = TuneOptions { first, ..opts };
+    let opts = TuneOptions {
+        first,
+        meter: metering,
+        ..opts
+    };
     let label = format!("{} (key {key})", kernel.name);
     let bar = Bar::new(&label, opts.budget.min(space.len()));
     let mut log = Log::new(space, &label, Log::every_from_env(), Some(bar.clone()));
@@ -175,7 +203,12 @@ fn tune_in_context<P: Params>(
     // The best few, re-timed interleaved: the confirmation can change the winner. A tuning
     // answered wholly by the journal measures nothing, this included.
     let confirming = Instant::now();
-    let confirmed = if report.measured == 0 { 0 } else { CONFIRM };
+    // Re-timing ranks by time: a tuning for energy keeps the winner its energy chose.
+    let confirmed = if report.measured == 0 || opts.meter.is_some() {
+        0
+    } else {
+        CONFIRM
+    };
     let contenders = &report.contenders[..report.contenders.len().min(confirmed)];
     let (best, confirmed_recorded) =
         record(|| confirm(&mut evaluator, contenders, kernel.repeats.max(3)).or(report.best));
@@ -532,7 +565,7 @@ mod tests {
     /// for others. The default seed is the one every tuning used before there was a setting.
     #[test]
     fn the_same_seed_asks_for_the_same_configurations_in_the_same_order() {
-        use crate::tuner::{Objective, Progress, tune};
+        use crate::tuner::{Closure, Progress, tune};
         use tunable_search::sim::Replay;
         use tunable_search::strategy::Trial;
         let build = || {
@@ -567,7 +600,7 @@ mod tests {
             };
             let mut order = Vec::new();
             let mut seen = |_: &Progress, t: &Trial, _: &Evaluation| order.push(t.position);
-            let mut replayed = Objective(|p: usize| {
+            let mut replayed = Closure(|p: usize| {
                 replay.values()[p].ok_or_else(|| "not in the landscape".to_owned())
             });
             tune(&space, &opts, &mut replayed, &mut [&mut seen]).unwrap();

@@ -9,8 +9,8 @@ use crate::source::{self, SourceFile};
 use proc_macro2::Span;
 use std::sync::Arc;
 use syn::{Expr, Ident, LitStr};
-#[cfg(feature = "search")]
 use tunable_search::objective::Objective;
+#[cfg(feature = "search")]
 use tunable_search::strategy;
 use tunable_search::{Space, SpaceBuilder, SpaceError, Value};
 use tunable_search::{defaults, suggest};

@@ -518,6 +518,85 @@ mod tests {
         std::fs::remove_dir_all(&dir).ok();
     }
 
+    /// Every file under `dir` whose text holds `needle`.
+    fn files_holding(dir: &std::path::Path, needle: &str) -> Vec<std::path::PathBuf> {
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                found.extend(files_holding(&path, needle));
+            } else if std::fs::read_to_string(&path).is_ok_and(|t| t.contains(needle)) {
+                found.push(path);
+            }
+        }
+        found
+    }
+
+    /// A whole tuning for energy through the first-run hook, on a planted meter whose power the
+    /// kernel sets: the least energy wins, not the fastest, and the journal records the energy.
+    #[test]
+    fn a_tuning_for_energy_stores_the_least_energy_and_journals_it() {
+        use crate::meter::{Fake, Meter};
+        let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+        let (kernel, space, dir) = fake_kernel("hook_energy", 2);
+        let kernel = KernelSpec {
+            objective: Objective::Energy,
+            verify: Verify::Off,
+            ..kernel
+        };
+        let fake = Arc::new(Fake::new(0.0));
+        let _planted = metering::plant(Arc::clone(&fake) as Arc<dyn Meter>);
+        let mut run = |call: Call<'_, Tile>| match call {
+            Call::Run(&Tile(t)) => {
+                // The fastest is tile 1; the least energy (power times time) is tile 4.
+                let (ms, watts) = crate::tuner::energy_tests::planted(t);
+                fake.set_watts(watts);
+                crate::measure::report_device_time(ms);
+                Ok(None)
+            }
+            Call::Output | Call::Answer => Ok(None),
+        };
+        let p = autotune(&kernel, &space, "dev", 1, &[], Tile(1), &mut run);
+        assert_eq!(p, Tile(4));
+        let stored = read(&tuned_file(&tuned_dir(kernel.manifest_dir), "hook_energy").unwrap());
+        assert_eq!(stored.unwrap()[0].values(), [Value::Int(4)]);
+        let journals = files_holding(&dir, "\"fake_energy\"");
+        assert_eq!(journals.len(), 1, "{journals:?}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// A tuning for energy where no meter can read fails before any evaluation: only the
+    /// default runs, and nothing is journaled or stored. Real: the CPU's meter, where this
+    /// process may not read RAPL (on a machine where it may, there is nothing to test here).
+    #[test]
+    fn a_tuning_for_energy_without_a_meter_evaluates_nothing() {
+        let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+        let Err(why) = crate::meter::for_cpu() else {
+            return;
+        };
+        let (kernel, space, dir) = fake_kernel("hook_unmetered", 2);
+        let kernel = KernelSpec {
+            objective: Objective::Edp,
+            verify: Verify::Off,
+            ..kernel
+        };
+        let runs = std::cell::Cell::new(0);
+        let mut run = |call: Call<'_, Tile>| {
+            if let Call::Run(_) = call {
+                runs.set(runs.get() + 1);
+            }
+            Ok(None)
+        };
+        let p = autotune(&kernel, &space, "dev", 1, &[], Tile(2), &mut run);
+        assert_eq!((p, runs.get()), (Tile(2), 0));
+        assert!(why.to_string().starts_with("not measurable here"), "{why}");
+        assert!(
+            files_holding(&dir, "tile").is_empty(),
+            "journaled or stored"
+        );
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
     /// Warm start needs no option: once a key is tuned on this device, tuning another key
     /// evaluates its winner right after the default, and the summary names the source.
     #[test]

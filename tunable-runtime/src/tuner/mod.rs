@@ -507,7 +507,7 @@ mod tests {
 }
 
 #[cfg(test)]
-mod energy_tests {
+pub(crate) mod energy_tests {
     use super::metering::Metering;
     use super::*;
     use crate::measure::{Repeats, report_device_time};

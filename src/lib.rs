@@ -156,6 +156,7 @@ mod guide {
         Wgpu = "../docs/src/wgpu.md",
         GpuCheck = "../docs/src/gpu-check.md",
         SearchSpaces = "../docs/src/search-spaces.md",
+        Energy = "../docs/src/energy.md",
         Strategies = "../docs/src/strategies.md",
         StressSuite = "../docs/src/stress-suite.md",
         Distributed = "../docs/src/distributed.md",

@@ -140,14 +140,7 @@ fn tune_in_context<P: Params>(
         .and_then(|min| metering::select(opts.objective, kernel.device_given, cuda, min));
     let metering = match metering {
         Ok(m) => m,
-        Err(e) => {
-            eprintln!(
-                "tunable: tuning {} failed: {e}; using the default configuration",
-                kernel.name
-            );
-            session::record(&Record::failure(kernel.name, key, device, e.to_string()));
-            return (default, Origin::Default);
-        }
+        Err(e) => return tuning_failed(kernel, key, device, &e, default),
     };
     let dir = tuned_dir(kernel.manifest_dir);
     // A journal answers with times only: a tuning for energy measures afresh, into a journal
@@ -186,14 +179,7 @@ fn tune_in_context<P: Params>(
     let (report, recorded) = record(|| tune(space, &opts, &mut evaluator, observers));
     let report = match report {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!(
-                "tunable: tuning {} failed: {e}; using the default configuration",
-                kernel.name
-            );
-            session::record(&Record::failure(kernel.name, key, device, e.to_string()));
-            return (default, Origin::Default);
-        }
+        Err(e) => return tuning_failed(kernel, key, device, &e, default),
     };
     let default_result = match default_at.and_then(|p| evaluator.result(p)) {
         Some(Ok(t)) => Ok(*t),
@@ -262,6 +248,23 @@ fn tune_in_context<P: Params>(
         Some(p) => (p, Origin::Tuned),
         None => (default, Origin::Default),
     }
+}
+
+/// A tuning that failed with the tuner's own error `e` (a bad strategy, no meter for the
+/// objective): said on stderr and recorded for the session; the call runs `default`.
+fn tuning_failed<P>(
+    kernel: &KernelSpec,
+    key: u64,
+    device: &str,
+    e: &RuntimeError,
+    default: P,
+) -> (P, Origin) {
+    eprintln!(
+        "tunable: tuning {} failed: {e}; using the default configuration",
+        kernel.name
+    );
+    session::record(&Record::failure(kernel.name, key, device, e.to_string()));
+    (default, Origin::Default)
 }
 
 /// What the journal of a tuning is kept for besides the space and device: the kernel's body

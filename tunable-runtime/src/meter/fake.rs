@@ -106,9 +106,13 @@ impl Fake {
 
     /// Draws `watts` from now on: the counter goes on from where it is, at the new slope (a
     /// test whose planted power depends on the configuration sets it from the kernel's body).
+    /// The power it draws already changes nothing.
     pub fn set_watts(&self, watts: f64) {
         let now = self.origin.elapsed().as_secs_f64();
         let mut level = self.level.lock().unwrap_or_else(|e| e.into_inner());
+        if level.watts == watts {
+            return;
+        }
         *level = Level {
             watts,
             since: now,

@@ -157,6 +157,7 @@ mod guide {
         Cubecl = "../docs/src/cubecl.md",
         GpuCheck = "../docs/src/gpu-check.md",
         SearchSpaces = "../docs/src/search-spaces.md",
+        Energy = "../docs/src/energy.md",
         Strategies = "../docs/src/strategies.md",
         StressSuite = "../docs/src/stress-suite.md",
         Distributed = "../docs/src/distributed.md",

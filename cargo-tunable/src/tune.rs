@@ -4,7 +4,7 @@
 //! harness calls it with, on this machine's device, in one command.
 //!
 //! ```text
-//! cargo tunable tune [--manifest-path P] [--example tune] [--kernel K ...] [--budget N | --time 10m] [--seed S] [--retune]
+//! cargo tunable tune [--manifest-path P] [--example tune] [--kernel K ...] [--budget N | --time 10m] [--seed S] [--objective time|energy|edp] [--retune]
 //! ```
 //!
 //! **The harness** is an ordinary Cargo example of the crate, `examples/tune.rs` by default: a
@@ -23,7 +23,8 @@
 //! session](tunable_runtime::tuner::session): `--kernel` (`TUNABLE_KERNELS`), `--budget`
 //! (`TUNABLE_BUDGET`), `--time` (`TUNABLE_TIME`, a wall-time limit per tuning), `--seed`
 //! (`TUNABLE_SEED`, the strategy's seed: the same seed asks for the same configurations in the
-//! same order, given the same results), `--retune`
+//! same order, given the same results), `--objective` (`TUNABLE_OBJECTIVE`: `time`, `energy`
+//! or `edp`, what tuning minimizes), `--retune`
 //! (`TUNABLE_MODE=retune`, else what is tuned already is kept), and reads back one record per
 //! tuning (`TUNABLE_REPORT`), which it prints as a table: kernel, key, device, default time,
 //! tuned time, speedup, evaluations, wall time. It exits with an error if the harness failed or
@@ -55,6 +56,9 @@ pub(crate) struct TuneArgs {
     /// The strategy's seed (default: each kernel's `seed`, 1): the same seed asks for the same configurations in the same order, given the same results
     #[arg(long)]
     seed: Option<u64>,
+    /// What tuning minimizes (default: each kernel's `objective`, time): `time`, `energy` (joules per run, read from the device's energy meter) or `edp` (energy times time)
+    #[arg(long)]
+    objective: Option<tunable_search::objective::Objective>,
     /// Tune again what is tuned already on this device.
     #[arg(long)]
     retune: bool,
@@ -126,6 +130,9 @@ pub(crate) fn run(args: TuneArgs) -> Result<(), Box<dyn std::error::Error>> {
     }
     if let Some(s) = args.seed {
         cmd.env(tunable_runtime::settings::SEED_VAR, s.to_string());
+    }
+    if let Some(o) = args.objective {
+        cmd.env(tunable_runtime::settings::OBJECTIVE_VAR, o.name());
     }
     if args.retune {
         cmd.env("TUNABLE_MODE", "retune");

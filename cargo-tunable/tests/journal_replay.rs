@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::process::Command;
 use std::sync::Arc;
 use tunable_runtime::journal::Journal;
-use tunable_runtime::tuner::{Journaled, Objective, TuneOptions, tune};
+use tunable_runtime::tuner::{Closure, Journaled, TuneOptions, tune};
 use tunable_search::SpaceBuilder;
 
 #[test]
@@ -28,7 +28,7 @@ fn a_tuning_journal_replays_in_bench_unchanged() {
     let journal = Journal::open(&path, Arc::clone(&space), "saxpy", "cpu: test").unwrap();
     let mut measure = Journaled::new(
         Some(journal),
-        Objective(|p: usize| match p % 5 {
+        Closure(|p: usize| match p % 5 {
             0 => Err(format!("wrong output at {p}")),
             _ => Ok(time(p)),
         }),

@@ -580,7 +580,7 @@ fn export_writes_what_local_tuning_writes_with_the_same_results() {
         seed: 3,
         ..Default::default()
     };
-    let mut measure = tunable_runtime::tuner::Objective(|p: usize| {
+    let mut measure = tunable_runtime::tuner::Closure(|p: usize| {
         replay.values()[p].ok_or_else(|| "failed".to_owned())
     });
     let report = tunable_runtime::tuner::tune(&space, &opts, &mut measure, &mut []).unwrap();

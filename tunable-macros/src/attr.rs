@@ -7,12 +7,13 @@ use syn::{Expr, Ident, Lit, LitInt, LitStr, Token, bracketed, parenthesized};
 
 /// Options of the attribute. Any other `name = [...]` or `name = a..=b` is a parameter; any other
 /// name with another value (or none) is an unknown option.
-pub(crate) const OPTIONS: [&str; 17] = [
+pub(crate) const OPTIONS: [&str; 18] = [
     "constraint",
     "key",
     "budget",
     "strategy",
     "seed",
+    "objective",
     "repeats",
     "warmup",
     "default",
@@ -153,7 +154,7 @@ impl Parse for Arg {
             }
             "tolerance" => Ok(Arg::Number(name, input.parse()?)),
             "budget" | "repeats" | "warmup" | "seed" => Ok(Arg::Int(name, input.parse()?)),
-            "strategy" | "name" => Ok(Arg::Str(name, input.parse()?)),
+            "strategy" | "name" | "objective" => Ok(Arg::Str(name, input.parse()?)),
             "default" => {
                 let content;
                 parenthesized!(content in input);

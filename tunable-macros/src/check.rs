@@ -9,6 +9,7 @@ use crate::source::{self, SourceFile};
 use proc_macro2::Span;
 use std::sync::Arc;
 use syn::{Expr, Ident, LitStr};
+use tunable_search::objective::Objective;
 #[cfg(feature = "search")]
 use tunable_search::strategy;
 use tunable_search::{Space, SpaceBuilder, SpaceError, Value};
@@ -57,6 +58,8 @@ pub(crate) struct Model {
     pub strategy: String,
     /// The strategy's seed (`seed`, default `defaults::SEED`).
     pub seed: u64,
+    /// What tuning minimizes (`objective`, default time).
+    pub objective: Objective,
     pub repeats: u32,
     pub warmup: u32,
     /// Index into each parameter's values.
@@ -107,6 +110,7 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
         (None, syn::ext::IdentExt::unraw(fn_name).to_string(), false);
     let mut name_span = None;
     let mut seed = defaults::SEED;
+    let mut objective = Objective::default();
     let mut sources = Vec::new();
     for arg in args {
         let id = arg.ident().to_string();
@@ -168,6 +172,10 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
                 _ => errs.push(lit.span(), format!("`{i}` takes a positive integer")),
             },
             Arg::Str(i, s) if i == "strategy" => strategy = Some(s),
+            Arg::Str(i, s) if i == "objective" => match s.value().parse() {
+                Ok(o) => objective = o,
+                Err(e) => errs.push(s.span(), format!("`objective`: {e}")),
+            },
             Arg::Str(_, s) => {
                 name = s.value();
                 name_span = Some(s.span());
@@ -300,6 +308,7 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
         budget,
         strategy: strategy_text,
         seed,
+        objective,
         repeats,
         warmup,
         default,

@@ -79,6 +79,7 @@ use syn::{ImplItem, ItemFn, ItemImpl, Token, parse_macro_input};
 /// | `budget` | a positive integer | `100` |
 /// | `strategy` | a strategy spec string | `"auto"` |
 /// | `seed` | a whole number | `1` |
+/// | `objective` | `"time"`, `"energy"` or `"edp"` | `"time"` |
 /// | `repeats` | an integer | `7` |
 /// | `warmup` | an integer | `1` |
 /// | `default` | `(param = value, ...)`, every parameter | the first valid configuration |
@@ -128,6 +129,18 @@ use syn::{ImplItem, ItemFn, ItemImpl, Token, parse_macro_input};
 /// goes its own way from there; `"random"` and `"exhaustive"` never do). `TUNABLE_SEED` (and
 /// `cargo tunable tune --seed`) overrides it at run time; another seed is another sample of the
 /// same search.
+///
+/// ## `objective`
+/// What tuning minimizes: `"time"`, the time of one run (the default); `"energy"`, the energy
+/// of one run in joules; `"edp"`, the energy-delay product, energy times time. An energy
+/// objective reads the device's energy meter (NVML on an NVIDIA GPU, RAPL on the CPU
+/// packages): each configuration that passes `verify` is timed as usual, then run again for
+/// about a second (`TUNABLE_ENERGY_SECONDS`) while the meter reads. The winner is the
+/// configuration of least energy (or EDP); its time is still recorded. Where no meter can read
+/// (no driver, counters only root may read), tuning fails before any evaluation with the
+/// reason. `TUNABLE_OBJECTIVE` (and `cargo tunable tune --objective`) overrides it at run time.
+/// Any other name is a compile error listing these three. See the guide's chapter "Energy and
+/// several objectives".
 ///
 /// ## `repeats`, `warmup`
 /// How each configuration is timed: `warmup` untimed runs, then `repeats` timed runs (at least

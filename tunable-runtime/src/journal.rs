@@ -215,8 +215,21 @@ impl Journal {
         result: Result<f64, &str>,
         runs: &[f64],
     ) -> Result<(), RuntimeError> {
+        self.record_fields(position, result, runs, &[])
+    }
+
+    /// Appends a result like [`record_runs`](Self::record_runs), with further measured
+    /// quantities by their Kernel Tuner names (`nvml_energy` in joules, `nvml_power` in watts,
+    /// `nvml_gr_clock` and `nvml_mem_clock` in MHz).
+    pub fn record_fields(
+        &mut self,
+        position: usize,
+        result: Result<f64, &str>,
+        runs: &[f64],
+        fields: &[(String, f64)],
+    ) -> Result<(), RuntimeError> {
         self.writer
-            .append_times(&self.space.values(position), result, runs)
+            .append_fields(&self.space.values(position), result, runs, fields)
             .map_err(|source| RuntimeError::Io {
                 path: self.path.clone(),
                 source,

@@ -105,6 +105,15 @@ pub enum RuntimeError {
         /// What it must be.
         expected: &'static str,
     },
+    /// The objective needs energy and no meter can read here: the tuning fails before any
+    /// evaluation.
+    #[error("cannot tune for {objective}: {reason}")]
+    NotMeasurable {
+        /// The objective.
+        objective: tunable_search::objective::Objective,
+        /// Why no meter can read.
+        reason: crate::meter::NotMeasurable,
+    },
     /// An environment setting holds a value it cannot take.
     #[error("{name}={value:?} is not valid; expected one of: {expected}")]
     BadSetting {

@@ -18,6 +18,12 @@
 //! - `TUNABLE_PREBUILD=on|off`: whether the configurations the strategy expects to ask next are
 //!   prebuilt speculatively on a pool of threads (default `off`; a GPU kernel, never on a CPU
 //!   device); it never changes which configurations are evaluated ([`prebuild`]).
+//! - `TUNABLE_OBJECTIVE=time|energy|edp`: what tuning minimizes; overrides the attribute's
+//!   `objective` (default `time`). An objective that needs energy fails before any evaluation
+//!   where no meter can read ([`objective`]).
+//! - `TUNABLE_ENERGY_SECONDS`: how long, in seconds, the repeated runs of one configuration's
+//!   energy measurement last at least (default 1, [`crate::meter::MIN_DURATION`];
+//!   [`energy_seconds`]).
 //! - `TUNABLE_TIMEOUT`: the default time limit of one GPU launch in seconds (default none); a
 //!   launch that exceeds it is a failed configuration (see [`crate::backend`]). Any other value
 //!   than a number of seconds makes the backends' constructors fail (`BadTimeout`).
@@ -43,6 +49,7 @@
 //! first tunable call, as for an unknown mode.
 
 use crate::RuntimeError;
+use tunable_search::objective::Objective;
 
 /// What to do with an untuned (or tuned) call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -229,6 +236,59 @@ pub fn prebuild() -> Result<bool, RuntimeError> {
             expected: "on, off".into(),
         }),
     }
+}
+
+/// The variable [`objective`] reads.
+pub const OBJECTIVE_VAR: &str = "TUNABLE_OBJECTIVE";
+
+/// The objective from `TUNABLE_OBJECTIVE`: `None` if unset (the attribute's `objective`
+/// applies, default `time`), an error naming the variable and the accepted values otherwise.
+///
+/// ```
+/// use tunable_runtime::settings::{OBJECTIVE_VAR, objective};
+/// use tunable_search::objective::Objective;
+///
+/// // SAFETY of the example: no other thread reads the environment.
+/// unsafe { std::env::set_var(OBJECTIVE_VAR, "energy") };
+/// assert_eq!(objective().unwrap(), Some(Objective::Energy));
+/// unsafe { std::env::set_var(OBJECTIVE_VAR, "joules") };
+/// assert!(objective().unwrap_err().to_string().contains("time, energy, edp"));
+/// unsafe { std::env::remove_var(OBJECTIVE_VAR) };
+/// ```
+pub fn objective() -> Result<Option<Objective>, RuntimeError> {
+    let Some(raw) = std::env::var_os(OBJECTIVE_VAR) else {
+        return Ok(None);
+    };
+    raw.to_str()
+        .and_then(|s| s.trim().parse().ok())
+        .map(Some)
+        .ok_or_else(|| RuntimeError::BadSetting {
+            name: OBJECTIVE_VAR,
+            value: raw.to_string_lossy().into_owned(),
+            expected: Objective::NAMES.join(", "),
+        })
+}
+
+/// The variable [`energy_seconds`] reads.
+pub const ENERGY_SECONDS_VAR: &str = "TUNABLE_ENERGY_SECONDS";
+
+/// How long the repeated runs of one configuration's energy measurement last at least:
+/// `TUNABLE_ENERGY_SECONDS` in seconds (a positive number), [`crate::meter::MIN_DURATION`] if
+/// unset; an error naming the variable otherwise. Shorter windows hold fewer updates of a
+/// coarse counter (NVML's: every 100 ms or so), and their readings are less certain.
+pub fn energy_seconds() -> Result<std::time::Duration, RuntimeError> {
+    let Some(raw) = std::env::var_os(ENERGY_SECONDS_VAR) else {
+        return Ok(crate::meter::MIN_DURATION);
+    };
+    raw.to_str()
+        .and_then(|s| s.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .map(std::time::Duration::from_secs_f64)
+        .ok_or_else(|| RuntimeError::BadNumber {
+            name: ENERGY_SECONDS_VAR,
+            value: raw.to_string_lossy().into_owned(),
+            expected: "a positive number of seconds",
+        })
 }
 
 /// An `on`/`off` setting that is on when unset; panics naming the valid values otherwise.

@@ -47,6 +47,7 @@ pub mod fingerprint;
 pub mod format;
 mod mix;
 pub mod name;
+pub mod objective;
 pub mod pareto;
 pub mod portable;
 #[cfg(feature = "search")]

@@ -220,6 +220,10 @@ pub(super) fn kernel_spec(k: &Kernel) -> TokenStream {
         model.warmup,
     );
     let verify_mode = verify::glue(model).mode;
+    let objective = syn::Ident::new(
+        &format!("{:?}", model.objective),
+        proc_macro2::Span::call_site(),
+    );
     let body = body_fingerprint(k);
     let device_given = model.device.is_some();
     let sources = model.sources.iter().map(|s| s.hash);
@@ -230,6 +234,7 @@ pub(super) fn kernel_spec(k: &Kernel) -> TokenStream {
             budget: #budget,
             strategy: #strategy,
             seed: #seed,
+            objective: ::tunable::__private::Objective::#objective,
             repeats: #repeats,
             warmup: #warmup,
             verify: #verify_mode,

@@ -6,6 +6,7 @@
 //! and its name says what it is.
 
 use super::{Clocks, Meter, NotMeasurable, Resolution, Sample};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -24,6 +25,20 @@ pub struct Fake {
     failure: Option<NotMeasurable>,
     samples: AtomicUsize,
     origin: Instant,
+    /// The power drawn from a moment on ([`set_watts`](Fake::set_watts)).
+    level: Mutex<Level>,
+    /// A failure every sample answers until it is lifted ([`set_failure`](Fake::set_failure)).
+    planted_failure: Mutex<Option<NotMeasurable>>,
+}
+
+/// The fake's power since a moment, and its counter then.
+#[derive(Clone, Copy, Debug)]
+struct Level {
+    watts: f64,
+    /// Seconds after the origin.
+    since: f64,
+    /// The counter then, in joules.
+    joules: f64,
 }
 
 /// What the fake samples.
@@ -50,6 +65,12 @@ impl Fake {
             failure: None,
             samples: AtomicUsize::new(0),
             origin: Instant::now(),
+            level: Mutex::new(Level {
+                watts,
+                since: 0.0,
+                joules: 0.0,
+            }),
+            planted_failure: Mutex::new(None),
         }
     }
 
@@ -83,6 +104,30 @@ impl Fake {
         }
     }
 
+    /// Draws `watts` from now on: the counter goes on from where it is, at the new slope (a
+    /// test whose planted power depends on the configuration sets it from the kernel's body).
+    /// The power it draws already changes nothing.
+    pub fn set_watts(&self, watts: f64) {
+        let now = self.origin.elapsed().as_secs_f64();
+        let mut level = self.level.lock().unwrap_or_else(|e| e.into_inner());
+        if level.watts == watts {
+            return;
+        }
+        *level = Level {
+            watts,
+            since: now,
+            joules: level.joules + level.watts * (now - level.since).max(0.0),
+        };
+    }
+
+    /// Every sample fails with `failure` from now on, until it is lifted with `None`.
+    pub fn set_failure(&self, failure: Option<NotMeasurable>) {
+        *self
+            .planted_failure
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = failure;
+    }
+
     /// The same failing with `failure` after `good` samples.
     pub fn failing_after(self, good: usize, failure: NotMeasurable) -> Fake {
         Fake {
@@ -103,6 +148,13 @@ impl Meter for Fake {
     }
 
     fn sample(&self) -> Result<Sample, NotMeasurable> {
+        if let Some(failure) = &*self
+            .planted_failure
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+        {
+            return Err(failure.clone());
+        }
         if self.samples.fetch_add(1, Ordering::Relaxed) >= self.good_samples
             && let Some(failure) = &self.failure
         {
@@ -113,13 +165,14 @@ impl Meter for Fake {
         if update > 0.0 {
             seconds = (seconds / update).floor() * update;
         }
-        let mut joules = self.watts * seconds;
+        let level = *self.level.lock().unwrap_or_else(|e| e.into_inner());
+        let mut joules = level.joules + level.watts * (seconds - level.since).max(0.0);
         if self.resolution.quantum > 0.0 {
             joules = (joules / self.resolution.quantum).floor() * self.resolution.quantum;
         }
         Ok(match self.kind {
             Kind::Energy => Sample::Energy(joules),
-            Kind::Power => Sample::Power(self.watts),
+            Kind::Power => Sample::Power(level.watts),
             Kind::Stalled => Sample::Energy(0.0),
         })
     }

@@ -15,6 +15,7 @@ use super::{
     Bar, Call, Evaluation, Journaled, Log, Lookup, Observer, Origin, Run, Summary, TimeSplit,
     TuneOptions, Variants, Verify, capture, confirm, describe, evaluate,
     lookup::Baked,
+    metering,
     session::{self, Record},
     tune,
     warm::plan,
@@ -31,6 +32,7 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use tunable_search::Space;
 use tunable_search::format::artifact::Recipe;
+use tunable_search::objective::Objective;
 
 pub use super::spec::KernelSpec;
 
@@ -131,11 +133,26 @@ fn tune_in_context<P: Params>(
         record(|| capture(|| run(Call::Run(&default)))).1.programs()
     });
     let reference = TimeSplit::since(start);
+    // An objective that needs energy takes its meter now, before any evaluation: the CUDA
+    // device the reference or probe run asked for a kernel, else the CPU's for a CPU kernel.
+    let cuda = evaluation::with(|c| c.cuda).flatten();
+    let metering = settings::energy_seconds()
+        .and_then(|min| metering::select(opts.objective, kernel.device_given, cuda, min));
+    let metering = match metering {
+        Ok(m) => m,
+        Err(e) => return tuning_failed(kernel, key, device, &e, default),
+    };
     let dir = tuned_dir(kernel.manifest_dir);
-    let open = if mode == Mode::Retune {
+    // A journal answers with times only: a tuning for energy measures afresh, into a journal
+    // of its own that records the energy beside the time.
+    let open = if mode == Mode::Retune || metering.is_some() {
         Journal::restart
     } else {
         Journal::open
+    };
+    let build = match opts.objective {
+        Objective::Time => build,
+        o => tunable_search::fingerprint::fnv1a(&[&build.to_le_bytes(), o.name().as_bytes()]),
     };
     let journal = Journal::path_for_run(&dir, kernel.name, key, space, build, device)
         .map_err(RuntimeError::from)
@@ -147,7 +164,11 @@ fn tune_in_context<P: Params>(
     // The default first: the summary's baseline, and the first incumbent of the early stop.
     let default_at = space.position_of_values(&default.to_values());
     let (first, warm) = first_positions(kernel, space, device, key, default_at);
-    let opts = TuneOptions { first, ..opts };
+    let opts = TuneOptions {
+        first,
+        meter: metering,
+        ..opts
+    };
     let label = format!("{} (key {key})", kernel.name);
     let bar = Bar::new(&label, opts.budget.min(space.len()));
     let mut log = Log::new(space, &label, Log::every_from_env(), Some(bar.clone()));
@@ -158,14 +179,7 @@ fn tune_in_context<P: Params>(
     let (report, recorded) = record(|| tune(space, &opts, &mut evaluator, observers));
     let report = match report {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!(
-                "tunable: tuning {} failed: {e}; using the default configuration",
-                kernel.name
-            );
-            session::record(&Record::failure(kernel.name, key, device, e.to_string()));
-            return (default, Origin::Default);
-        }
+        Err(e) => return tuning_failed(kernel, key, device, &e, default),
     };
     let default_result = match default_at.and_then(|p| evaluator.result(p)) {
         Some(Ok(t)) => Ok(*t),
@@ -175,7 +189,12 @@ fn tune_in_context<P: Params>(
     // The best few, re-timed interleaved: the confirmation can change the winner. A tuning
     // answered wholly by the journal measures nothing, this included.
     let confirming = Instant::now();
-    let confirmed = if report.measured == 0 { 0 } else { CONFIRM };
+    // Re-timing ranks by time: a tuning for energy keeps the winner its energy chose.
+    let confirmed = if report.measured == 0 || opts.meter.is_some() {
+        0
+    } else {
+        CONFIRM
+    };
     let contenders = &report.contenders[..report.contenders.len().min(confirmed)];
     let (best, confirmed_recorded) =
         record(|| confirm(&mut evaluator, contenders, kernel.repeats.max(3)).or(report.best));
@@ -229,6 +248,23 @@ fn tune_in_context<P: Params>(
         Some(p) => (p, Origin::Tuned),
         None => (default, Origin::Default),
     }
+}
+
+/// A tuning that failed with the tuner's own error `e` (a bad strategy, no meter for the
+/// objective): said on stderr and recorded for the session; the call runs `default`.
+fn tuning_failed<P>(
+    kernel: &KernelSpec,
+    key: u64,
+    device: &str,
+    e: &RuntimeError,
+    default: P,
+) -> (P, Origin) {
+    eprintln!(
+        "tunable: tuning {} failed: {e}; using the default configuration",
+        kernel.name
+    );
+    session::record(&Record::failure(kernel.name, key, device, e.to_string()));
+    (default, Origin::Default)
 }
 
 /// What the journal of a tuning is kept for besides the space and device: the kernel's body
@@ -485,6 +521,85 @@ mod tests {
         std::fs::remove_dir_all(&dir).ok();
     }
 
+    /// Every file under `dir` whose text holds `needle`.
+    fn files_holding(dir: &std::path::Path, needle: &str) -> Vec<std::path::PathBuf> {
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                found.extend(files_holding(&path, needle));
+            } else if std::fs::read_to_string(&path).is_ok_and(|t| t.contains(needle)) {
+                found.push(path);
+            }
+        }
+        found
+    }
+
+    /// A whole tuning for energy through the first-run hook, on a planted meter whose power the
+    /// kernel sets: the least energy wins, not the fastest, and the journal records the energy.
+    #[test]
+    fn a_tuning_for_energy_stores_the_least_energy_and_journals_it() {
+        use crate::meter::{Fake, Meter};
+        let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+        let (kernel, space, dir) = fake_kernel("hook_energy", 2);
+        let kernel = KernelSpec {
+            objective: Objective::Energy,
+            verify: Verify::Off,
+            ..kernel
+        };
+        let fake = Arc::new(Fake::new(0.0));
+        let _planted = metering::plant(Arc::clone(&fake) as Arc<dyn Meter>);
+        let mut run = |call: Call<'_, Tile>| match call {
+            Call::Run(&Tile(t)) => {
+                // The fastest is tile 1; the least energy (power times time) is tile 4.
+                let (ms, watts) = crate::tuner::energy_tests::planted(t);
+                fake.set_watts(watts);
+                crate::measure::report_device_time(ms);
+                Ok(None)
+            }
+            Call::Output | Call::Answer => Ok(None),
+        };
+        let p = autotune(&kernel, &space, "dev", 1, &[], Tile(1), &mut run);
+        assert_eq!(p, Tile(4));
+        let stored = read(&tuned_file(&tuned_dir(kernel.manifest_dir), "hook_energy").unwrap());
+        assert_eq!(stored.unwrap()[0].values(), [Value::Int(4)]);
+        let journals = files_holding(&dir, "\"fake_energy\"");
+        assert_eq!(journals.len(), 1, "{journals:?}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// A tuning for energy where no meter can read fails before any evaluation: only the
+    /// default runs, and nothing is journaled or stored. Real: the CPU's meter, where this
+    /// process may not read RAPL (on a machine where it may, there is nothing to test here).
+    #[test]
+    fn a_tuning_for_energy_without_a_meter_evaluates_nothing() {
+        let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+        let Err(why) = crate::meter::for_cpu() else {
+            return;
+        };
+        let (kernel, space, dir) = fake_kernel("hook_unmetered", 2);
+        let kernel = KernelSpec {
+            objective: Objective::Edp,
+            verify: Verify::Off,
+            ..kernel
+        };
+        let runs = std::cell::Cell::new(0);
+        let mut run = |call: Call<'_, Tile>| {
+            if let Call::Run(_) = call {
+                runs.set(runs.get() + 1);
+            }
+            Ok(None)
+        };
+        let p = autotune(&kernel, &space, "dev", 1, &[], Tile(2), &mut run);
+        assert_eq!((p, runs.get()), (Tile(2), 0));
+        assert!(why.to_string().starts_with("not measurable here"), "{why}");
+        assert!(
+            files_holding(&dir, "tile").is_empty(),
+            "journaled or stored"
+        );
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
     /// Warm start needs no option: once a key is tuned on this device, tuning another key
     /// evaluates its winner right after the default, and the summary names the source.
     #[test]
@@ -532,7 +647,7 @@ mod tests {
     /// for others. The default seed is the one every tuning used before there was a setting.
     #[test]
     fn the_same_seed_asks_for_the_same_configurations_in_the_same_order() {
-        use crate::tuner::{Objective, Progress, tune};
+        use crate::tuner::{Closure, Progress, tune};
         use tunable_search::sim::Replay;
         use tunable_search::strategy::Trial;
         let build = || {
@@ -567,7 +682,7 @@ mod tests {
             };
             let mut order = Vec::new();
             let mut seen = |_: &Progress, t: &Trial, _: &Evaluation| order.push(t.position);
-            let mut replayed = Objective(|p: usize| {
+            let mut replayed = Closure(|p: usize| {
                 replay.values()[p].ok_or_else(|| "not in the landscape".to_owned())
             });
             tune(&space, &opts, &mut replayed, &mut [&mut seen]).unwrap();

@@ -5,7 +5,9 @@
 //! is appended to the journal. A journal that cannot be written any more is dropped with a
 //! warning: the measurements in hand are worth more than the file.
 
-use super::Evaluation;
+use super::metering::Metering;
+use super::{EnergyUse, Evaluation};
+use crate::evaluation;
 use crate::journal::Journal;
 use std::collections::HashMap;
 use tunable_search::strategy::Evaluator;
@@ -18,6 +20,8 @@ use tunable_search::strategy::Evaluator;
 pub struct Journaled<E> {
     journal: Option<Journal>,
     known: HashMap<usize, Result<f64, String>>,
+    /// The energy measured in this run, by position.
+    energies: HashMap<usize, EnergyUse>,
     inner: E,
     measured: usize,
 }
@@ -28,6 +32,7 @@ impl<E> Journaled<E> {
         Journaled {
             journal,
             known: HashMap::new(),
+            energies: HashMap::new(),
             inner,
             measured: 0,
         }
@@ -62,11 +67,19 @@ impl<E> Journaled<E> {
 
     fn remember(&mut self, position: usize, e: &Evaluation) {
         let result = &e.result;
+        let fields = e
+            .energy
+            .zip(evaluation::with(|c| c.meter.clone()).flatten())
+            .map_or_else(Vec::new, |(used, m)| fields(&used, &m));
+        if let Some(used) = e.energy {
+            self.energies.insert(position, used);
+        }
         if let Some(j) = &mut self.journal
-            && let Err(e) = j.record_runs(
+            && let Err(e) = j.record_fields(
                 position,
                 result.as_ref().copied().map_err(String::as_str),
                 &e.runs,
+                &fields,
             )
         {
             eprintln!("tunable: {e}; tuning on without the journal");
@@ -74,6 +87,27 @@ impl<E> Journaled<E> {
         }
         self.known.insert(position, result.clone());
     }
+}
+
+/// The journal's fields of what one run used, by Kernel Tuner's names for NVML's
+/// (`nvml_energy`, `nvml_power`, `nvml_gr_clock`, `nvml_mem_clock`) and the same pattern for
+/// other meters (`rapl_energy`).
+fn fields(used: &EnergyUse, metering: &Metering) -> Vec<(String, f64)> {
+    let mut fields = vec![
+        (metering.energy_field(), used.joules),
+        (metering.power_field(), used.watts),
+    ];
+    if let Some(c) = used.clocks {
+        fields.push((
+            format!("{}_gr_clock", metering.prefix),
+            f64::from(c.graphics_mhz),
+        ));
+        fields.push((
+            format!("{}_mem_clock", metering.prefix),
+            f64::from(c.memory_mhz),
+        ));
+    }
+    fields
 }
 
 impl<E: Evaluator<Report = Evaluation>> Evaluator for Journaled<E> {
@@ -87,7 +121,12 @@ impl<E: Evaluator<Report = Evaluation>> Evaluator for Journaled<E> {
             if let Some(r) = &answer {
                 self.known.insert(p, r.clone());
             }
-            out.push(answer.map(Evaluation::recorded));
+            let objective = evaluation::with(|c| c.objective).unwrap_or_default();
+            out.push(answer.map(|r| Evaluation {
+                energy: self.energies.get(&p).copied(),
+                objective,
+                ..Evaluation::recorded(r)
+            }));
         }
         let todo: Vec<usize> = positions
             .iter()
@@ -127,7 +166,7 @@ impl<E: Evaluator<Report = Evaluation>> Evaluator for Journaled<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tuner::{Objective, ResultSource};
+    use crate::tuner::{Closure, ResultSource};
     use std::sync::Arc;
     use tunable_search::SpaceBuilder;
 
@@ -141,7 +180,7 @@ mod tests {
         let mut calls = Vec::new();
         let mut e = Journaled::new(
             Some(j),
-            Objective(|p: usize| {
+            Closure(|p: usize| {
                 calls.push(p);
                 if p == 2 {
                     Err("bad".into())

@@ -426,6 +426,7 @@ mod tests {
             budget: 4,
             strategy: "random",
             seed: 1,
+            objective: tunable_search::objective::Objective::Time,
             repeats: 1,
             warmup: 0,
             verify: crate::tuner::Verify::Off,

@@ -37,17 +37,18 @@
 //! - [`session`]: the settings and report of a `cargo tunable tune` session;
 //! - [`evaluate`]: evaluate mode, one configuration measured for a distributed worker;
 //! - [`Variants`] and [`Call`]: measuring the variants of a `#[tunable]` kernel;
-//! - [`Objective`]: measuring with a closure of the position;
+//! - [`Closure`]: measuring with a closure of the position;
 //! - [`Journaled`]: the journal in front of any evaluator;
 //! - [`Bar`], [`Log`]: the observers of a tuning; [`Summary`]: the line it ends with.
 
+mod closure;
 mod confirm;
 pub mod evaluate;
 pub mod fallback;
 pub mod hook;
 mod journal_layer;
 pub mod lookup;
-mod objective;
+pub mod metering;
 mod observer;
 mod panic;
 pub mod portable;
@@ -61,13 +62,13 @@ mod time_split;
 mod variants;
 pub mod warm;
 
+pub use closure::Closure;
 pub use confirm::{Retime, confirm};
 pub use journal_layer::Journaled;
 pub use lookup::{Lookup, Origin};
-pub use objective::Objective;
 pub use observer::{Bar, Log};
 pub use panic::{capture, panic_message};
-pub use report::{Cost, Evaluation, ResultSource};
+pub use report::{Cost, EnergyUse, Evaluation, ResultSource};
 pub use summary::Summary;
 pub use time_split::TimeSplit;
 pub use tunable_search::strategy::{Evaluator, Observer, Progress, Stopped};
@@ -78,6 +79,7 @@ use crate::evaluation::{self, EvalContext};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tunable_search::Space;
+use tunable_search::objective::Objective;
 use tunable_search::strategy::{self, Driver, StrategySpec, Trial};
 
 /// What to spend and how to search.
@@ -110,6 +112,12 @@ pub struct TuneOptions {
     /// baseline of its summary and the first incumbent of the measurement's early stop, then
     /// the [warm start](warm) from other devices' entries.
     pub first: Vec<usize>,
+    /// What the tuning minimizes (default time). The first-run hook takes it from the
+    /// attribute's `objective` or `TUNABLE_OBJECTIVE` ([`crate::settings::objective`]).
+    pub objective: Objective,
+    /// The meter an objective that needs energy reads ([`metering::select`]; default none). A
+    /// tuning for energy without one fails before any evaluation.
+    pub meter: Option<metering::Metering>,
 }
 
 impl Default for TuneOptions {
@@ -122,6 +130,8 @@ impl Default for TuneOptions {
             strategy: tunable_search::defaults::STRATEGY.to_owned(),
             seed: tunable_search::defaults::SEED,
             first: Vec::new(),
+            objective: Objective::Time,
+            meter: None,
         }
     }
 }
@@ -129,12 +139,16 @@ impl Default for TuneOptions {
 /// What a tuning run found.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TuneReport {
-    /// The best configuration's position and time in milliseconds (`None` if all failed).
+    /// The best configuration by the objective: its position and time in milliseconds (`None`
+    /// if all failed).
     pub best: Option<(usize, f64)>,
-    /// The fastest configurations evaluated, fastest first, at most
+    /// The best configurations evaluated by the objective, best first, at most
     /// [`KEPT`](tunable_search::portable::KEPT): positions and times in milliseconds (the first
     /// is [`best`](Self::best)). What the tuned file keeps beside the winner.
     pub top: Vec<(usize, f64)>,
+    /// The objective's value of the best configuration (milliseconds, joules or joule-seconds;
+    /// `None` if all failed).
+    pub score: Option<f64>,
     /// Unique evaluations spent, including those answered by the journal.
     pub evaluations: usize,
     /// Of those, how many were measured in this run.
@@ -164,12 +178,12 @@ pub const CONTENDERS: usize = 8;
 ///
 /// ```
 /// use std::sync::Arc;
-/// use tunable_runtime::tuner::{Objective, TuneOptions, tune};
+/// use tunable_runtime::tuner::{Closure, TuneOptions, tune};
 /// use tunable_search::SpaceBuilder;
 ///
 /// let space = Arc::new(SpaceBuilder::new().param("x", 0..20).build().unwrap());
 /// let opts = TuneOptions { budget: 20, batch: 4, strategy: "random".into(), ..TuneOptions::default() };
-/// let mut measure = Objective(|p: usize| match p {
+/// let mut measure = Closure(|p: usize| match p {
 ///     3 => Err("wrong output".to_owned()),
 ///     p => Ok(100.0 - p as f64),
 /// });
@@ -192,12 +206,24 @@ where
     let spec: StrategySpec = opts.strategy.parse().map_err(RuntimeError::Strategy)?;
     let mut strategy =
         strategy::build(&spec, Arc::clone(space), opts.seed).map_err(RuntimeError::Strategy)?;
+    if opts.objective.needs_energy() && opts.meter.is_none() {
+        return Err(RuntimeError::NotMeasurable {
+            objective: opts.objective,
+            reason: crate::meter::NotMeasurable::NoDevice {
+                what: "no energy meter was selected for this tuning".to_owned(),
+            },
+        });
+    }
+    let mut times = std::collections::HashMap::new();
     let start = Instant::now();
     let (mut measured, mut failures, mut early) = (0, Vec::new(), 0);
     let mut contenders = Vec::new();
     let mut count = |_: &Progress, t: &Trial, e: &Evaluation| {
         measured += usize::from(e.source == ResultSource::Measured);
         early += usize::from(e.early);
+        if let Ok(ms) = e.result {
+            times.insert(t.position, ms);
+        }
         match &e.result {
             Err(reason) => failures.push((t.position, reason.clone())),
             Ok(ms) if !e.early => contenders.push((t.position, *ms)),
@@ -226,7 +252,12 @@ where
     TimeSplit::set_live(TimeSplit::default());
     // The tuning's own evaluation context: each evaluation's split adds up here, where `timed`
     // takes it after each batch.
-    let (run, _) = evaluation::scope(EvalContext::default(), || driver.run(&mut timed));
+    let context = EvalContext {
+        objective: opts.objective,
+        meter: opts.meter.clone(),
+        ..EvalContext::default()
+    };
+    let (run, _) = evaluation::scope(context, || driver.run(&mut timed));
     let run = run.map_err(RuntimeError::from)?;
     let seconds = start.elapsed().as_secs_f64();
     let spent = TimeSplit {
@@ -236,16 +267,22 @@ where
     .with_wall(seconds);
     contenders.sort_by(|a: &(usize, f64), b| a.1.total_cmp(&b.1));
     contenders.truncate(CONTENDERS);
-    let mut top: Vec<(usize, f64)> = run
+    // Ranked by the objective's value (what the strategy was told), kept with their times.
+    let mut ranked: Vec<(usize, f64)> = run
         .trials
         .iter()
         .filter_map(|t| Some((t.position, t.outcome.value()?)))
         .collect();
-    top.sort_by(|a, b| a.1.total_cmp(&b.1));
-    top.truncate(tunable_search::portable::KEPT);
+    ranked.sort_by(|a, b| a.1.total_cmp(&b.1));
+    ranked.truncate(tunable_search::portable::KEPT);
+    let top: Vec<(usize, f64)> = ranked
+        .iter()
+        .filter_map(|&(p, _)| Some((p, *times.get(&p)?)))
+        .collect();
     Ok(TuneReport {
         best: top.first().copied(),
         top,
+        score: ranked.first().map(|r| r.1),
         evaluations: run.trials.len(),
         measured,
         failures,
@@ -284,7 +321,7 @@ mod tests {
             first: vec![7],
             ..TuneOptions::default()
         };
-        let mut eval = Objective(|p: usize| match p {
+        let mut eval = Closure(|p: usize| match p {
             3 => panic!("boom"),
             4 => Err("wrong output".into()),
             5 => Ok(f64::NAN),
@@ -464,7 +501,129 @@ mod tests {
             strategy: "nonsense".into(),
             ..TuneOptions::default()
         };
-        let e = tune(&space, &opts, &mut Objective(|_| Ok(1.0)), &mut []).unwrap_err();
+        let e = tune(&space, &opts, &mut Closure(|_| Ok(1.0)), &mut []).unwrap_err();
         assert!(matches!(e, RuntimeError::Strategy(_)), "{e}");
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod energy_tests {
+    use super::metering::Metering;
+    use super::*;
+    use crate::measure::{Repeats, report_device_time};
+    use crate::meter::{Fake, Meter, NotMeasurable, Resolution};
+    use std::cell::Cell;
+    use testing::Tile;
+    use tunable_search::SpaceBuilder;
+
+    /// The planted time (ms) and power (W) of `tile` in 1..=6: the fastest is 1, the least
+    /// energy (power times time) is 4, the least energy-delay product is 2, each ahead of the
+    /// next by 40% or more, more than a loaded machine's jitter moves a reading.
+    ///
+    /// | tile | 1 | 2 | 3 | 4 | 5 | 6 |
+    /// |---|---|---|---|---|---|---|
+    /// | mJ | 400 | 100 | 180 | 70 | 150 | 180 |
+    /// | mJ·ms | 400 | 200 | 540 | 280 | 750 | 1080 |
+    pub(super) fn planted(tile: i64) -> (f64, f64) {
+        let watts = [400.0, 50.0, 60.0, 17.5, 30.0, 30.0];
+        (tile as f64, watts[(tile - 1) as usize])
+    }
+
+    /// A whole tuning of a CPU kernel over `tile` in 1..=6, exhaustive, with a planted meter
+    /// whose power the kernel sets; tile `broken`'s reading fails. The report and how many
+    /// runs the kernel got.
+    fn tuning(objective: Objective, broken: Option<i64>) -> (TuneReport, Vec<Evaluation>) {
+        let space = Arc::new(SpaceBuilder::new().param("tile", 1..7).build().unwrap());
+        // A counter that updates every 20 ms: a window may wait ten updates for two ticks, long
+        // enough for the sampling thread to be scheduled on a loaded machine.
+        let fake = Arc::new(Fake::new(0.0).with_resolution(Resolution {
+            quantum: 0.0,
+            update: Duration::from_millis(20),
+            accuracy: None,
+        }));
+        let meter: Arc<dyn Meter> = Arc::clone(&fake) as Arc<dyn Meter>;
+        let mut run = |call: Call<'_, Tile>| match call {
+            Call::Run(&Tile(t)) => {
+                let (ms, watts) = planted(t);
+                fake.set_watts(watts);
+                fake.set_failure((broken == Some(t)).then(|| NotMeasurable::Failed {
+                    meter: "fake".into(),
+                    call: "read".into(),
+                    reason: "planted".into(),
+                }));
+                report_device_time(ms);
+                Ok(None)
+            }
+            Call::Output | Call::Answer => Ok(None),
+        };
+        let mut variants = Variants::new(&space, &mut run, None, Repeats::new(0, 3));
+        let opts = TuneOptions {
+            budget: 6,
+            strategy: "exhaustive".into(),
+            objective,
+            meter: objective.needs_energy().then(|| Metering {
+                meter,
+                min: Duration::from_millis(150),
+                prefix: "fake",
+            }),
+            ..TuneOptions::default()
+        };
+        let mut seen = Vec::new();
+        let mut observe = |_: &Progress, _: &Trial, e: &Evaluation| seen.push(e.clone());
+        let report = tune(&space, &opts, &mut variants, &mut [&mut observe]).unwrap();
+        (report, seen)
+    }
+
+    #[test]
+    fn the_objective_chooses_the_winner_and_its_time_stays_recorded() {
+        let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+        // Positions are tiles minus one.
+        let (time, _) = tuning(Objective::Time, None);
+        assert_eq!(time.best, Some((0, 1.0)));
+        assert_eq!(time.score, Some(1.0));
+        let (energy, seen) = tuning(Objective::Energy, None);
+        assert_eq!(energy.best, Some((3, 4.0)), "{:?}", energy.top);
+        // 17.5 W for 4 ms, measured through the window: joules, not a time nor an EDP.
+        let joules = energy.score.unwrap();
+        assert!((joules - 0.07).abs() < 0.07 * 0.25, "{joules}");
+        assert!(seen.iter().all(|e| e.energy.is_some() && !e.early));
+        let (edp, _) = tuning(Objective::Edp, None);
+        assert_eq!(edp.best, Some((1, 2.0)), "{:?}", edp.top);
+        // The ranking is the objective's, with times: tile 4, then 2.
+        let order: Vec<usize> = energy.top.iter().map(|t| t.0).collect();
+        assert_eq!(order[..2], [3, 1]);
+        assert_eq!(energy.top[1], (1, 2.0));
+    }
+
+    #[test]
+    fn a_failed_reading_is_a_failed_configuration_with_its_reason() {
+        let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+        let (report, _) = tuning(Objective::Energy, Some(4));
+        assert_eq!(report.failures.len(), 1, "{:?}", report.failures);
+        let (position, reason) = &report.failures[0];
+        assert_eq!(*position, 3);
+        assert!(
+            reason.starts_with("energy: not measurable here"),
+            "{reason}"
+        );
+        // The next least energy wins: tile 2.
+        assert_eq!(report.best, Some((1, 2.0)));
+    }
+
+    #[test]
+    fn an_energy_objective_without_a_meter_fails_before_any_evaluation() {
+        let space = Arc::new(SpaceBuilder::new().param("a", 0..4).build().unwrap());
+        let opts = TuneOptions {
+            objective: Objective::Edp,
+            ..TuneOptions::default()
+        };
+        let calls = Cell::new(0);
+        let mut eval = Closure(|_| {
+            calls.set(calls.get() + 1);
+            Ok(1.0)
+        });
+        let e = tune(&space, &opts, &mut eval, &mut []).unwrap_err();
+        assert!(matches!(e, RuntimeError::NotMeasurable { .. }), "{e}");
+        assert_eq!(calls.get(), 0);
     }
 }

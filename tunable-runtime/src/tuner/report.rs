@@ -5,6 +5,8 @@
 //! outcome.
 
 use crate::measure::Timing;
+use crate::meter::Clocks;
+use tunable_search::objective::Objective;
 use tunable_search::strategy::{Evaluated, Outcome};
 
 /// Where an evaluation's result comes from.
@@ -33,6 +35,31 @@ pub struct Evaluation {
     /// What measuring it cost on the measuring thread, when the evaluator knows (a `#[tunable]`
     /// kernel's variants do; a record or a closure does not).
     pub cost: Option<Cost>,
+    /// What one run used, when the tuning's objective needs energy and it was measured.
+    pub energy: Option<EnergyUse>,
+    /// What the tuning minimizes: the value told to the strategy ([`Objective::value`]).
+    pub objective: Objective,
+}
+
+/// The energy one run of a configuration used: the mean power its repeated runs drew
+/// ([`crate::meter::measure`]) times its time, the one it is ranked by.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EnergyUse {
+    /// Joules per run.
+    pub joules: f64,
+    /// The mean power, in watts.
+    pub watts: f64,
+    /// The clocks in force, where the device reports them.
+    pub clocks: Option<Clocks>,
+}
+
+impl Evaluation {
+    /// The value the strategy is told: the objective of its time and energy, `None` when it
+    /// failed or the objective needs an energy it lacks.
+    pub fn value(&self) -> Option<f64> {
+        let ms = *self.result.as_ref().ok()?;
+        self.objective.value(ms, self.energy.map(|e| e.joules))
+    }
 }
 
 /// What measuring one configuration cost: the wall time on the measuring thread (its checked
@@ -65,6 +92,8 @@ impl Evaluation {
             runs: Vec::new(),
             early: false,
             cost: None,
+            energy: None,
+            objective: Objective::Time,
         }
     }
 
@@ -86,6 +115,8 @@ impl Evaluation {
             runs: Vec::new(),
             early: false,
             cost: None,
+            energy: None,
+            objective: Objective::Time,
         }
     }
 
@@ -98,15 +129,14 @@ impl Evaluation {
             runs: Vec::new(),
             early: false,
             cost: None,
+            energy: None,
+            objective: Objective::Time,
         }
     }
 }
 
 impl Evaluated for Evaluation {
     fn outcome(&self) -> Outcome {
-        match self.result {
-            Ok(t) => Outcome::Value(t),
-            Err(_) => Outcome::Failed,
-        }
+        self.value().map_or(Outcome::Failed, Outcome::Value)
     }
 }

@@ -8,6 +8,7 @@ use super::{TuneOptions, Verify, session};
 use crate::RuntimeError;
 use crate::measure::Repeats;
 use crate::settings::{self, env_usize};
+use tunable_search::objective::Objective;
 
 /// Static facts about a kernel, from its `#[tunable]` attribute.
 #[derive(Debug)]
@@ -24,6 +25,9 @@ pub struct KernelSpec {
     /// [`SEED`](tunable_search::defaults::SEED)): the same seed asks for the same
     /// configurations in the same order, given the same results ([`settings::seed`]).
     pub seed: u64,
+    /// What tuning minimizes (the attribute's `objective`, default time); `TUNABLE_OBJECTIVE`
+    /// overrides it ([`settings::objective`]).
+    pub objective: Objective,
     /// Timed runs per configuration.
     pub repeats: u32,
     /// Untimed runs first.
@@ -47,7 +51,7 @@ pub struct KernelSpec {
 
 impl KernelSpec {
     /// The tuning options of this kernel: its attribute's, overridden by `TUNABLE_BUDGET`,
-    /// `TUNABLE_STRATEGY`, `TUNABLE_SEED`, `TUNABLE_BATCH` (unset: one at a time, see
+    /// `TUNABLE_STRATEGY`, `TUNABLE_SEED`, `TUNABLE_OBJECTIVE`, `TUNABLE_BATCH` (unset: one at a time, see
     /// [`TuneOptions::batch`]) and `TUNABLE_PREBUILD` ([`TuneOptions::prebuild`]); `TUNABLE_TIME` bounds
     /// its wall time. An error names a number setting that does not parse.
     pub fn options(&self) -> Result<TuneOptions, RuntimeError> {
@@ -58,6 +62,7 @@ impl KernelSpec {
             strategy: std::env::var("TUNABLE_STRATEGY")
                 .unwrap_or_else(|_| self.strategy.to_owned()),
             seed: settings::seed()?.unwrap_or(self.seed),
+            objective: settings::objective()?.unwrap_or(self.objective),
             max_seconds: session::max_seconds(),
             ..TuneOptions::default()
         })

@@ -43,6 +43,7 @@ pub(crate) fn fake_kernel(
         budget: 20,
         strategy: "exhaustive",
         seed: 1,
+        objective: tunable_search::objective::Objective::Time,
         repeats,
         warmup: 1,
         verify: crate::tuner::Verify::Reference { tolerance: 1e-6 },

@@ -18,7 +18,7 @@
 //! Each evaluation runs in an evaluation context of its own ([`crate::evaluation`]): what the
 //! backends report there is the evaluation's [`Cost`].
 
-use super::{Cost, Evaluation, Retime, capture};
+use super::{Cost, EnergyUse, Evaluation, Retime, capture};
 use crate::evaluation::{self, EvalContext};
 use crate::measure::{Measurement, report_compile_time, robust_median, time_once};
 use crate::params::Params;
@@ -195,23 +195,46 @@ impl<'a, 'r, P: Params, M: Measurement> Variants<'a, 'r, P, M> {
             ));
         };
         let (run, expected, measurement) = (&mut *self.run, &self.expected, &mut self.measurement);
-        let best = self.best;
+        // The tuning's objective and meter (see `super::metering`). A configuration slower than
+        // the incumbent may still use less energy: with a meter, none is stopped early.
+        let (objective, metering) =
+            evaluation::with(|c| (c.objective, c.meter.clone())).unwrap_or_default();
+        let best = if metering.is_some() {
+            f64::INFINITY
+        } else {
+            self.best
+        };
         let start = Instant::now();
         let mut check_ms = 0.0;
         let (result, context) = evaluation::scope(EvalContext::default(), || {
-            capture(|| match expected {
-                Some(e) => {
-                    // The checked run is timed: the measurement may count it as its warm-up.
-                    let warm = time_once(&mut || run(Call::Run(&p)).map(drop))?;
-                    let reading = Instant::now();
-                    let out = run(Call::Output)?.ok_or("`verify` read no output")?;
-                    let checked = verify::compare(&out, &e.output, e.tolerance);
-                    verify::give_back(out);
-                    check_ms = reading.elapsed().as_secs_f64() * 1e3;
-                    checked?;
-                    measurement.measure_after(&mut || run(Call::Run(&p)).map(drop), best, warm)
-                }
-                None => measurement.measure(&mut || run(Call::Run(&p)).map(drop), best),
+            capture(|| {
+                let timing = match expected {
+                    Some(e) => {
+                        // The checked run is timed: the measurement may count it as its warm-up.
+                        let warm = time_once(&mut || run(Call::Run(&p)).map(drop))?;
+                        let reading = Instant::now();
+                        let out = run(Call::Output)?.ok_or("`verify` read no output")?;
+                        let checked = verify::compare(&out, &e.output, e.tolerance);
+                        verify::give_back(out);
+                        check_ms = reading.elapsed().as_secs_f64() * 1e3;
+                        checked?;
+                        measurement.measure_after(&mut || run(Call::Run(&p)).map(drop), best, warm)
+                    }
+                    None => measurement.measure(&mut || run(Call::Run(&p)).map(drop), best),
+                }?;
+                let Some(m) = metering.as_ref().filter(|_| !timing.early) else {
+                    return Ok((timing, None));
+                };
+                let mut work = || time_once(&mut || run(Call::Run(&p)).map(drop)).map(drop);
+                let drawn = crate::meter::measure(&m.meter, m.min, &mut work)
+                    .map_err(|e| format!("energy: {e}"))?;
+                let joules = drawn.power * timing.ms / 1e3;
+                let used = EnergyUse {
+                    joules,
+                    watts: drawn.power,
+                    clocks: drawn.clocks,
+                };
+                Ok((timing, Some(used)))
             })
         });
         if context.requests > 0 {
@@ -224,17 +247,21 @@ impl<'a, 'r, P: Params, M: Measurement> Variants<'a, 'r, P, M> {
             check_ms,
         };
         let evaluation = match result {
-            Ok(Ok(timing)) => {
+            Ok(Ok((timing, energy))) => {
                 if timing.ms.is_finite() && !timing.early {
                     self.best = self.best.min(timing.ms);
                 }
-                Evaluation::timed(timing)
+                Evaluation {
+                    energy,
+                    ..Evaluation::timed(timing)
+                }
             }
             Ok(Err(reason)) => Evaluation::measured(Err(reason)),
             Err(message) => Evaluation::panicked(&message),
         };
         Evaluation {
             cost: Some(cost),
+            objective,
             ..evaluation
         }
     }

@@ -12,6 +12,7 @@ use tunable::tunable;
     budget = 10,
     strategy = "random",
     seed = 7,
+    objective = "edp",
     repeats = 2,
     warmup = 0,
     default = (block = 32, tile = 2, scale = 1.0, mode = "safe", fused = false),

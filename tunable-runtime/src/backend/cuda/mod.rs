@@ -313,6 +313,8 @@ impl Cuda {
             return Err(CudaError::Deferred { config });
         }
         prebuild::note_request(false);
+        let ordinal = self.inner.ctx.ordinal();
+        crate::evaluation::with(|c| c.cuda = Some(ordinal));
         let start = Instant::now();
         let mut cache = self.inner.cache.lock().unwrap_or_else(|e| e.into_inner());
         let loaded = cache

@@ -101,8 +101,23 @@ impl<W: Write> CacheWriter<W> {
         result: Result<f64, &str>,
         times: &[f64],
     ) -> io::Result<()> {
+        self.append_fields(values, result, times, &[])
+    }
+
+    /// Appends (and flushes) a record like [`append_times`](Self::append_times), with further
+    /// measured quantities by their Kernel Tuner names (`nvml_energy`, `nvml_power`, ...).
+    pub fn append_fields(
+        &mut self,
+        values: &[Value],
+        result: Result<f64, &str>,
+        times: &[f64],
+        fields: &[(String, f64)],
+    ) -> io::Result<()> {
         let mut rec = Map::new();
         for (name, v) in self.names.iter().zip(values) {
+            rec.insert(name.clone(), json!(v));
+        }
+        for (name, v) in fields {
             rec.insert(name.clone(), json!(v));
         }
         if !times.is_empty() {

@@ -1,6 +1,6 @@
-//! # An objective as an evaluator
+//! # A closure as an evaluator
 //!
-//! [`Objective`] turns a closure that measures one configuration (by its position in the space)
+//! [`Closure`] turns a closure that measures one configuration (by its position in the space)
 //! into an [`Evaluator`]: the simplest way to tune something that is not a `#[tunable]` kernel.
 
 use super::{Evaluation, capture};
@@ -11,9 +11,9 @@ use tunable_search::strategy::Evaluator;
 /// the reason the configuration failed; a panic inside the closure is a failure with the panic's
 /// message (see [`capture`]).
 #[derive(Clone, Copy, Debug)]
-pub struct Objective<F>(pub F);
+pub struct Closure<F>(pub F);
 
-impl<F: FnMut(usize) -> Result<f64, String>> Evaluator for Objective<F> {
+impl<F: FnMut(usize) -> Result<f64, String>> Evaluator for Closure<F> {
     type Report = Evaluation;
     type Error = Infallible;
 

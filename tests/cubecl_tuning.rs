@@ -10,13 +10,12 @@
 //! `TUNABLE_REQUIRE` names `vulkan`.
 #![cfg(feature = "cubecl")]
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod common;
 mod temp_crate;
 use common::skip;
-use temp_crate::ok;
+use temp_crate::{journals, ok, root};
 
 fn adapter() -> bool {
     match tunable::backend::cubecl::CubeCl::new() {
@@ -31,19 +30,7 @@ fn adapter() -> bool {
     }
 }
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
-/// The journals (Kernel Tuner cache files) written into `dir`, concatenated.
-fn journals(dir: &Path) -> String {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.to_string_lossy().ends_with(".cache.json"))
-        .map(|p| std::fs::read_to_string(p).unwrap())
-        .collect()
-}
 
 #[test]
 fn matmul_cubecl_tunes_then_ships_the_baked_comptime_values() {

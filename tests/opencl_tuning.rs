@@ -10,13 +10,12 @@
 //! the tuning runs exactly as a user's program would. Skips, printing why, without an OpenCL
 //! device.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod common;
 mod temp_crate;
 use common::skip;
-use temp_crate::{TempCrate, ok};
+use temp_crate::{TempCrate, journals, ok, root, scratch};
 
 fn opencl_device() -> bool {
     match tunable::backend::opencl::OpenCl::new() {
@@ -31,26 +30,8 @@ fn opencl_device() -> bool {
     }
 }
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tunable-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
-/// The journals (Kernel Tuner cache files) written into `dir`, concatenated.
-fn journals(dir: &Path) -> String {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.to_string_lossy().ends_with(".cache.json"))
-        .map(|p| std::fs::read_to_string(p).unwrap())
-        .collect()
-}
 
 #[test]
 fn gemm_opencl_tunes_with_verified_output() {

@@ -12,13 +12,13 @@
 //! names `vulkan`.
 #![cfg(feature = "wgpu")]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 mod common;
 mod temp_crate;
 use common::skip;
-use temp_crate::{TempCrate, ok};
+use temp_crate::{TempCrate, journals, ok, root, scratch};
 
 fn adapter() -> bool {
     match tunable::backend::wgpu::Wgpu::new() {
@@ -33,26 +33,8 @@ fn adapter() -> bool {
     }
 }
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tunable-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
-/// The journals (Kernel Tuner cache files) written into `dir`, concatenated.
-fn journals(dir: &Path) -> String {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.to_string_lossy().ends_with(".cache.json"))
-        .map(|p| std::fs::read_to_string(p).unwrap())
-        .collect()
-}
 
 #[test]
 fn vector_add_wgpu_tunes_then_ships_the_baked_overrides() {

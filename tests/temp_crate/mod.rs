@@ -9,6 +9,29 @@
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
+/// The repository's root (the facade's manifest folder).
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// An empty folder of this process under the temporary folder, named after `name`.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tunable-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The journals (Kernel Tuner cache files) written into `dir`, concatenated.
+pub fn journals(dir: &std::path::Path) -> String {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().ends_with(".cache.json"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect()
+}
+
 /// The crate: its folder, the shared target folder and the binary's name.
 pub struct TempCrate {
     /// The crate's folder (its `tuned/` is where its tuned files go).

@@ -30,8 +30,6 @@ fn adapter() -> bool {
     }
 }
 
-
-
 #[test]
 fn matmul_cubecl_tunes_then_ships_the_baked_comptime_values() {
     if !adapter() {

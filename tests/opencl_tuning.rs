@@ -30,9 +30,6 @@ fn opencl_device() -> bool {
     }
 }
 
-
-
-
 #[test]
 fn gemm_opencl_tunes_with_verified_output() {
     if !opencl_device() {

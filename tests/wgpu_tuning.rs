@@ -33,9 +33,6 @@ fn adapter() -> bool {
     }
 }
 
-
-
-
 #[test]
 fn vector_add_wgpu_tunes_then_ships_the_baked_overrides() {
     if !adapter() {

@@ -10,7 +10,8 @@
 use cubecl::prelude::*;
 use std::sync::Arc;
 use tunable_runtime::backend::cubecl::{Array as DeviceArray, CubeCl, CubeclError};
-use tunable_runtime::measure::{Repeats, take_compile_time, time_once};
+use tunable_runtime::evaluation::{self, EvalContext};
+use tunable_runtime::measure::{Repeats, time_once};
 use tunable_runtime::params::Params;
 use tunable_runtime::tuner::{Call, Expected, TuneOptions, Variants, tune};
 use tunable_runtime::verify::Output;
@@ -123,17 +124,19 @@ fn every_configuration_of_a_small_space_computes_the_answer() {
         for per_thread in [1, 2, 3, 4] {
             let p = Config([block, per_thread, 0, 0]);
             y.write(&vec![0.0; n]);
-            take_compile_time();
             // The first launch compiles the kernel: its wall time beyond the kernel's is
             // reported as compile time; it is timed on the device like every launch.
-            time_once(&mut || run(&gpu, &p, &x, &y, n).map_err(|e| e.to_string()))
-                .unwrap_or_else(|e| panic!("{p:?}: {e}"));
-            assert!(take_compile_time() > 0.0, "{p:?}: no compile time reported");
+            let (r, cx) = evaluation::scope(EvalContext::default(), || {
+                time_once(&mut || run(&gpu, &p, &x, &y, n).map_err(|e| e.to_string()))
+            });
+            r.unwrap_or_else(|e| panic!("{p:?}: {e}"));
+            assert!(cx.compile_s > 0.0, "{p:?}: no compile time reported");
             assert_eq!(y.read().unwrap(), expected, "{p:?}");
             // The second launch of the same configuration compiles nothing.
             y.write(&vec![0.0; n]);
-            run(&gpu, &p, &x, &y, n).unwrap();
-            assert_eq!(take_compile_time(), 0.0, "{p:?} compiled twice");
+            let (r, cx) = evaluation::scope(EvalContext::default(), || run(&gpu, &p, &x, &y, n));
+            r.unwrap();
+            assert_eq!(cx.compile_s, 0.0, "{p:?} compiled twice");
             assert_eq!(y.snapshot().unwrap().len(), n);
             configurations += 1;
         }

@@ -119,7 +119,7 @@ fn tree(features: &str) -> String {
             "tree",
             "--offline",
             "-p",
-            "tunable",
+            "tunable-kernels",
             "-e",
             "normal",
             "--prefix",

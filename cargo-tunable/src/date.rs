@@ -39,9 +39,9 @@ mod tests {
     #[test]
     fn known_dates() {
         assert_eq!(utc(0), "1970-01-01 00:00");
-        // 2000-02-29 (a leap day of a century leap year) 12:34:56.
+        // A leap day of a century leap year, seconds dropped.
         assert_eq!(utc(951_827_696), "2000-02-29 12:34");
-        // 2026-11-23 19:40:07, `date -u -d @1795462807`.
+        // As `date -u -d @1795462807` prints it, seconds dropped; 39 days on crosses a year.
         assert_eq!(utc(1_795_462_807), "2026-11-23 19:40");
         assert_eq!(utc(1_795_462_807 + 86_400 * 39), "2027-01-01 19:40");
     }

@@ -9,6 +9,7 @@ use crate::source::{self, SourceFile};
 use proc_macro2::Span;
 use std::sync::Arc;
 use syn::{Expr, Ident, LitStr};
+use tunable_search::clock::Knob;
 use tunable_search::objective::Objective;
 #[cfg(feature = "search")]
 use tunable_search::strategy;
@@ -226,6 +227,9 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
             "#[tunable] needs at least one parameter, e.g. `tile = [1, 2, 4]`",
         );
     }
+    for d in &defs {
+        check_clock(d, &mut errs);
+    }
     let params: Vec<Param> = defs
         .into_iter()
         .filter_map(|d| check_param(d, &mut errs))
@@ -329,6 +333,46 @@ fn unknown_option(name: &Ident) -> String {
             "unknown option `{name}`; options are: {}; a parameter takes a list `[v1, v2, ...]` or a range `a..=b step s`",
             OPTIONS.join(", ")
         ),
+    }
+}
+
+/// A clock parameter (`nvml_gr_clock`, `nvml_mem_clock`, `nvml_pwr_limit`: see
+/// [`tunable_search::clock`]) takes whole numbers in its unit; any other name with the knobs'
+/// prefix is a misspelled knob, refused rather than tuned as a value nothing applies.
+fn check_clock(d: &ParamDef, errs: &mut Errors) {
+    let name = d.name.to_string();
+    let Some(knob) = Knob::of_name(&name) else {
+        if name.starts_with(Knob::PREFIX) {
+            let hint = match suggest::closest(&name, Knob::NAMES) {
+                Some(k) => format!("did you mean `{k}`?"),
+                None => format!("the clock parameters are {}", Knob::NAMES.join(", ")),
+            };
+            errs.push(
+                d.name.span(),
+                format!(
+                    "`{name}` is no clock parameter ({hint}); names starting with `{}` are kept for them",
+                    Knob::PREFIX
+                ),
+            );
+        }
+        return;
+    };
+    for v in &d.values {
+        match v {
+            ParamLit::Int(i, _, span) => {
+                if let Err(e) = knob.check(*i) {
+                    errs.push(*span, e);
+                }
+            }
+            other => errs.push(
+                other.span(),
+                format!(
+                    "`{name}` takes whole numbers in {} (Kernel Tuner's unit), not a {}",
+                    knob.unit(),
+                    other.kind()
+                ),
+            ),
+        }
     }
 }
 

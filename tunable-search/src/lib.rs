@@ -13,6 +13,7 @@
 //! | [`sim`] | simulation on recorded measurements: replays of Kernel Tuner caches, synthetic functions, the methodology score |
 //! | [`format`](mod@format) | file formats: Kernel Tuner caches and the tuned-configuration file, each read and written in one place |
 //! | [`portable`] | configurations for devices nobody tuned on: the greedy cover of the tuned devices' best configurations |
+//! | [`clock`] | clock parameters: Kernel Tuner's names for the GPU clocks and power limit tuned as parameters, and what a configuration asks of the device |
 //! | [`defaults`] | the defaults of `#[tunable]`'s options, shared by the attribute and the runtime |
 //! | [`fingerprint`] | the stable hash behind the body fingerprint and the journal's name |
 //! | [`name`] | the rule for kernel names, which become file names |
@@ -40,6 +41,7 @@
 
 #[cfg(feature = "search")]
 pub mod bayes;
+pub mod clock;
 pub mod defaults;
 pub mod error;
 pub mod expr;

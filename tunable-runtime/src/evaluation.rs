@@ -15,7 +15,7 @@
 //!
 //! This module is the only place that holds the installed context. Further quantities the tuner
 //! and the backends share during an evaluation (an energy meter, the objective, clock settings)
-//! are fields of [`EvalContext`]: the objective and the meter are installed by the tuner,
+//! are fields of [`EvalContext`]: the objective, the meter and the clocks are installed by the tuner,
 //! and the CUDA backend notes its device there.
 //!
 //! Thread-locals that are not this protocol stay where they are used: the quiet flag of panic
@@ -55,6 +55,14 @@ pub struct EvalContext {
     /// energy with it after the timing.
     #[cfg(feature = "autotune")]
     pub meter: Option<crate::tuner::metering::Metering>,
+    /// The tuning's hold on the device's clocks and its clock parameters, when its space has
+    /// any ([`crate::tuner::clocking`], with the feature `autotune`): an evaluation applies its
+    /// configuration's clocks through it before measuring.
+    #[cfg(feature = "autotune")]
+    pub clocks: Option<(
+        std::sync::Arc<crate::clock::Guard>,
+        crate::tuner::clocking::Clocking,
+    )>,
     /// The CUDA device (its ordinal) of the last kernel asked of the CUDA backend: the device
     /// whose meter a tuning for energy reads.
     pub cuda: Option<usize>,

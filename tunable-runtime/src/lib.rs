@@ -20,6 +20,7 @@
 //! | [`prebuild`] | compiling configurations on a pool of threads before they are measured |
 //! | [`measure`] | timing one configuration: the [`Measurement`](measure::Measurement) trait, warm-up, repeats, robust median, device time |
 //! | [`meter`] | energy and power of repeated runs: NVML on NVIDIA GPUs (feature `cuda`), RAPL on the CPU, and why not where neither reads |
+//! | [`clock`] | setting a GPU's clocks and power limit while tuning clock parameters, and putting them back (feature `autotune`) |
 //! | [`compare`] | timing a kernel's default and tuned configurations alike, interleaved, for the speedups programs print |
 //! | [`verify`] | checking a variant's output against a reference or an answer |
 //! | [`journal`] | the journal of measurements, a Kernel Tuner cache file per kernel, key, space, body and device |
@@ -34,6 +35,8 @@
 
 pub mod backend;
 pub mod choice;
+#[cfg(feature = "autotune")]
+pub mod clock;
 pub mod compare;
 pub mod device;
 pub mod evaluation;
@@ -114,6 +117,11 @@ pub enum RuntimeError {
         /// Why no meter can read.
         reason: crate::meter::NotMeasurable,
     },
+    /// The space has clock parameters and their settings cannot be changed here (no rights,
+    /// no NVML, no CUDA device): the tuning fails before any evaluation.
+    #[cfg(feature = "autotune")]
+    #[error("cannot tune clock parameters: {0}")]
+    Clocks(#[from] crate::clock::ClockError),
     /// An environment setting holds a value it cannot take.
     #[error("{name}={value:?} is not valid; expected one of: {expected}")]
     BadSetting {

@@ -41,7 +41,7 @@ mod energy;
 mod error;
 mod fake;
 #[cfg(feature = "cuda")]
-mod nvml;
+pub(crate) mod nvml;
 mod rapl;
 mod runs;
 mod window;

@@ -18,7 +18,9 @@
 //!   other than the A100 average it over a second, but they all have the energy counter);
 //!   NVIDIA states ±5% for it (for Fermi and Kepler).
 //! - **Clocks:** `nvmlDeviceGetClockInfo` of the graphics and memory clocks.
-//! - **Read only:** no function that sets anything is resolved.
+//! - **Read only:** the meter resolves no function that sets anything. The clock control
+//!   ([`crate::clock`]) resolves its setters from the same loaded library, apart, and only for a
+//!   tuning with clock parameters.
 
 #![allow(unsafe_code)]
 
@@ -28,9 +30,9 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 /// `nvmlDevice_t`: an opaque handle.
-type Handle = *mut c_void;
+pub(crate) type Handle = *mut c_void;
 /// `nvmlReturn_t`: 0 is `NVML_SUCCESS`.
-type Status = c_int;
+pub(crate) type Status = c_int;
 
 type Init = unsafe extern "C" fn() -> Status;
 type ErrorString = unsafe extern "C" fn(Status) -> *const c_char;
@@ -61,7 +63,7 @@ const LIBRARY: &str = "nvml.dll (NVML)";
 
 /// The NVML functions the meter calls, from the library loaded and initialized once per process
 /// and kept loaded.
-struct Api {
+pub(crate) struct Api {
     error_string: ErrorString,
     by_bus_id: ByBusId,
     name: Name,
@@ -70,11 +72,11 @@ struct Api {
     clock: ClockInfo,
     /// Absent from drivers older than MIG.
     mig: Option<MigMode>,
-    _library: libloading::Library,
+    library: libloading::Library,
 }
 
 /// NVML, loaded and initialized at the first call, or why it cannot be.
-fn api() -> Result<&'static Api, NotMeasurable> {
+pub(crate) fn api() -> Result<&'static Api, NotMeasurable> {
     static API: OnceLock<Result<Api, NotMeasurable>> = OnceLock::new();
     API.get_or_init(Api::load).as_ref().map_err(Clone::clone)
 }
@@ -135,7 +137,7 @@ impl Api {
                 clock: get(&library, "nvmlDeviceGetClockInfo")
                     .map_err(resolve("nvmlDeviceGetClockInfo"))?,
                 mig: get(&library, "nvmlDeviceGetMigMode").ok(),
-                _library: library,
+                library,
             };
             (init, api)
         };
@@ -152,8 +154,13 @@ impl Api {
         Ok(api)
     }
 
+    /// The loaded library, for the clock control's own symbols.
+    pub(crate) fn library(&self) -> &libloading::Library {
+        &self.library
+    }
+
     /// The text of a status code.
-    fn error(&self, status: Status) -> String {
+    pub(crate) fn error(&self, status: Status) -> String {
         // SAFETY: nvmlErrorString returns a static string for any code (or null).
         let text = unsafe { (self.error_string)(status) };
         if text.is_null() {
@@ -180,7 +187,7 @@ pub struct Nvml {
 
 /// An NVML device handle.
 #[derive(Clone, Copy, Debug)]
-struct Device(Handle);
+pub(crate) struct Device(pub(crate) Handle);
 
 // SAFETY: an NVML device handle is an opaque token valid for the process's NVML session, and
 // NVML is thread-safe ("it is safe to make simultaneous NVML calls from multiple threads").
@@ -198,33 +205,7 @@ impl Nvml {
     /// write it).
     pub fn for_pci_bus_id(bus_id: &str) -> Result<Nvml, NotMeasurable> {
         let api = api()?;
-        let id = CString::new(bus_id).map_err(|_| NotMeasurable::NoDevice {
-            what: format!("{bus_id:?} is not a PCI bus id"),
-        })?;
-        let mut handle: Handle = std::ptr::null_mut();
-        // SAFETY: a NUL-terminated string; `handle` is written by the call.
-        let status = unsafe { (api.by_bus_id)(id.as_ptr(), &mut handle) };
-        if status != 0 {
-            return Err(NotMeasurable::NoDevice {
-                what: format!(
-                    "NVML has no GPU at PCI bus id {bus_id}: {}",
-                    api.error(status)
-                ),
-            });
-        }
-        let device = Device(handle);
-        let mut name = [0 as c_char; 96];
-        // SAFETY: a device handle from NVML; the buffer holds `name.len()` bytes.
-        let status = unsafe { (api.name)(device.0, name.as_mut_ptr(), name.len() as c_uint) };
-        let name = if status == 0 {
-            // SAFETY: NVML wrote a NUL-terminated string into the buffer.
-            unsafe { CStr::from_ptr(name.as_ptr()) }
-                .to_string_lossy()
-                .into_owned()
-        } else {
-            "NVIDIA GPU".to_owned()
-        };
-        let label = format!("{name} ({bus_id})");
+        let (device, label) = device_at(bus_id)?;
         if let Some(mig) = api.mig {
             let (mut current, mut pending) = (0, 0);
             // SAFETY: a device handle; both pointers are written by the call.
@@ -342,8 +323,42 @@ impl Meter for Nvml {
     }
 }
 
+/// The NVML device at PCI bus id `bus_id`, and its label: `NVIDIA H100 80GB HBM3
+/// (0000:3b:00.0)`.
+pub(crate) fn device_at(bus_id: &str) -> Result<(Device, String), NotMeasurable> {
+    let api = api()?;
+    let id = CString::new(bus_id).map_err(|_| NotMeasurable::NoDevice {
+        what: format!("{bus_id:?} is not a PCI bus id"),
+    })?;
+    let mut handle: Handle = std::ptr::null_mut();
+    // SAFETY: a NUL-terminated string; `handle` is written by the call.
+    let status = unsafe { (api.by_bus_id)(id.as_ptr(), &mut handle) };
+    if status != 0 {
+        return Err(NotMeasurable::NoDevice {
+            what: format!(
+                "NVML has no GPU at PCI bus id {bus_id}: {}",
+                api.error(status)
+            ),
+        });
+    }
+    let device = Device(handle);
+    let mut name = [0 as c_char; 96];
+    // SAFETY: a device handle from NVML; the buffer holds `name.len()` bytes.
+    let status = unsafe { (api.name)(device.0, name.as_mut_ptr(), name.len() as c_uint) };
+    let name = if status == 0 {
+        // SAFETY: NVML wrote a NUL-terminated string into the buffer.
+        unsafe { CStr::from_ptr(name.as_ptr()) }
+            .to_string_lossy()
+            .into_owned()
+    } else {
+        "NVIDIA GPU".to_owned()
+    };
+    let label = format!("{name} ({bus_id})");
+    Ok((device, label))
+}
+
 /// The PCI bus id of CUDA device `ordinal`, as the driver writes it (`0000:3B:00.0`).
-fn cuda_bus_id(ordinal: usize) -> Result<String, NotMeasurable> {
+pub(crate) fn cuda_bus_id(ordinal: usize) -> Result<String, NotMeasurable> {
     use cudarc::driver::{result, sys};
     // SAFETY: tries `dlopen` on the driver's names; loading the driver runs no code with
     // preconditions.

@@ -13,7 +13,7 @@
 
 use super::{
     Bar, Call, Evaluation, Journaled, Log, Lookup, Observer, Origin, Run, Summary, TimeSplit,
-    TuneOptions, Variants, Verify, capture, confirm, describe, evaluate,
+    TuneOptions, Variants, Verify, capture, clocking, confirm, describe, evaluate,
     lookup::Baked,
     metering,
     session::{self, Record},
@@ -142,6 +142,12 @@ fn tune_in_context<P: Params>(
         Ok(m) => m,
         Err(e) => return tuning_failed(kernel, key, device, &e, default),
     };
+    // Clock parameters take the control of the same device's settings; its rights are checked
+    // when the tuning opens it, before any evaluation.
+    let clocks = match clocking::select(space, cuda) {
+        Ok(c) => c,
+        Err(e) => return tuning_failed(kernel, key, device, &e, default),
+    };
     let dir = tuned_dir(kernel.manifest_dir);
     // A journal answers with times only: a tuning for energy measures afresh, into a journal
     // of its own that records the energy beside the time.
@@ -167,6 +173,7 @@ fn tune_in_context<P: Params>(
     let opts = TuneOptions {
         first,
         meter: metering,
+        clocks,
         ..opts
     };
     let label = format!("{} (key {key})", kernel.name);
@@ -189,8 +196,10 @@ fn tune_in_context<P: Params>(
     // The best few, re-timed interleaved: the confirmation can change the winner. A tuning
     // answered wholly by the journal measures nothing, this included.
     let confirming = Instant::now();
-    // Re-timing ranks by time: a tuning for energy keeps the winner its energy chose.
-    let confirmed = if report.measured == 0 || opts.meter.is_some() {
+    // Re-timing ranks by time: a tuning for energy keeps the winner its energy chose. With
+    // clock parameters, the clocks are back to those in force before the tuning by now, so
+    // re-timing would not time the configurations as they were measured.
+    let confirmed = if report.measured == 0 || opts.meter.is_some() || opts.clocks.is_some() {
         0
     } else {
         CONFIRM

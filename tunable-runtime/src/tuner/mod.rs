@@ -35,12 +35,14 @@
 //! - [`fallback`]: a shipped call whose tuned configuration fails runs the default instead;
 //! - [`warm`]: what a tuning on a new device evaluates first (other devices' findings);
 //! - [`session`]: the settings and report of a `cargo tunable tune` session;
+//! - [`clocking`]: the clock control of a tuning whose space has clock parameters;
 //! - [`evaluate`]: evaluate mode, one configuration measured for a distributed worker;
 //! - [`Variants`] and [`Call`]: measuring the variants of a `#[tunable]` kernel;
 //! - [`Closure`]: measuring with a closure of the position;
 //! - [`Journaled`]: the journal in front of any evaluator;
 //! - [`Bar`], [`Log`]: the observers of a tuning; [`Summary`]: the line it ends with.
 
+pub mod clocking;
 mod closure;
 mod confirm;
 pub mod evaluate;
@@ -118,6 +120,10 @@ pub struct TuneOptions {
     /// The meter an objective that needs energy reads ([`metering::select`]; default none). A
     /// tuning for energy without one fails before any evaluation.
     pub meter: Option<metering::Metering>,
+    /// The control of the device's clocks when the space has clock parameters
+    /// ([`clocking::select`]; default none): each configuration's clocks are applied before it
+    /// is measured, and the settings in force before the tuning are put back when it ends.
+    pub clocks: Option<clocking::Clocking>,
 }
 
 impl Default for TuneOptions {
@@ -132,6 +138,7 @@ impl Default for TuneOptions {
             first: Vec::new(),
             objective: Objective::Time,
             meter: None,
+            clocks: None,
         }
     }
 }
@@ -214,6 +221,15 @@ where
             },
         });
     }
+    // Clock parameters: the settings in force are read and the rights checked now, before any
+    // evaluation; dropping the guard (when the tuning ends, or a panic unwinds) restores them.
+    let clocks = match &opts.clocks {
+        Some(c) => Some(Arc::new(
+            crate::clock::Guard::open(Arc::clone(&c.control), &c.tuned())
+                .map_err(RuntimeError::Clocks)?,
+        )),
+        None => None,
+    };
     let mut times = std::collections::HashMap::new();
     let start = Instant::now();
     let (mut measured, mut failures, mut early) = (0, Vec::new(), 0);
@@ -255,9 +271,11 @@ where
     let context = EvalContext {
         objective: opts.objective,
         meter: opts.meter.clone(),
+        clocks: clocks.clone().zip(opts.clocks.clone()),
         ..EvalContext::default()
     };
     let (run, _) = evaluation::scope(context, || driver.run(&mut timed));
+    drop(clocks);
     let run = run.map_err(RuntimeError::from)?;
     let seconds = start.elapsed().as_secs_f64();
     let spent = TimeSplit {

@@ -15,6 +15,9 @@
 //! [`Pool`](prebuild::Pool) that lives as long as the evaluator; the configuration about to be
 //! measured is left to the caller's thread.
 //!
+//! A configuration of a space with clock parameters runs with its clocks applied
+//! ([`super::clocking`]), from its first run on.
+//!
 //! Each evaluation runs in an evaluation context of its own ([`crate::evaluation`]): what the
 //! backends report there is the evaluation's [`Cost`].
 
@@ -204,6 +207,16 @@ impl<'a, 'r, P: Params, M: Measurement> Variants<'a, 'r, P, M> {
         } else {
             self.best
         };
+        // Clock parameters: the configuration's clocks are in force before its first run.
+        if let Some((guard, clocking)) = evaluation::with(|c| c.clocks.clone()).flatten() {
+            let setting = clocking.setting(self.space, position);
+            if let Err(e) = guard.apply(&setting) {
+                return Evaluation {
+                    objective,
+                    ..Evaluation::measured(Err(format!("clocks ({setting}): {e}")))
+                };
+            }
+        }
         let start = Instant::now();
         let mut check_ms = 0.0;
         let (result, context) = evaluation::scope(EvalContext::default(), || {

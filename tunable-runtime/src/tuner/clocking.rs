@@ -1,0 +1,328 @@
+//! # The clock control of a tuning
+//!
+//! A tuning whose space has clock parameters ([`tunable_search::clock`]) selects the control
+//! of its device's settings once, before any evaluation: NVML on the CUDA device the kernel's
+//! backend runs on. [`tune`](super::tune) opens a [`Guard`](crate::clock::Guard) with it, which
+//! reads the settings in force and checks the rights (a tuning without them fails before its
+//! first evaluation), travels in the evaluation context
+//! ([`EvalContext::clocks`](crate::evaluation::EvalContext::clocks)), from which each
+//! configuration's clocks are applied before it is measured, and restores the settings when
+//! the tuning ends, panics, or is interrupted.
+
+use crate::RuntimeError;
+use crate::clock::{ClockControl, ClockError, Knob, Setting};
+use std::cell::RefCell;
+use std::sync::Arc;
+use tunable_search::Space;
+
+/// The clock control of a tuning and the space's clock parameters.
+#[derive(Clone, Debug)]
+pub struct Clocking {
+    /// The control.
+    pub control: Arc<dyn ClockControl>,
+    /// The clock parameters of the space, by position among its parameters.
+    pub knobs: Vec<(usize, Knob)>,
+}
+
+impl PartialEq for Clocking {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.control, &other.control) && self.knobs == other.knobs
+    }
+}
+
+impl Clocking {
+    /// The knobs tuned.
+    pub fn tuned(&self) -> Vec<Knob> {
+        self.knobs.iter().map(|k| k.1).collect()
+    }
+
+    /// The setting of the configuration at `position` of `space`.
+    pub fn setting(&self, space: &Space, position: usize) -> Setting {
+        let values = space.values(position);
+        let params = space.params();
+        Setting::of(
+            self.knobs
+                .iter()
+                .map(|&(i, _)| (params[i].name(), &values[i])),
+        )
+    }
+}
+
+/// The clock parameters of `space`, by position among its parameters.
+pub fn knobs(space: &Space) -> Vec<(usize, Knob)> {
+    space
+        .params()
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| Some((i, Knob::of_name(p.name())?)))
+        .collect()
+}
+
+thread_local! {
+    /// A control a test planted for the tunings on this thread.
+    static PLANTED: RefCell<Option<Arc<dyn ClockControl>>> = const { RefCell::new(None) };
+}
+
+/// Plants `control` (a [`Fake`](crate::clock::Fake)) for the tunings on this thread until the
+/// guard is dropped. For tests only: a real run never plants one, and [`select`] takes a
+/// planted control before any real one.
+#[doc(hidden)]
+pub fn plant(control: Arc<dyn ClockControl>) -> Planted {
+    PLANTED.set(Some(control));
+    Planted(())
+}
+
+/// Lifts the planted control when dropped.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Planted(());
+
+impl Drop for Planted {
+    fn drop(&mut self) {
+        PLANTED.set(None);
+    }
+}
+
+/// The clock control of a tuning over `space`: none without clock parameters; else a planted
+/// control (tests), else NVML on CUDA device `cuda`, the device the kernel's backend ran on;
+/// else the error that says why none can set them. Changes nothing.
+pub fn select(space: &Space, cuda: Option<usize>) -> Result<Option<Clocking>, RuntimeError> {
+    let knobs = knobs(space);
+    if knobs.is_empty() {
+        return Ok(None);
+    }
+    let control = match (PLANTED.with_borrow(Clone::clone), cuda) {
+        (Some(planted), _) => planted,
+        #[cfg(feature = "cuda")]
+        (None, Some(ordinal)) => crate::clock::for_cuda_device(ordinal)?,
+        _ => {
+            return Err(ClockError::Unavailable {
+                what: "clock parameters are set through NVML on the CUDA device the kernel runs \
+                       on, and this kernel asked the CUDA backend for no kernel"
+                    .to_owned(),
+            }
+            .into());
+        }
+    };
+    #[cfg(not(feature = "cuda"))]
+    let _ = cuda;
+    Ok(Some(Clocking { control, knobs }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::Fake;
+    use crate::clock::fake::Event;
+    use crate::measure::{Repeats, report_device_time};
+    use crate::params::Params;
+    use crate::tuner::{Call, Closure, Evaluation, Progress, TuneOptions, Variants, panic, tune};
+    use std::cell::{Cell, RefCell};
+    use tunable_search::strategy::Trial;
+    use tunable_search::{SpaceBuilder, Value};
+
+    /// A configuration of `tile` and `nvml_gr_clock`, as `#[tunable]` would generate it.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct Clocked(i64, i64);
+
+    impl Params for Clocked {
+        const NAMES: &'static [&'static str] = &["tile", "nvml_gr_clock"];
+        fn from_values(v: &[Value]) -> Option<Self> {
+            match v {
+                [Value::Int(t), Value::Int(c)] => Some(Clocked(*t, *c)),
+                _ => None,
+            }
+        }
+        fn to_values(&self) -> Vec<Value> {
+            vec![Value::Int(self.0), Value::Int(self.1)]
+        }
+    }
+
+    fn space() -> Arc<Space> {
+        Arc::new(
+            SpaceBuilder::new()
+                .param("tile", [1, 2, 3])
+                .param("nvml_gr_clock", [900, 1400])
+                .build()
+                .unwrap(),
+        )
+    }
+
+    /// Exhaustive over [`space`] with `control`, every configuration a fake kernel that notes
+    /// the clock in force at each of its runs; tile `panics` panics. The report (or the
+    /// tuner's error) and the (configuration, clock in force) of every run.
+    fn tuning(
+        fake: &Arc<Fake>,
+        panics: Option<i64>,
+    ) -> (
+        Result<crate::tuner::TuneReport, RuntimeError>,
+        Vec<(Clocked, u32)>,
+    ) {
+        let space = space();
+        let runs = RefCell::new(Vec::new());
+        let mut run = |call: Call<'_, Clocked>| match call {
+            Call::Run(&p) => {
+                runs.borrow_mut().push((p, fake.graphics_mhz()));
+                if Some(p.0) == panics {
+                    panic!("boom");
+                }
+                report_device_time(10.0 / p.0 as f64);
+                Ok(None)
+            }
+            Call::Output | Call::Answer => Ok(None),
+        };
+        let mut variants = Variants::new(&space, &mut run, None, Repeats::new(1, 2));
+        let opts = TuneOptions {
+            budget: 6,
+            strategy: "exhaustive".into(),
+            clocks: select_planted(&space, fake),
+            ..TuneOptions::default()
+        };
+        let report = tune(&space, &opts, &mut variants, &mut []);
+        drop(variants);
+        (report, runs.into_inner())
+    }
+
+    fn select_planted(space: &Space, fake: &Arc<Fake>) -> Option<Clocking> {
+        let _planted = plant(Arc::clone(fake) as Arc<dyn ClockControl>);
+        select(space, None).unwrap()
+    }
+
+    #[test]
+    fn each_configuration_runs_at_its_clocks_and_the_clocks_in_force_come_back() {
+        let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+        let fake = Arc::new(Fake::new());
+        let (report, runs) = tuning(&fake, None);
+        let report = report.unwrap();
+        assert_eq!(report.evaluations, 6);
+        // Every run, the warm-up included, ran at its configuration's clock.
+        assert_eq!(runs.len(), 6 * 3);
+        for (p, mhz) in &runs {
+            assert_eq!(i64::from(*mhz), p.1, "{runs:?}");
+        }
+        // Set once per configuration, in order; restored once, at the end.
+        let events = fake.events();
+        assert_eq!(events.len(), 7, "{events:?}");
+        assert_eq!(events.last(), Some(&Event::Restore));
+        assert_eq!(fake.graphics_mhz(), Fake::GRAPHICS_MHZ);
+        assert_eq!(fake.in_force(), Fake::new().in_force());
+    }
+
+    #[test]
+    fn the_clocks_come_back_after_a_panic_in_a_kernel_or_in_the_tuning() {
+        let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+        // A kernel's panic is its configuration's failure: the tuning goes on, then restores.
+        let fake = Arc::new(Fake::new());
+        let (report, runs) = tuning(&fake, Some(2));
+        let report = report.unwrap();
+        assert_eq!(report.failures.len(), 2, "{:?}", report.failures);
+        assert!(
+            runs.iter()
+                .any(|(p, mhz)| p.0 == 3 && i64::from(*mhz) == p.1)
+        );
+        assert_eq!(fake.events().last(), Some(&Event::Restore));
+        assert_eq!(fake.graphics_mhz(), Fake::GRAPHICS_MHZ);
+        // A panic out of the tuning itself (here an observer's) unwinds through the guard.
+        let fake = Arc::new(Fake::new());
+        let space = space();
+        let opts = TuneOptions {
+            budget: 6,
+            strategy: "exhaustive".into(),
+            clocks: select_planted(&space, &fake),
+            ..TuneOptions::default()
+        };
+        let mut seen = 0;
+        let mut observer = |_: &Progress, _: &Trial, _: &Evaluation| {
+            seen += 1;
+            assert!(seen < 3, "the observer gives up");
+        };
+        let mut run = |call: Call<'_, Clocked>| match call {
+            Call::Run(_) => Ok(None),
+            Call::Output | Call::Answer => Ok(None),
+        };
+        let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let mut variants = Variants::new(&space, &mut run, None, Repeats::new(0, 1));
+            tune(&space, &opts, &mut variants, &mut [&mut observer])
+        }));
+        assert!(unwound.is_err());
+        assert!(fake.events().len() >= 3, "{:?}", fake.events());
+        assert_eq!(fake.events().last(), Some(&Event::Restore));
+        assert_eq!(fake.graphics_mhz(), Fake::GRAPHICS_MHZ);
+    }
+
+    #[test]
+    fn a_clock_the_device_refuses_is_that_configurations_failure() {
+        let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+        let fake = Arc::new(Fake::new().unsupported(900));
+        let (report, runs) = tuning(&fake, None);
+        let report = report.unwrap();
+        assert_eq!(report.failures.len(), 3, "{:?}", report.failures);
+        assert!(
+            report.failures[0]
+                .1
+                .starts_with("clocks (nvml_gr_clock=900 MHz): "),
+            "{:?}",
+            report.failures
+        );
+        assert!(runs.iter().all(|(p, _)| p.1 == 1400));
+        assert_eq!(fake.graphics_mhz(), Fake::GRAPHICS_MHZ);
+    }
+
+    #[test]
+    fn without_the_rights_the_tuning_fails_before_any_evaluation_saying_how_to_get_them() {
+        let fake = Arc::new(Fake::new().denied());
+        let space = space();
+        let calls = Cell::new(0);
+        let mut eval = Closure(|_| {
+            calls.set(calls.get() + 1);
+            Ok(1.0)
+        });
+        let opts = TuneOptions {
+            clocks: select_planted(&space, &fake),
+            ..TuneOptions::default()
+        };
+        let e = tune(&space, &opts, &mut eval, &mut []).unwrap_err();
+        assert_eq!(calls.get(), 0);
+        assert!(
+            matches!(e, RuntimeError::Clocks(ClockError::NoPermission { .. })),
+            "{e}"
+        );
+        let message = e.to_string();
+        assert!(
+            message.starts_with("cannot tune clock parameters: "),
+            "{message}"
+        );
+        assert!(message.contains("root"), "{message}");
+        assert!(fake.events().is_empty());
+    }
+
+    #[test]
+    fn only_a_space_with_clock_parameters_takes_a_control_and_only_from_a_cuda_device() {
+        let plain = SpaceBuilder::new().param("tile", [1, 2]).build().unwrap();
+        assert_eq!(select(&plain, Some(0)).unwrap(), None);
+        assert!(knobs(&plain).is_empty());
+        let space = space();
+        assert_eq!(knobs(&space), [(1, Knob::Graphics)]);
+        let e = select(&space, None).unwrap_err();
+        assert!(
+            matches!(e, RuntimeError::Clocks(ClockError::Unavailable { .. })),
+            "{e}"
+        );
+        let fake = Arc::new(Fake::new());
+        let c = select_planted(&space, &fake).unwrap();
+        assert_eq!(c.tuned(), [Knob::Graphics]);
+        let s = c.setting(
+            &space,
+            space
+                .position_of_values(&[Value::Int(2), Value::Int(900)])
+                .unwrap(),
+        );
+        assert_eq!(
+            s,
+            Setting {
+                graphics_mhz: Some(900),
+                ..Setting::default()
+            }
+        );
+    }
+}

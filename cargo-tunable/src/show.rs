@@ -18,6 +18,11 @@
 //! entry lists its own under `artifacts`. A damaged artifact file is listed as such in the table;
 //! with `--json`, under `damaged_artifacts` of each entry of its kernel, and on stderr.
 //!
+//! **Clocks.** An entry whose space has clock parameters (`nvml_gr_clock`, `nvml_mem_clock`,
+//! `nvml_pwr_limit`) was tuned at those settings; a build never applies them. Below the table,
+//! each such entry's settings and the `nvidia-smi` commands with which an operator applies them
+//! (with `--json`, `clocks` and `apply`; `<gpu>` stands for the GPU's index or PCI bus id).
+//!
 //! **Untrusted text.** Names and devices come from the files: a kernel name that breaks the rule
 //! of [`tunable_search::name`] is shown escaped and marked `(invalid name)` (its `.space` record
 //! is not looked up), and control or bidirectional-override characters in any shown text are
@@ -29,6 +34,7 @@ use clap::Args;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use tunable_runtime::store::read;
+use tunable_search::clock::Setting;
 
 /// Arguments of `show`.
 #[derive(Args)]
@@ -60,6 +66,11 @@ struct Row {
     /// The damaged files in the kernel's artifact folder (which cannot say whose they are), as
     /// the table lists them.
     damaged_artifacts: Vec<Damaged>,
+    /// The clock parameters of the configuration, by name, in MHz or W (empty for a space
+    /// without them).
+    clocks: Vec<(String, u32)>,
+    /// The `nvidia-smi` commands that apply them (`<gpu>`: the GPU's index or PCI bus id).
+    apply: Vec<String>,
     /// The portable set of the entry's kernel and key (what a build runs, timed once, on a
     /// device with no entry), best compromise first; the [chain](crate::chain) of the key is the
     /// tuned devices' entries, then this. Empty for an entry a build drops (an older space).
@@ -121,7 +132,15 @@ pub(crate) fn run(args: ShowArgs) -> Result<(), Box<dyn std::error::Error>> {
         .cloned()
         .map(|e| {
             let stale = recorded_space(&args.dir, &e.kernel).map(|s| s != e.space_hash);
+            let values = e.values();
+            let clocks = Setting::of(e.params.iter().map(|(n, _)| n.as_str()).zip(&values));
             Row {
+                clocks: clocks
+                    .knobs()
+                    .into_iter()
+                    .map(|k| (k.name().to_owned(), clocks.get(k).unwrap_or_default()))
+                    .collect(),
+                apply: clocks.commands("<gpu>"),
                 stale,
                 damaged_artifacts: listed
                     .iter()
@@ -179,7 +198,7 @@ pub(crate) fn run(args: ShowArgs) -> Result<(), Box<dyn std::error::Error>> {
         "| kernel | device | key | configuration | time (ms) | evaluations | strategy | tuned (UTC) | fits |"
     );
     println!("|---|---|---|---|---|---|---|---|---|");
-    for r in rows {
+    for r in &rows {
         let cfg: Vec<String> = r
             .params
             .iter()
@@ -206,10 +225,37 @@ pub(crate) fn run(args: ShowArgs) -> Result<(), Box<dyn std::error::Error>> {
             }
         );
     }
+    print_clocks(&rows);
     println!();
     crate::chain::print(&chains);
     crate::artifacts::print(&listed);
     Ok(())
+}
+
+/// The clocks the entries with clock parameters were tuned at, and how to apply them.
+fn print_clocks(rows: &[Row]) {
+    let clocked: Vec<&Row> = rows.iter().filter(|r| !r.clocks.is_empty()).collect();
+    if clocked.is_empty() {
+        return;
+    }
+    println!();
+    println!(
+        "Tuned at these clocks (a build never sets them; an operator applies them, as root, \
+         <gpu> being the GPU's index or PCI bus id):"
+    );
+    for r in clocked {
+        let settings: Vec<String> = r.clocks.iter().map(|(n, v)| format!("{n}={v}")).collect();
+        println!(
+            "  {} on {} (key {}): {}",
+            shown(&r.kernel),
+            shown(&r.device),
+            r.key,
+            settings.join(", ")
+        );
+        for c in &r.apply {
+            println!("    {c}");
+        }
+    }
 }
 
 /// `text` cut to 200 characters.

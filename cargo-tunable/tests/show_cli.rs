@@ -164,3 +164,60 @@ fn show_survives_forged_files_and_escapes_names() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// An entry tuned with clock parameters: the table shows them in its configuration, and below
+/// it the settings and the `nvidia-smi` commands an operator applies them with.
+#[test]
+fn show_says_how_to_apply_the_clocks_an_entry_was_tuned_at() {
+    let dir = std::env::temp_dir().join(format!("tunable-show-clocks-{}", std::process::id()));
+    let entry = TunedEntry {
+        sources: Vec::new(),
+        binaries: Vec::new(),
+        kernel: "gemm".into(),
+        device: "cuda: NVIDIA H100 80GB HBM3 (sm_90, driver 13.0)".into(),
+        key: 4096,
+        space_hash: 1,
+        params: vec![
+            ("block".into(), StoredValue::Int(64)),
+            ("nvml_gr_clock".into(), StoredValue::Int(1410)),
+            ("nvml_pwr_limit".into(), StoredValue::Int(450)),
+        ],
+        time_ms: 1.5,
+        evaluations: 30,
+        strategy: "auto".into(),
+        timestamp: 1_795_462_807,
+        top: Vec::new(),
+    };
+    store(&tuned_file(&dir, "gemm").unwrap(), entry).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-tunable"))
+        .args(["tunable", "show"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("| block=64, nvml_gr_clock=1410, nvml_pwr_limit=450 |"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "  gemm on cuda: NVIDIA H100 80GB HBM3 (sm_90, driver 13.0) (key 4096): \
+             nvml_gr_clock=1410, nvml_pwr_limit=450\n    sudo nvidia-smi -i <gpu> -lgc 1410,1410\n    \
+             sudo nvidia-smi -i <gpu> -pl 450\n"
+        ),
+        "{text}"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-tunable"))
+        .args(["tunable", "show", "--json"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v[0]["clocks"],
+        serde_json::json!([["nvml_gr_clock", 1410], ["nvml_pwr_limit", 450]])
+    );
+    assert_eq!(v[0]["apply"][1], "sudo nvidia-smi -i <gpu> -pl 450");
+    std::fs::remove_dir_all(&dir).ok();
+}

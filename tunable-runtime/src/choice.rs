@@ -13,6 +13,7 @@ use crate::params::Params;
 use crate::tuner::lookup::Baked;
 use crate::tuner::lookup::fallback;
 use crate::tuner::portable::Shipped;
+use tunable_search::clock::Setting;
 #[cfg(feature = "autotune")]
 use {
     crate::settings, crate::tuner::lookup::peek, crate::tuner::spec::KernelSpec,
@@ -50,6 +51,31 @@ pub struct Choice<P> {
     /// then `params` and `origin` are the fallback, what runs if the tuning fails (or while
     /// another thread tunes), and the call itself runs the winner.
     pub tunes: bool,
+}
+
+impl<P: Params> Choice<P> {
+    /// The clocks and power limit the configuration was tuned at, for the kernels whose space
+    /// has clock parameters ([`tunable_search::clock`]); empty for the others. A call never
+    /// applies them: an operator does (`nvidia-smi`, [`Setting::commands`]), or the program
+    /// through its own means.
+    ///
+    /// ```
+    /// use tunable::tunable;
+    ///
+    /// #[tunable(tile = [1, 2], nvml_gr_clock = [1410, 1980])]
+    /// fn scale(x: &mut [f32]) {
+    ///     x.chunks_mut(tile).for_each(|c| c.iter_mut().for_each(|v| *v *= 2.0));
+    /// }
+    ///
+    /// let clocks = scale_config(&mut [1.0; 8]).clocks();
+    /// // Nothing tuned here: the default configuration's clock.
+    /// assert_eq!(clocks.graphics_mhz, Some(1410));
+    /// assert_eq!(clocks.commands("0"), ["sudo nvidia-smi -i 0 -lgc 1410,1410"]);
+    /// ```
+    pub fn clocks(&self) -> Setting {
+        let values = self.params.to_values();
+        Setting::of(P::NAMES.iter().copied().zip(&values))
+    }
 }
 
 /// The choice of a shipped build (no `autotune` feature), as the entry point makes it

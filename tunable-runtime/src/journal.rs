@@ -220,7 +220,7 @@ impl Journal {
 
     /// Appends a result like [`record_runs`](Self::record_runs), with further measured
     /// quantities by their Kernel Tuner names (`nvml_energy` in joules, `nvml_power` in watts,
-    /// `nvml_gr_clock` and `nvml_mem_clock` in MHz).
+    /// `core_freq` and `mem_freq`, the clocks read, in MHz).
     pub fn record_fields(
         &mut self,
         position: usize,

@@ -64,7 +64,8 @@ impl Source {
 
 /// The configuration as compiler definitions, one `-DNAME=value` per parameter in declared
 /// order, or the reason one cannot be written (a float that is not finite, a string that is empty
-/// or contains whitespace).
+/// or contains whitespace). Clock parameters ([`tunable_search::clock`]) are settings of the
+/// device, not of the program, and are left out.
 ///
 /// ```
 /// use tunable_runtime::backend::definitions;
@@ -88,6 +89,9 @@ pub fn definitions<P: Params>(params: &P) -> Result<Vec<String>, String> {
     P::NAMES
         .iter()
         .zip(params.to_values())
+        // Clock parameters are the device's settings, not the program's: a program does not
+        // change, nor get built again, when only the clocks do.
+        .filter(|(name, _)| tunable_search::clock::Knob::of_name(name).is_none())
         .map(|(name, v)| {
             let text = match v {
                 Value::Int(i) => i.to_string(),

@@ -90,22 +90,17 @@ impl<E> Journaled<E> {
 }
 
 /// The journal's fields of what one run used, by Kernel Tuner's names for NVML's
-/// (`nvml_energy`, `nvml_power`, `nvml_gr_clock`, `nvml_mem_clock`) and the same pattern for
-/// other meters (`rapl_energy`).
+/// (`nvml_energy`, `nvml_power`) and the same pattern for other meters (`rapl_energy`); the
+/// clocks read during the runs by the names of Kernel Tuner's observed clocks (`core_freq`,
+/// `mem_freq`, in MHz), as `nvml_gr_clock` and `nvml_mem_clock` name the clock parameters.
 fn fields(used: &EnergyUse, metering: &Metering) -> Vec<(String, f64)> {
     let mut fields = vec![
         (metering.energy_field(), used.joules),
         (metering.power_field(), used.watts),
     ];
     if let Some(c) = used.clocks {
-        fields.push((
-            format!("{}_gr_clock", metering.prefix),
-            f64::from(c.graphics_mhz),
-        ));
-        fields.push((
-            format!("{}_mem_clock", metering.prefix),
-            f64::from(c.memory_mhz),
-        ));
+        fields.push(("core_freq".to_owned(), f64::from(c.graphics_mhz)));
+        fields.push(("mem_freq".to_owned(), f64::from(c.memory_mhz)));
     }
     fields
 }

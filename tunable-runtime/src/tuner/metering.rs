@@ -24,8 +24,8 @@ pub struct Metering {
     pub meter: Arc<dyn Meter>,
     /// The least duration of one configuration's repeated runs ([`meter::measure`]).
     pub min: Duration,
-    /// The prefix of the journal's fields: `nvml` (Kernel Tuner's `nvml_energy`, `nvml_power`,
-    /// `nvml_gr_clock`, `nvml_mem_clock`, so that caches interoperate), `rapl`, or `fake`.
+    /// The prefix of the journal's energy and power fields: `nvml` (Kernel Tuner's
+    /// `nvml_energy`, `nvml_power`, so that caches interoperate), `rapl`, or `fake`.
     pub prefix: &'static str,
 }
 

@@ -158,6 +158,7 @@ mod guide {
         GpuCheck = "../docs/src/gpu-check.md",
         SearchSpaces = "../docs/src/search-spaces.md",
         Energy = "../docs/src/energy.md",
+        Clocks = "../docs/src/clocks.md",
         Strategies = "../docs/src/strategies.md",
         StressSuite = "../docs/src/stress-suite.md",
         Distributed = "../docs/src/distributed.md",

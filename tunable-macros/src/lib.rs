@@ -70,6 +70,33 @@ use syn::{ImplItem, ItemFn, ItemImpl, Token, parse_macro_input};
 /// A parameter may not shadow an argument of the function. Any other value (a single literal, an
 /// expression) makes the name an unknown option, reported with the closest option's name.
 ///
+/// ## Clock parameters
+///
+/// Three names are kept for the GPU's settings, Kernel Tuner's names and units so that caches of
+/// either tool read the same: `nvml_gr_clock` (the graphics clock, MHz), `nvml_mem_clock` (the
+/// memory clock, MHz) and `nvml_pwr_limit` (the power limit, W). Their values are whole numbers
+/// (a clock from 1 to 100000 MHz, a limit from 1 to 5000 W: a limit in milliwatts is refused),
+/// checked at compile time; any other name starting with `nvml_` is refused as a misspelled
+/// one. They are parameters like the others (fields of the parameter struct, names in
+/// constraints), except that they are not passed to a GPU kernel's source as definitions.
+///
+/// Tuning sets them: before each configuration is measured, its clocks and power limit are
+/// applied to the CUDA device the kernel runs on, through NVML; when the tuning ends (or panics,
+/// or gets Ctrl-C) the settings in force before are restored. That takes root: without the
+/// rights the tuning fails before any evaluation, saying how to get them. A shipped build never
+/// changes a clock: `<kernel>_config(args).clocks()` and `cargo tunable show` give the tuned
+/// settings and the `nvidia-smi` commands with which an operator applies them. See the guide's
+/// chapter "Tuning clocks".
+///
+/// ```
+/// # use tunable::tunable;
+/// #[tunable(tile = [1, 2, 4], nvml_gr_clock = [1215, 1605, 1980], objective = "energy")]
+/// fn scale(x: &mut [f32]) {
+///     x.chunks_mut(tile).for_each(|c| c.iter_mut().for_each(|v| *v *= 2.0));
+/// }
+/// # let _ = ScaleParams::default().nvml_gr_clock;
+/// ```
+///
 /// # Options
 ///
 /// | option | value | default |

@@ -285,6 +285,15 @@ fn measure<P: Params>(
             kernel.name
         ));
     }
+    // A worker does not hold the device's settings: it would measure every configuration at
+    // the clocks in force, whatever its clock parameters say.
+    if !super::clocking::knobs(space).is_empty() {
+        return Err(format!(
+            "{} has clock parameters, which distributed workers do not set: tune it with the \
+             first-run hook or `cargo tunable tune`",
+            kernel.name
+        ));
+    }
     let values = space
         .params()
         .iter()

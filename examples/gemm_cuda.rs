@@ -8,6 +8,7 @@
 //! cargo run --release --example gemm_cuda --features cuda -- --ptx sm_80 --alone    # the same, one program per variant
 //! cargo run --release --example gemm_cuda --features cuda -- --first-call           # shipped: the first call only
 //! cargo run --release --example gemm_cuda --features cuda -- --pool sm_90           # the prebuild pool, no GPU
+//! cargo run --release --example gemm_cuda --features cuda,autotune -- --energy      # and their energy (NVML)
 //! ```
 //!
 //! On a GPU the first call of `gemm_cuda` tunes it (NVRTC per configuration, CUDA-event timing,
@@ -27,7 +28,11 @@
 //! `--first-call` stops after timing it. Then the default configuration and the tuned one are
 //! timed alike, interleaved (`tunable::compare`), for the speedup. `--json FILE` writes the same
 //! figures as one JSON object (what `scripts/gpu-check` collects); `--require-gpu` exits with
-//! status 2 where there is no GPU, instead of falling back.
+//! status 2 where there is no GPU, instead of falling back. `--energy` then measures the energy
+//! and mean power of the default and the tuned configuration with NVML, each run repeated for a
+//! second while the meter reads, beside their times, with the counter's resolution and each
+//! reading's uncertainty; it only reads (no clock or power limit is changed). Where NVML cannot
+//! read, it says why.
 
 #![allow(unsafe_code)]
 
@@ -38,7 +43,7 @@ use std::time::Instant;
 use tunable::backend::cuda::{Buffer, Cuda, CudaError, PER_PROGRAM, compile_many};
 use tunable::backend::{Dims, Source};
 use tunable::compare::{METHOD, ROUNDS, side_by_side, speedup};
-use tunable::{Params, tunable};
+use tunable::{Params, meter, tunable};
 
 /// The kernel source (entry point `gemm`).
 pub static GEMM: Source = Source::new("gemm", include_str!("gemm_cuda.cu"));
@@ -189,6 +194,101 @@ fn ptx_report(arch: &str, alone: bool) {
 fn time_ms(call: &mut dyn FnMut() -> Result<(), CudaError>) -> Result<f64, String> {
     let t = side_by_side(&[()], ROUNDS, |()| call()).remove(0);
     t.map(|t| t.ms)
+}
+
+/// `--energy`: NVML's energy per run and mean power of `configs` (the default, then the tuned
+/// one), each run repeated for [`meter::MIN_DURATION`] while the meter reads, beside the time
+/// of its runs; read-only. Into `report` as `energy_*` fields, `default_*` and `tuned_*`.
+fn energy(
+    configs: &[GemmCudaParams; 2],
+    run: &mut dyn FnMut(&GemmCudaParams) -> Result<(), CudaError>,
+    report: &mut Report,
+) {
+    let meter = match meter::for_cuda_device(0) {
+        Ok(m) => m,
+        Err(why) => {
+            println!("  energy: {why}");
+            report.text("energy_error", &why.to_string());
+            return;
+        }
+    };
+    let r = meter.resolution();
+    println!(
+        "  energy: {}; quantum {} J, updates about every {:?}, accuracy {}",
+        meter.name(),
+        r.quantum,
+        r.update,
+        r.accuracy
+            .map_or("none stated".to_owned(), |a| format!("±{:.0}%", a * 100.0))
+    );
+    report.text("energy_meter", &meter.name());
+    report.number("energy_quantum_j", r.quantum);
+    report.number("energy_update_ms", r.update.as_secs_f64() * 1e3);
+    report.number("energy_accuracy", r.accuracy.unwrap_or(f64::NAN));
+    let fields = [
+        [
+            "default_ms_metered",
+            "default_energy_j",
+            "default_energy_uncertainty_j",
+            "default_power_w",
+            "default_energy_runs",
+            "default_core_mhz",
+        ],
+        [
+            "tuned_ms_metered",
+            "tuned_energy_j",
+            "tuned_energy_uncertainty_j",
+            "tuned_power_w",
+            "tuned_energy_runs",
+            "tuned_core_mhz",
+        ],
+    ];
+    for (p, names) in configs.iter().zip(fields) {
+        // Each run timed as the tuner times it (CUDA events), so the time is the kernel's.
+        let mut times = Vec::new();
+        let measured = meter::measure(&meter, meter::MIN_DURATION, &mut || {
+            let ms = tunable::measure::time_once(&mut || run(p).map_err(|e| e.to_string()))?;
+            times.push(ms);
+            Ok(())
+        });
+        let label = if names[0].starts_with("default") {
+            "default"
+        } else {
+            "tuned"
+        };
+        match measured {
+            Ok(e) => {
+                let ms = tunable::measure::robust_median(&mut times);
+                let clocks = e.clocks.map_or(String::new(), |c| {
+                    format!(
+                        ", clocks {} MHz graphics, {} MHz memory",
+                        c.graphics_mhz, c.memory_mhz
+                    )
+                });
+                println!(
+                    "  {label}: {ms:.3} ms, {:.4} J per run (± {:.4} J), {:.1} W over {} runs in {:.2} s{clocks}",
+                    e.per_run,
+                    e.uncertainty,
+                    e.power,
+                    e.runs,
+                    e.time.as_secs_f64()
+                );
+                report.number(names[0], ms);
+                report.number(names[1], e.per_run);
+                report.number(names[2], e.uncertainty);
+                report.number(names[3], e.power);
+                report.number(names[4], f64::from(e.runs));
+                report.number(
+                    names[5],
+                    e.clocks.map_or(f64::NAN, |c| f64::from(c.graphics_mhz)),
+                );
+            }
+            Err(why) => {
+                println!("  {label}: energy not measured: {why}");
+                report.text("energy_error", &format!("{label}: {why}"));
+            }
+        }
+    }
 }
 
 /// Whether this process has NVRTC loaded (a shipped binary whose configurations are all
@@ -387,6 +487,10 @@ fn main() {
     report.number("tuned_alike_ms", s.tuned.ms);
     report.number("speedup", s.ratio());
     report.write(json.as_ref());
+    if args.iter().any(|a| a == "--energy") {
+        energy(&[default, ran], &mut run, &mut report);
+        report.write(json.as_ref());
+    }
     if args.iter().any(|a| a == "--exhaustive") {
         let start = Instant::now();
         let (mut best, mut failed) = ((f64::INFINITY, default), 0);

@@ -47,6 +47,7 @@
 //! | [`settings`] | the `TUNABLE_*` environment variables |
 //! | [`measure`] | timing work as the tuner does (device time when a backend reports it) |
 //! | [`meter`] | energy and power of repeated runs (NVML on NVIDIA GPUs, RAPL on the CPU), or why not measurable here |
+//! | [`clock`] | clock parameters (`nvml_gr_clock`, `nvml_mem_clock`, `nvml_pwr_limit`): the setting a configuration asks of the GPU, and (with `autotune`) the control that applies it while tuning |
 //! | [`tuned`] | reading what tuning stored (`tuned/<kernel>.bin`, GPU binaries in `tuned/<kernel>.artifacts/`) |
 //! | [`tuner`], `journal` (with `autotune`) | tuning a space directly, with your own evaluator and observers |
 //! | [`RuntimeError`], [`SpaceError`] | the tuner's and the space's errors |
@@ -64,6 +65,18 @@ pub use tunable_runtime::meter;
 pub use tunable_runtime::params::Params;
 pub use tunable_runtime::{backend, compare, key, measure, settings, tuner, verify};
 pub use tunable_search::{Space, SpaceBuilder, SpaceError, Value, expr};
+
+/// Clock parameters (`nvml_gr_clock`, `nvml_mem_clock`, `nvml_pwr_limit`; the guide's chapter
+/// "Tuning clocks"): the [`Setting`](clock::Setting) a configuration asks of the GPU, as
+/// [`Choice::clocks`] gives it, and with the `autotune` feature the control that applies it
+/// while tuning ([`ClockControl`](tunable_runtime::clock::ClockControl)).
+pub mod clock {
+    #[cfg(feature = "autotune")]
+    pub use tunable_runtime::clock::{
+        ClockControl, ClockError, ClockMode, Guard, Previous, Rights,
+    };
+    pub use tunable_search::clock::{Knob, MAX_MHZ, MAX_WATTS, Setting};
+}
 
 /// The tuned files: what tuning stored, one entry per (kernel, device, key), in
 /// `tuned/<kernel>.bin` under the crate (`TUNABLE_DIR` overrides the folder).

@@ -15,7 +15,9 @@ What each part reads (all written by `scripts/gpu-check run` into the work folde
 - W/wgpu-vector_add.log, W/wgpu-matmul.log: the wgpu examples' output on the NVIDIA Vulkan driver;
 - W/shipped-{embedded,compiled}-I.json: the shipped binary's first call;
 - W/faults.log and W/faults/: the planted failures' tuning and journal;
-- W/cublas.json, W/kt.json: the two Python drivers.
+- W/cublas.json, W/kt.json: the two Python drivers;
+- W/energy-N.json: `gemm_cuda --energy`, NVML's energy and power of the default and the tuned
+  configuration, read-only, with the counter's resolution.
 """
 
 import argparse
@@ -302,6 +304,30 @@ def pool_ways(w, name="pool"):
     return out
 
 
+def energy(w, sizes):
+    """The energy step's figures per size (its --json file): the meter and its resolution, then
+    for the default and the tuned configuration their time (the metered runs' median), energy
+    per run with its uncertainty, mean power, runs and graphics clock read; `error` where NVML
+    could not read. None when the step did not run."""
+    out = {}
+    for n in sizes:
+        r = read_json(os.path.join(w, f"energy-{n}.json"))
+        if r is None:
+            continue
+        row = {"meter": r.get("energy_meter"), "quantum_j": r.get("energy_quantum_j"),
+               "update_ms": r.get("energy_update_ms"), "accuracy": r.get("energy_accuracy"),
+               "error": r.get("energy_error"), "origin": r.get("origin"), "config": r.get("config")}
+        for who in ("default", "tuned"):
+            row[who] = {"ms": r.get(f"{who}_ms_metered"), "joules": r.get(f"{who}_energy_j"),
+                        "uncertainty_j": r.get(f"{who}_energy_uncertainty_j"),
+                        "watts": r.get(f"{who}_power_w"), "runs": r.get(f"{who}_energy_runs"),
+                        "core_mhz": r.get(f"{who}_core_mhz")}
+        d, t = row["default"]["joules"], row["tuned"]["joules"]
+        row["energy_ratio"] = d / t if d and t else None
+        out[str(n)] = row
+    return out or None
+
+
 NON_SQUARE = ("4096x128x4096", "128x4096x8192")
 
 
@@ -354,6 +380,12 @@ def verdicts(s, sizes):
           "cuBLAS was timed at every size")
     check("kernel_tuner", (s["kernel_tuner"] or {}).get("best_after") and not (s["kernel_tuner"] or {}).get("error"),
           "Kernel Tuner tuned the same space")
+    e = s.get("energy") or {}
+    check("energy", len(e) == len(sizes) and all(
+        not x.get("error") and all((x[w].get("joules") or 0) > 0 and (x[w].get("watts") or 0) > 0
+                                   for w in ("default", "tuned")) for x in e.values()),
+          "NVML read the energy and power of the default and the tuned configuration at every size "
+          "(read-only)")
     g = s.get("sgemm") or {}
     measured = [x for x in g.get("shapes", []) if x.get("tuned_vs_cublas") is not None and not x.get("error")]
     check("sgemm", g and not g.get("error") and len(measured) == len(g.get("shapes", [])) > 0,
@@ -420,6 +452,29 @@ def markdown(s, sizes):
         lines.append(f"| {n} | {fmt(t)} | {fmt(c)} | {fmt(t / c if t and c else None, '.2f')} | {fmt(tf(t), '.1f')} | {fmt(tf(c), '.1f')} |")
     if s["cublas"] and s["cublas"].get("error"):
         lines.append(f"\ncuBLAS: {s['cublas']['error']}")
+    en = s.get("energy")
+    if en:
+        lines += ["", "## Energy of the default and the tuned configuration (NVML, read-only)", "",
+                  "Each configuration run again and again for a second while NVML's counter reads; the time "
+                  "is the median of those runs (CUDA events), in the same process as the energy. Nothing "
+                  "sets a clock or a power limit.", "",
+                  "| n | configuration | ms | J per run | ± J | W | runs | graphics MHz read |",
+                  "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+        for n, x in en.items():
+            for who in ("default", "tuned"):
+                y = x[who]
+                lines.append(f"| {n} | {who} | {fmt(y['ms'])} | {fmt(y['joules'], '.4f')} | "
+                             f"{fmt(y['uncertainty_j'], '.4f')} | {fmt(y['watts'], '.1f')} | "
+                             f"{fmt(y['runs'], '.0f')} | {fmt(y['core_mhz'], '.0f')} |")
+        first = next(iter(en.values()))
+        acc = first.get("accuracy")
+        lines.append(f"\nMeter: {first.get('meter') or '-'}; quantum {fmt(first.get('quantum_j'), 'g')} J, "
+                     f"updated about every {fmt(first.get('update_ms'), '.0f')} ms, accuracy "
+                     f"{'none stated' if acc is None else format(acc, '.0%')}. Default over tuned energy: "
+                     + ", ".join(f"n = {n} {fmt(x['energy_ratio'], '.2f')}x" for n, x in en.items()) + ".")
+        errs = [f"n = {n}: {x['error']}" for n, x in en.items() if x.get("error")]
+        if errs:
+            lines.append("\nNot measured: " + "; ".join(errs))
     g = s.get("sgemm")
     if g:
         lines += ["", "## sgemm_cuda against cuBLAS (cudarc's cuBLAS, FP32, TF32 off; all three timed alike, "
@@ -575,6 +630,7 @@ def main():
         "pool": pool_ways(w),
         "pool_exhaustive": pool_ways(w, "pool-exhaustive"),
         "sgemm": sgemm(w),
+        "energy": energy(w, args.sizes),
     }
     repeats = attribute_repeats(os.path.join(ROOT, "examples", "gemm_cuda.rs"))
     names = [f"tune-{n}" for n in args.sizes]

@@ -97,6 +97,19 @@ class JournalTest(unittest.TestCase):
             self.assertEqual(entries[1]["reason"], "x")
 
 
+def energy_json(n, scale):
+    """What `gemm_cuda --energy --json` writes: the default at 2 ms and 300 W, the tuned one at
+    0.5 ms and 400 W (times `scale`)."""
+    r = {"autotune": True, "n": n, "origin": "Stored", "config": "GemmCudaParams { block_size_x: 32 }",
+         "energy_meter": "NVML energy counter of NVIDIA H100 80GB HBM3 (00000000:3B:00.0)",
+         "energy_quantum_j": 0.001, "energy_update_ms": 100.0, "energy_accuracy": None}
+    for who, ms, watts in (("default", 2.0, 300.0), ("tuned", 0.5, 400.0)):
+        r.update({f"{who}_ms_metered": ms * scale, f"{who}_energy_j": ms * scale * watts / 1e3,
+                  f"{who}_energy_uncertainty_j": 0.0004, f"{who}_power_w": watts,
+                  f"{who}_energy_runs": 1000 / (ms * scale), f"{who}_core_mhz": 1980})
+    return r
+
+
 class SummaryTest(unittest.TestCase):
     def fake_run(self, w, faults_ok=True, wgpu_device=None):
         os.makedirs(w)
@@ -180,6 +193,8 @@ class SummaryTest(unittest.TestCase):
         dump({"device": DEVICE, "valid_on_device": 20000,
               "shapes": [shape("2048", 0.40, 0.50), shape("4096", 2.0, 2.1), shape("4096x128x4096", 0.1, 0.08),
                          shape("128x4096x8192", 0.2, 0.25)]}, os.path.join(w, "sgemm.json"))
+        for n, scale in ((2048, 1.0), (4096, 8.0)):
+            dump(energy_json(n, scale), os.path.join(w, f"energy-{n}.json"))
         dump({"kernel_tuner": "1.5.0", "strategy": "genetic_algorithm", "evaluations": 100, "failed": 2,
                    "best_after": {"25": 0.9, "50": 0.7, "100": 0.6}, "seconds": 120.0},
                   os.path.join(w, "kt.json"))
@@ -252,6 +267,34 @@ class SummaryTest(unittest.TestCase):
             self.assertIn("| matmul | wgpu: NVIDIA H100 80GB HBM3 (Vulkan, NVIDIA 580.159.04) | 4.5 | 20.500 | "
                           "10.250 | 2.00 |", md)
 
+    def test_the_energy_of_both_configurations_is_reported_beside_their_time(self):
+        with tempfile.TemporaryDirectory() as d:
+            w, out = os.path.join(d, "w"), os.path.join(d, "out")
+            self.fake_run(w)
+            r = self.summarize(w, out)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            s = json.loads(load(os.path.join(out, "summary.json")))
+            self.assertTrue(s["verdicts"]["energy"]["ok"])
+            e = s["energy"]["4096"]
+            self.assertEqual((e["tuned"]["ms"], e["tuned"]["joules"], e["tuned"]["watts"]), (4.0, 1.6, 400.0))
+            self.assertAlmostEqual(e["energy_ratio"], 3.0)
+            md = load(os.path.join(out, "summary.md"))
+            self.assertIn("| 2048 | default | 2.000 | 0.6000 | 0.0004 | 300.0 | 500 | 1980 |", md)
+            self.assertIn("| 4096 | tuned | 4.000 | 1.6000 | 0.0004 | 400.0 | 250 | 1980 |", md)
+            self.assertIn("quantum 0.001 J, updated about every 100 ms, accuracy none stated. Default over "
+                          "tuned energy: n = 2048 3.00x, n = 4096 3.00x.", md)
+
+    def test_energy_nvml_could_not_read_fails_the_check_with_the_reason(self):
+        with tempfile.TemporaryDirectory() as d:
+            w, out = os.path.join(d, "w"), os.path.join(d, "out")
+            self.fake_run(w)
+            why = "not measurable here: NVML of NVIDIA H100 is in MIG mode"
+            dump({"n": 4096, "energy_error": why}, os.path.join(w, "energy-4096.json"))
+            self.assertEqual(self.summarize(w, out).returncode, 1)
+            s = json.loads(load(os.path.join(out, "summary.json")))
+            self.assertFalse(s["verdicts"]["energy"]["ok"])
+            self.assertIn(f"Not measured: n = 4096: {why}", load(os.path.join(out, "summary.md")))
+
     def test_wgpu_on_another_adapter_fails_the_check(self):
         with tempfile.TemporaryDirectory() as d:
             w, out = os.path.join(d, "w"), os.path.join(d, "out")
@@ -282,6 +325,31 @@ class SummaryTest(unittest.TestCase):
             s = json.loads(load(os.path.join(out, "summary.json")))
             self.assertFalse(s["faults"]["checks"]["1"]["ok"])
             self.assertTrue(s["faults"]["checks"]["2"]["ok"])
+
+
+class ReadOnlyTest(unittest.TestCase):
+    """The check runs on lent GPU machines, whose settings it must never change."""
+
+    def test_the_check_never_changes_a_gpu_setting(self):
+        script = load(os.path.join(ROOT, "scripts", "gpu-check"))
+        for flag in ("-ac ", "-acp", "-lgc", "-lmc", "-pl ", "-pm ", "-rgc", "-rmc", "-rac",
+                     "--lock-gpu-clocks", "--power-limit", "--applications-clocks", "--persistence-mode"):
+            self.assertNotIn(f"nvidia-smi {flag}", script)
+            self.assertNotRegex(script, r"nvidia-smi[^\n]*\s" + flag.strip() + r"\b")
+        # No clock parameter is tuned: gemm_cuda's space has none.
+        self.assertNotIn("nvml_", load(os.path.join(ROOT, "examples", "gemm_cuda.rs")))
+
+    def test_without_a_gpu_the_run_half_says_so_and_exits_3(self):
+        with tempfile.TemporaryDirectory() as d:
+            env = dict(os.environ, OUT=d, PATH="/usr/bin:/bin")
+            if subprocess.run(["sh", "-c", "command -v nvidia-smi"], env=env, capture_output=True).returncode == 0:
+                self.skipTest("nvidia-smi is on this machine's PATH")
+            r = subprocess.run([os.path.join(ROOT, "scripts", "gpu-check"), "run"], env=env,
+                               capture_output=True, text=True)
+            self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+            self.assertIn("no GPU is present", r.stdout)
+            self.assertEqual(json.loads(load(os.path.join(d, "summary.json"))),
+                             {"gpu": False, "reason": "no GPU is present (nvidia-smi finds none)"})
 
 
 class KernelTunerWorkaroundTest(unittest.TestCase):

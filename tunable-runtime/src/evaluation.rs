@@ -59,10 +59,7 @@ pub struct EvalContext {
     /// any ([`crate::tuner::clocking`], with the feature `autotune`): an evaluation applies its
     /// configuration's clocks through it before measuring.
     #[cfg(feature = "autotune")]
-    pub clocks: Option<(
-        std::sync::Arc<crate::clock::Guard>,
-        crate::tuner::clocking::Clocking,
-    )>,
+    pub clocks: Option<crate::tuner::clocking::Clocking>,
     /// The CUDA device (its ordinal) of the last kernel asked of the CUDA backend: the device
     /// whose meter a tuning for energy reads.
     pub cuda: Option<usize>,

@@ -2,38 +2,58 @@
 //!
 //! A tuning whose space has clock parameters ([`tunable_search::clock`]) selects the control
 //! of its device's settings once, before any evaluation: NVML on the CUDA device the kernel's
-//! backend runs on. [`tune`](super::tune) opens a [`Guard`](crate::clock::Guard) with it, which
-//! reads the settings in force and checks the rights (a tuning without them fails before its
-//! first evaluation), travels in the evaluation context
+//! backend runs on, held by a [`Guard`](crate::clock::Guard) that reads the settings in force
+//! and checks the rights when it is opened (a tuning without them fails before its first
+//! evaluation, and before its journal is opened). The [`Clocking`] travels in the tuning's
+//! options and evaluation context
 //! ([`EvalContext::clocks`](crate::evaluation::EvalContext::clocks)), from which each
-//! configuration's clocks are applied before it is measured, and restores the settings when
-//! the tuning ends, panics, or is interrupted.
+//! configuration's clocks are applied before it is measured; the settings are restored when
+//! the last hold on the guard is dropped (the first-run hook: when the call's tuning ends),
+//! when a panic unwinds through it, or on Ctrl-C.
 
 use crate::RuntimeError;
-use crate::clock::{ClockControl, ClockError, Knob, Setting};
+use crate::clock::{ClockControl, ClockError, Guard, Knob, Setting};
 use std::cell::RefCell;
 use std::sync::Arc;
 use tunable_search::Space;
 
-/// The clock control of a tuning and the space's clock parameters.
+/// A tuning's hold on its device's clocks, and the space's clock parameters. Clones share the
+/// hold: the settings in force before are restored when the last one is dropped.
 #[derive(Clone, Debug)]
 pub struct Clocking {
-    /// The control.
-    pub control: Arc<dyn ClockControl>,
+    /// The hold: the control, and the settings to restore.
+    pub guard: Arc<Guard>,
     /// The clock parameters of the space, by position among its parameters.
     pub knobs: Vec<(usize, Knob)>,
 }
 
 impl PartialEq for Clocking {
     fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.control, &other.control) && self.knobs == other.knobs
+        Arc::ptr_eq(&self.guard, &other.guard) && self.knobs == other.knobs
     }
 }
 
 impl Clocking {
-    /// The knobs tuned.
-    pub fn tuned(&self) -> Vec<Knob> {
-        self.knobs.iter().map(|k| k.1).collect()
+    /// Takes the hold on `control` for the clock parameters of `space`: reads the settings in
+    /// force and checks that this process may change them ([`Guard::open`]); nothing is
+    /// changed yet.
+    pub fn open(control: Arc<dyn ClockControl>, space: &Space) -> Result<Clocking, RuntimeError> {
+        let knobs = knobs(space);
+        let tuned: Vec<Knob> = knobs.iter().map(|k| k.1).collect();
+        let guard = Guard::open(control, &tuned).map_err(RuntimeError::Clocks)?;
+        Ok(Clocking {
+            guard: Arc::new(guard),
+            knobs,
+        })
+    }
+
+    /// Applies the clocks of the configuration at `position` of `space`; an error is that
+    /// configuration's failure, with its reason.
+    pub fn apply(&self, space: &Space, position: usize) -> Result<(), String> {
+        let setting = self.setting(space, position);
+        self.guard
+            .apply(&setting)
+            .map_err(|e| format!("clocks ({setting}): {e}"))
     }
 
     /// The setting of the configuration at `position` of `space`.
@@ -83,9 +103,10 @@ impl Drop for Planted {
     }
 }
 
-/// The clock control of a tuning over `space`: none without clock parameters; else a planted
-/// control (tests), else NVML on CUDA device `cuda`, the device the kernel's backend ran on;
-/// else the error that says why none can set them. Changes nothing.
+/// The hold on the clocks of a tuning over `space`: none without clock parameters; else on a
+/// planted control (tests), else on NVML of CUDA device `cuda`, the device the kernel's backend
+/// ran on ([`Clocking::open`]: the settings read, the rights checked); else the error that says
+/// why none can set them. Changes nothing yet.
 pub fn select(space: &Space, cuda: Option<usize>) -> Result<Option<Clocking>, RuntimeError> {
     let knobs = knobs(space);
     if knobs.is_empty() {
@@ -106,7 +127,7 @@ pub fn select(space: &Space, cuda: Option<usize>) -> Result<Option<Clocking>, Ru
     };
     #[cfg(not(feature = "cuda"))]
     let _ = cuda;
-    Ok(Some(Clocking { control, knobs }))
+    Clocking::open(control, space).map(Some)
 }
 
 #[cfg(test)]
@@ -115,38 +136,12 @@ mod tests {
     use crate::clock::Fake;
     use crate::clock::fake::Event;
     use crate::measure::{Repeats, report_device_time};
-    use crate::params::Params;
-    use crate::tuner::{Call, Closure, Evaluation, Progress, TuneOptions, Variants, panic, tune};
-    use std::cell::{Cell, RefCell};
+    use crate::tuner::{Call, Evaluation, Progress, TuneOptions, Variants, panic, tune};
+    use std::cell::RefCell;
     use tunable_search::strategy::Trial;
     use tunable_search::{SpaceBuilder, Value};
 
-    /// A configuration of `tile` and `nvml_gr_clock`, as `#[tunable]` would generate it.
-    #[derive(Clone, Copy, Debug, PartialEq)]
-    struct Clocked(i64, i64);
-
-    impl Params for Clocked {
-        const NAMES: &'static [&'static str] = &["tile", "nvml_gr_clock"];
-        fn from_values(v: &[Value]) -> Option<Self> {
-            match v {
-                [Value::Int(t), Value::Int(c)] => Some(Clocked(*t, *c)),
-                _ => None,
-            }
-        }
-        fn to_values(&self) -> Vec<Value> {
-            vec![Value::Int(self.0), Value::Int(self.1)]
-        }
-    }
-
-    fn space() -> Arc<Space> {
-        Arc::new(
-            SpaceBuilder::new()
-                .param("tile", [1, 2, 3])
-                .param("nvml_gr_clock", [900, 1400])
-                .build()
-                .unwrap(),
-        )
-    }
+    use crate::tuner::testing::{Clocked, clocked_space as space};
 
     /// Exhaustive over [`space`] with `control`, every configuration a fake kernel that notes
     /// the clock in force at each of its runs; tile `panics` panics. The report (or the
@@ -175,17 +170,19 @@ mod tests {
         let opts = TuneOptions {
             budget: 6,
             strategy: "exhaustive".into(),
-            clocks: select_planted(&space, fake),
+            clocks: select_planted(&space, fake).unwrap(),
             ..TuneOptions::default()
         };
         let report = tune(&space, &opts, &mut variants, &mut []);
+        // The hold ends with the options: the settings in force before come back.
+        drop(opts);
         drop(variants);
         (report, runs.into_inner())
     }
 
-    fn select_planted(space: &Space, fake: &Arc<Fake>) -> Option<Clocking> {
+    fn select_planted(space: &Space, fake: &Arc<Fake>) -> Result<Option<Clocking>, RuntimeError> {
         let _planted = plant(Arc::clone(fake) as Arc<dyn ClockControl>);
-        select(space, None).unwrap()
+        select(space, None)
     }
 
     #[test]
@@ -225,12 +222,6 @@ mod tests {
         // A panic out of the tuning itself (here an observer's) unwinds through the guard.
         let fake = Arc::new(Fake::new());
         let space = space();
-        let opts = TuneOptions {
-            budget: 6,
-            strategy: "exhaustive".into(),
-            clocks: select_planted(&space, &fake),
-            ..TuneOptions::default()
-        };
         let mut seen = 0;
         let mut observer = |_: &Progress, _: &Trial, _: &Evaluation| {
             seen += 1;
@@ -241,6 +232,12 @@ mod tests {
             Call::Output | Call::Answer => Ok(None),
         };
         let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let opts = TuneOptions {
+                budget: 6,
+                strategy: "exhaustive".into(),
+                clocks: select_planted(&space, &fake).unwrap(),
+                ..TuneOptions::default()
+            };
             let mut variants = Variants::new(&space, &mut run, None, Repeats::new(0, 1));
             tune(&space, &opts, &mut variants, &mut [&mut observer])
         }));
@@ -269,20 +266,9 @@ mod tests {
     }
 
     #[test]
-    fn without_the_rights_the_tuning_fails_before_any_evaluation_saying_how_to_get_them() {
+    fn without_the_rights_the_hold_is_refused_saying_how_to_get_them() {
         let fake = Arc::new(Fake::new().denied());
-        let space = space();
-        let calls = Cell::new(0);
-        let mut eval = Closure(|_| {
-            calls.set(calls.get() + 1);
-            Ok(1.0)
-        });
-        let opts = TuneOptions {
-            clocks: select_planted(&space, &fake),
-            ..TuneOptions::default()
-        };
-        let e = tune(&space, &opts, &mut eval, &mut []).unwrap_err();
-        assert_eq!(calls.get(), 0);
+        let e = select_planted(&space(), &fake).unwrap_err();
         assert!(
             matches!(e, RuntimeError::Clocks(ClockError::NoPermission { .. })),
             "{e}"
@@ -309,8 +295,8 @@ mod tests {
             "{e}"
         );
         let fake = Arc::new(Fake::new());
-        let c = select_planted(&space, &fake).unwrap();
-        assert_eq!(c.tuned(), [Knob::Graphics]);
+        let c = select_planted(&space, &fake).unwrap().unwrap();
+        assert_eq!(c.knobs, [(1, Knob::Graphics)]);
         let s = c.setting(
             &space,
             space

@@ -577,6 +577,64 @@ mod tests {
         std::fs::remove_dir_all(&dir).ok();
     }
 
+    /// A tuning with clock parameters through the first-run hook: each configuration measured
+    /// at its clock (tile 2 at 900 MHz is the fastest), the winner stored with its clock, the
+    /// clock in force before back at the end. Without the rights, the tuning evaluates nothing
+    /// and the call runs the default.
+    #[test]
+    fn a_tuning_with_clock_parameters_sets_them_and_puts_them_back() {
+        use crate::clock::{ClockControl, Fake};
+        use crate::tuner::testing::{Clocked, clocked_space};
+        let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+        let space = clocked_space();
+        for (denied, name) in [(false, "hook_clocks"), (true, "hook_clocks_denied")] {
+            let (kernel, _, dir) = fake_kernel(name, 2);
+            let kernel = KernelSpec {
+                verify: Verify::Off,
+                ..kernel
+            };
+            let fake = Arc::new(if denied {
+                Fake::new().denied()
+            } else {
+                Fake::new()
+            });
+            let _planted = clocking::plant(Arc::clone(&fake) as Arc<dyn ClockControl>);
+            let runs = std::cell::RefCell::new(Vec::new());
+            let mut run = |call: Call<'_, Clocked>| match call {
+                Call::Run(&p) => {
+                    runs.borrow_mut().push((p, fake.graphics_mhz()));
+                    let ms = if p == Clocked(2, 900) { 1.0 } else { 5.0 };
+                    crate::measure::report_device_time(ms);
+                    Ok(None)
+                }
+                Call::Output | Call::Answer => Ok(None),
+            };
+            let p = autotune(&kernel, &space, "dev", 1, &[], Clocked(1, 1400), &mut run);
+            let runs = runs.into_inner();
+            assert_eq!(fake.graphics_mhz(), Fake::GRAPHICS_MHZ);
+            if denied {
+                assert_eq!((p, runs.len()), (Clocked(1, 1400), 0));
+                assert!(
+                    files_holding(&dir, "tile").is_empty(),
+                    "journaled or stored"
+                );
+                std::fs::remove_dir_all(&dir).ok();
+                continue;
+            }
+            assert_eq!(p, Clocked(2, 900));
+            assert!(
+                runs.iter().all(|(p, mhz)| i64::from(*mhz) == p.1),
+                "{runs:?}"
+            );
+            let stored = read(&tuned_file(&tuned_dir(kernel.manifest_dir), "hook_clocks").unwrap());
+            assert_eq!(
+                stored.unwrap()[0].values(),
+                [Value::Int(2), Value::Int(900)]
+            );
+            std::fs::remove_dir_all(&dir).ok();
+        }
+    }
+
     /// A tuning for energy where no meter can read fails before any evaluation: only the
     /// default runs, and nothing is journaled or stored. Real: the CPU's meter, where this
     /// process may not read RAPL (on a machine where it may, there is nothing to test here).

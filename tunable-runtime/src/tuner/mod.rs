@@ -120,9 +120,10 @@ pub struct TuneOptions {
     /// The meter an objective that needs energy reads ([`metering::select`]; default none). A
     /// tuning for energy without one fails before any evaluation.
     pub meter: Option<metering::Metering>,
-    /// The control of the device's clocks when the space has clock parameters
-    /// ([`clocking::select`]; default none): each configuration's clocks are applied before it
-    /// is measured, and the settings in force before the tuning are put back when it ends.
+    /// The hold on the device's clocks when the space has clock parameters
+    /// ([`clocking::select`], which checks the rights; default none): each configuration's
+    /// clocks are applied before it is measured; the settings in force before are put back
+    /// when the last clone of the hold is dropped.
     pub clocks: Option<clocking::Clocking>,
 }
 
@@ -221,15 +222,6 @@ where
             },
         });
     }
-    // Clock parameters: the settings in force are read and the rights checked now, before any
-    // evaluation; dropping the guard (when the tuning ends, or a panic unwinds) restores them.
-    let clocks = match &opts.clocks {
-        Some(c) => Some(Arc::new(
-            crate::clock::Guard::open(Arc::clone(&c.control), &c.tuned())
-                .map_err(RuntimeError::Clocks)?,
-        )),
-        None => None,
-    };
     let mut times = std::collections::HashMap::new();
     let start = Instant::now();
     let (mut measured, mut failures, mut early) = (0, Vec::new(), 0);
@@ -271,11 +263,10 @@ where
     let context = EvalContext {
         objective: opts.objective,
         meter: opts.meter.clone(),
-        clocks: clocks.clone().zip(opts.clocks.clone()),
+        clocks: opts.clocks.clone(),
         ..EvalContext::default()
     };
     let (run, _) = evaluation::scope(context, || driver.run(&mut timed));
-    drop(clocks);
     let run = run.map_err(RuntimeError::from)?;
     let seconds = start.elapsed().as_secs_f64();
     let spent = TimeSplit {

@@ -57,3 +57,32 @@ pub(crate) fn fake_kernel(
         .expect("a valid space");
     (kernel, std::sync::Arc::new(space), dir)
 }
+
+/// A configuration of `tile` and the clock parameter `nvml_gr_clock`, as `#[tunable]` would
+/// generate it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Clocked(pub(crate) i64, pub(crate) i64);
+
+impl Params for Clocked {
+    const NAMES: &'static [&'static str] = &["tile", "nvml_gr_clock"];
+    fn from_values(v: &[Value]) -> Option<Self> {
+        match v {
+            [Value::Int(t), Value::Int(c)] => Some(Clocked(*t, *c)),
+            _ => None,
+        }
+    }
+    fn to_values(&self) -> Vec<Value> {
+        vec![Value::Int(self.0), Value::Int(self.1)]
+    }
+}
+
+/// `tile` in 1..=3 and `nvml_gr_clock` in {900, 1400} MHz.
+pub(crate) fn clocked_space() -> std::sync::Arc<tunable_search::Space> {
+    std::sync::Arc::new(
+        tunable_search::SpaceBuilder::new()
+            .param("tile", [1, 2, 3])
+            .param("nvml_gr_clock", [900, 1400])
+            .build()
+            .expect("a valid space"),
+    )
+}

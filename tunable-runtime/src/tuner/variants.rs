@@ -208,14 +208,13 @@ impl<'a, 'r, P: Params, M: Measurement> Variants<'a, 'r, P, M> {
             self.best
         };
         // Clock parameters: the configuration's clocks are in force before its first run.
-        if let Some((guard, clocking)) = evaluation::with(|c| c.clocks.clone()).flatten() {
-            let setting = clocking.setting(self.space, position);
-            if let Err(e) = guard.apply(&setting) {
-                return Evaluation {
-                    objective,
-                    ..Evaluation::measured(Err(format!("clocks ({setting}): {e}")))
-                };
-            }
+        if let Some(clocking) = evaluation::with(|c| c.clocks.clone()).flatten()
+            && let Err(reason) = clocking.apply(self.space, position)
+        {
+            return Evaluation {
+                objective,
+                ..Evaluation::measured(Err(reason))
+            };
         }
         let start = Instant::now();
         let mut check_ms = 0.0;

@@ -11,6 +11,7 @@
 //! the last hold on the guard is dropped (the first-run hook: when the call's tuning ends),
 //! when a panic unwinds through it, or on Ctrl-C.
 
+use super::planted::{Planted, Slot};
 use crate::RuntimeError;
 use crate::clock::{ClockControl, ClockError, Guard, Knob, Setting};
 use std::cell::RefCell;
@@ -80,27 +81,15 @@ pub fn knobs(space: &Space) -> Vec<(usize, Knob)> {
 
 thread_local! {
     /// A control a test planted for the tunings on this thread.
-    static PLANTED: RefCell<Option<Arc<dyn ClockControl>>> = const { RefCell::new(None) };
+    static PLANTED: Slot<Arc<dyn ClockControl>> = const { RefCell::new(None) };
 }
 
 /// Plants `control` (a [`Fake`](crate::clock::Fake)) for the tunings on this thread until the
 /// guard is dropped. For tests only: a real run never plants one, and [`select`] takes a
 /// planted control before any real one.
 #[doc(hidden)]
-pub fn plant(control: Arc<dyn ClockControl>) -> Planted {
-    PLANTED.set(Some(control));
-    Planted(())
-}
-
-/// Lifts the planted control when dropped.
-#[doc(hidden)]
-#[derive(Debug)]
-pub struct Planted(());
-
-impl Drop for Planted {
-    fn drop(&mut self) {
-        PLANTED.set(None);
-    }
+pub fn plant(control: Arc<dyn ClockControl>) -> Planted<Arc<dyn ClockControl>> {
+    super::planted::plant(&PLANTED, control)
 }
 
 /// The hold on the clocks of a tuning over `space`: none without clock parameters; else on a

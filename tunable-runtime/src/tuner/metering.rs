@@ -9,6 +9,7 @@
 //! ([`crate::evaluation::EvalContext::meter`]); each configuration that was timed and passed
 //! `verify` is then run again while the meter reads ([`crate::meter::measure`]).
 
+use super::planted::{Planted, Slot};
 use crate::RuntimeError;
 use crate::meter::{self, Meter, NotMeasurable};
 use std::cell::RefCell;
@@ -49,27 +50,15 @@ impl Metering {
 
 thread_local! {
     /// A meter a test planted for the tunings on this thread.
-    static PLANTED: RefCell<Option<Arc<dyn Meter>>> = const { RefCell::new(None) };
+    static PLANTED: Slot<Arc<dyn Meter>> = const { RefCell::new(None) };
 }
 
 /// Plants `meter` (a [`Fake`](crate::meter::Fake)) for the tunings on this thread until the
 /// guard is dropped. For tests only: a real run never plants one, and [`select`] takes a
 /// planted meter before any real one.
 #[doc(hidden)]
-pub fn plant(meter: Arc<dyn Meter>) -> Planted {
-    PLANTED.set(Some(meter));
-    Planted(())
-}
-
-/// Lifts the planted meter when dropped.
-#[doc(hidden)]
-#[derive(Debug)]
-pub struct Planted(());
-
-impl Drop for Planted {
-    fn drop(&mut self) {
-        PLANTED.set(None);
-    }
+pub fn plant(meter: Arc<dyn Meter>) -> Planted<Arc<dyn Meter>> {
+    super::planted::plant(&PLANTED, meter)
 }
 
 /// The meter of a tuning for `objective`: none for time; for an energy objective, a planted

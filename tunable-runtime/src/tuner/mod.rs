@@ -53,6 +53,7 @@ pub mod lookup;
 pub mod metering;
 mod observer;
 mod panic;
+mod planted;
 pub mod portable;
 mod report;
 pub mod session;

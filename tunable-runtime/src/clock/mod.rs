@@ -7,7 +7,7 @@
 //! changes a clock, and exposes the tuned ones for an operator to apply (`<kernel>_config`,
 //! [`crate::choice::Choice::clocks`], `cargo tunable show`).
 //!
-//! - [`ClockControl`] is what sets and reads a device's settings: [`Nvml`] on an NVIDIA GPU
+//! - [`ClockControl`] is what sets and reads a device's settings: `Nvml` on an NVIDIA GPU
 //!   (feature `cuda`), `Fake` in tests. Nothing selects the fake for a real run.
 //! - [`Guard`] holds a tuning's changes: opening it reads the settings in force ([`Previous`])
 //!   and checks that this process may change them, so that a tuning without the rights fails

@@ -2,7 +2,7 @@
 //!
 //! A tuning whose space has clock parameters ([`tunable_search::clock`]) selects the control
 //! of its device's settings once, before any evaluation: NVML on the CUDA device the kernel's
-//! backend runs on, held by a [`Guard`](crate::clock::Guard) that reads the settings in force
+//! backend runs on, held by a [`Guard`] that reads the settings in force
 //! and checks the rights when it is opened (a tuning without them fails before its first
 //! evaluation, and before its journal is opened). The [`Clocking`] travels in the tuning's
 //! options and evaluation context

@@ -15,8 +15,8 @@
 //!
 //! This module is the only place that holds the installed context. Further quantities the tuner
 //! and the backends share during an evaluation (an energy meter, the objective, clock settings)
-//! are fields of [`EvalContext`]: the objective, the meter and the clocks are installed by the tuner,
-//! and the CUDA backend notes its device there.
+//! are fields of [`EvalContext`]: the objective, the meter and the clocks are installed by the
+//! tuner, and the CUDA backend notes its device there.
 //!
 //! Thread-locals that are not this protocol stay where they are used: the quiet flag of panic
 //! capture (`tuner::capture`), the spare output buffer of [`crate::verify`], the re-entrancy

@@ -142,8 +142,9 @@ fn tune_in_context<P: Params>(
         Ok(m) => m,
         Err(e) => return tuning_failed(kernel, key, device, &e, default),
     };
-    // Clock parameters take the control of the same device's settings; its rights are checked
-    // when the tuning opens it, before any evaluation.
+    // Clock parameters take the hold on the same device's settings now, before the journal
+    // opens and before any evaluation: the settings in force are read and the rights checked.
+    // They are put back when `opts`, which holds it, is dropped at the end of this call.
     let clocks = match clocking::select(space, cuda) {
         Ok(c) => c,
         Err(e) => return tuning_failed(kernel, key, device, &e, default),

@@ -21,7 +21,7 @@
 mod support;
 
 use std::time::Instant;
-use support::{Args, or_exit, retime, sweep, tuned_from};
+use support::{Args, compare, or_exit, tuned_from};
 use tunable::backend::opencl::{Buffer, OpenCl, OpenClError};
 use tunable::backend::{Dims, Source};
 use tunable::compare::{METHOD, ROUNDS, speedup};
@@ -143,14 +143,7 @@ fn main() {
     println!("  ({METHOD}; {ROUNDS} rounds, OpenCL events)");
     println!("  result matches the CPU reference (max relative error {worst:.1e})");
 
-    // The configuration to compare the tuned one with: the best of an exhaustive sweep, or one
-    // named with `--against` (values in declaration order, e.g. another tuning's choice).
-    let reference = if args.has("--exhaustive") {
-        sweep(space, &mut run)
-    } else {
-        args.config("--against")
-    };
-    if let Some(reference) = reference {
-        retime(reference, ran, &mut run);
-    }
+    // `--exhaustive` or `--against`: the tuned configuration beside the best of a sweep or a
+    // named one.
+    compare(&args, space, ran, &mut run);
 }

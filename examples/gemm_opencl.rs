@@ -29,9 +29,7 @@
 mod support;
 
 use std::time::Instant;
-use support::{
-    Args, checksum, cpu_matmul, matrices, max_error, or_exit, retime, sweep, tuned_from,
-};
+use support::{Args, checksum, compare, cpu_matmul, matrices, max_error, or_exit, tuned_from};
 use tunable::backend::opencl::{Buffer, OpenCl, OpenClError};
 use tunable::backend::{Dims, Source};
 use tunable::compare::{METHOD, ROUNDS, speedup};
@@ -149,14 +147,7 @@ fn main() {
     println!("  ({METHOD}; {ROUNDS} rounds, OpenCL events)");
     println!("  result matches the CPU reference (max relative error {worst:.1e})");
 
-    // The configuration to compare the tuned one with: the best of an exhaustive sweep, or one
-    // named with `--against` (values in declaration order, e.g. the best of an earlier sweep).
-    let reference = if args.has("--exhaustive") {
-        sweep(space, &mut run)
-    } else {
-        args.config("--against")
-    };
-    if let Some(reference) = reference {
-        retime(reference, ran, &mut run);
-    }
+    // `--exhaustive` or `--against`: the tuned configuration beside the best of a sweep or a
+    // named one.
+    compare(&args, space, ran, &mut run);
 }

@@ -169,6 +169,25 @@ pub fn sweep<P: Params, E: Display>(
     best.map(|(_, p)| p)
 }
 
+/// Compares the tuned configuration with a reference, if the command line names one: the best
+/// of a sweep of `space` (`--exhaustive`) or a configuration named with `--against` (values in
+/// declaration order), both re-timed alike and interleaved ([`retime`]).
+pub fn compare<P: Params, E: Display>(
+    args: &Args,
+    space: &Space,
+    tuned: P,
+    mut run: impl FnMut(&P) -> Result<(), E>,
+) {
+    let reference = if args.has("--exhaustive") {
+        sweep(space, &mut run)
+    } else {
+        args.config("--against")
+    };
+    if let Some(reference) = reference {
+        retime(reference, tuned, run);
+    }
+}
+
 /// Times `reference` (a sweep's winner or a configuration named on the command line) and the
 /// tuned configuration again, alike and interleaved, and prints their ratio. A sweep's minimum
 /// is biased low, the best of many noisy timings; this comparison is not.

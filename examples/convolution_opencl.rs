@@ -17,10 +17,14 @@
 
 #![allow(unsafe_code)]
 
+#[path = "support/mod.rs"]
+mod support;
+
 use std::time::Instant;
+use support::{Args, compare, or_exit, tuned_from};
 use tunable::backend::opencl::{Buffer, OpenCl, OpenClError};
 use tunable::backend::{Dims, Source};
-use tunable::compare::{METHOD, ROUNDS, side_by_side, speedup};
+use tunable::compare::{METHOD, ROUNDS, speedup};
 use tunable::{Params, tunable};
 
 /// The filter is 7 x 7.
@@ -79,21 +83,9 @@ pub fn convolution_opencl(
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let n = args
-        .iter()
-        .skip_while(|a| *a != "--n")
-        .nth(1)
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1024usize);
-    let exhaustive = args.iter().any(|a| a == "--exhaustive");
-    let cl = match OpenCl::new() {
-        Ok(cl) => cl,
-        Err(e) => {
-            eprintln!("convolution_opencl: {e}");
-            std::process::exit(1);
-        }
-    };
+    let args = Args::from_env();
+    let n: usize = args.value("--n", 1024);
+    let cl = or_exit("convolution_opencl", OpenCl::new());
     println!("device: {}", cl.device_id());
     let (w, h) = (n, n);
     let (iw, ih) = (w + F - 1, h + F - 1);
@@ -140,75 +132,18 @@ fn main() {
     let s = speedup(&default, &ran, ROUNDS, &mut run).expect("both configurations run");
     let t_tuned = s.tuned.ms;
     let key = tunable::key::next_power_of_two((w * h) as u64);
-    let stored = tunable::tuned::read(
-        &tunable::tuned::tuned_file(
-            &tunable::tuned::tuned_dir(env!("CARGO_MANIFEST_DIR")),
-            "convolution_opencl",
-        )
-        .expect("a valid kernel name"),
-    )
-    .unwrap_or_default()
-    .into_iter()
-    .find(|e| e.device == cl.device_id() && e.key == key);
     println!("  first call (tunes with --features autotune): {first_call:.1} s");
     println!("  default {default:?}: {:.3} ms", s.default.ms);
-    let tuned_from = stored.as_ref().map_or_else(
-        || "nothing stored for this device".to_owned(),
-        |e| format!("{} evaluations, {}", e.evaluations, e.strategy),
-    );
     println!(
-        "  tuned {}: {t_tuned:.3} ms, speedup {:.2}x over the default ({tuned_from})",
+        "  tuned {}: {t_tuned:.3} ms, speedup {:.2}x over the default ({})",
         ran.describe(),
-        s.ratio()
+        s.ratio(),
+        tuned_from("convolution_opencl", cl.device_id(), key)
     );
     println!("  ({METHOD}; {ROUNDS} rounds, OpenCL events)");
     println!("  result matches the CPU reference (max relative error {worst:.1e})");
 
-    if exhaustive {
-        let start = Instant::now();
-        let (mut best, mut failed) = ((f64::INFINITY, default), 0);
-        for pos in 0..space.len() {
-            let p = ConvolutionOpenclParams::from_values(&space.values(pos)).expect("fits");
-            match &side_by_side(&[p], ROUNDS, &mut run)[0] {
-                Ok(t) if t.ms < best.0 => best = (t.ms, p),
-                Ok(_) => {}
-                Err(_) => failed += 1,
-            }
-        }
-        println!(
-            "  exhaustive: best {:?}: {:.3} ms over {} configurations ({failed} failed) in {:.0} s; tuned / best = {:.3}",
-            best.1,
-            best.0,
-            space.len(),
-            start.elapsed().as_secs_f64(),
-            t_tuned / best.0
-        );
-    }
-
-    // `--against` (values in declaration order, e.g. another tuning's choice): that
-    // configuration and the tuned call re-timed interleaved.
-    let against = args
-        .iter()
-        .skip_while(|a| *a != "--against")
-        .nth(1)
-        .map(|v| {
-            let values: Vec<tunable::Value> = v
-                .split(',')
-                .map(|x| tunable::Value::Int(x.trim().parse().expect("--against: integers")))
-                .collect();
-            ConvolutionOpenclParams::from_values(&values)
-                .expect("--against: one value per parameter")
-        });
-    if let Some(reference) = against {
-        let t = side_by_side(&[reference, ran], ROUNDS, &mut run);
-        let [Ok(t_ref), Ok(t_again)] = [&t[0], &t[1]] else {
-            panic!("the reference or the tuned configuration failed: {t:?}");
-        };
-        println!(
-            "  re-timed, interleaved: reference {reference:?} {:.3} ms, tuned {:.3} ms; tuned / reference = {:.3}",
-            t_ref.ms,
-            t_again.ms,
-            t_again.ms / t_ref.ms
-        );
-    }
+    // `--exhaustive` or `--against`: the tuned configuration beside the best of a sweep or a
+    // named one.
+    compare(&args, space, ran, &mut run);
 }

@@ -25,10 +25,14 @@
 
 #![allow(unsafe_code)]
 
+#[path = "support/mod.rs"]
+mod support;
+
 use std::time::Instant;
+use support::{Args, checksum, compare, cpu_matmul, matrices, max_error, or_exit, tuned_from};
 use tunable::backend::opencl::{Buffer, OpenCl, OpenClError};
 use tunable::backend::{Dims, Source};
-use tunable::compare::{METHOD, ROUNDS, side_by_side, speedup};
+use tunable::compare::{METHOD, ROUNDS, speedup};
 use tunable::{Params, tunable};
 
 static GEMM: Source = Source::new("gemm", include_str!("gemm_opencl.cl"));
@@ -82,32 +86,14 @@ pub fn gemm_opencl(
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let n = args
-        .iter()
-        .skip_while(|a| *a != "--n")
-        .nth(1)
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(256usize);
-    assert!(
-        n % 64 == 0 && n > 0,
-        "--n must be a positive multiple of 64"
-    );
-    let exhaustive = args.iter().any(|a| a == "--exhaustive");
-    let cl = match OpenCl::new() {
-        Ok(cl) => cl,
-        Err(e) => {
-            eprintln!("gemm_opencl: {e}");
-            std::process::exit(1);
-        }
-    };
+    let args = Args::from_env();
+    let n: usize = args.value("--n", 256);
+    if n == 0 || !n.is_multiple_of(64) {
+        support::exit("--n must be a positive multiple of 64");
+    }
+    let cl = or_exit("gemm_opencl", OpenCl::new());
     println!("device: {}", cl.device_id());
-    let ha: Vec<f32> = (0..n * n)
-        .map(|i| ((i * 7) % 13) as f32 / 6.0 - 1.0)
-        .collect();
-    let hb: Vec<f32> = (0..n * n)
-        .map(|i| ((i * 5) % 11) as f32 / 5.0 - 1.0)
-        .collect();
+    let (ha, hb) = matrices(n);
     let upload = |h: &[f32]| cl.upload(h).expect("upload");
     let (a, b) = (upload(&ha), upload(&hb));
     let mut c = cl.alloc::<f32>(n * n).expect("alloc");
@@ -131,7 +117,7 @@ fn main() {
         first_call * 1e3,
         checksum(&got)
     );
-    if args.iter().any(|a| a == "--first-call") {
+    if args.has("--first-call") {
         return;
     }
 
@@ -142,115 +128,26 @@ fn main() {
         space.cartesian_size()
     );
     let default = GemmOpenclParams::default();
-    let reference = cpu_gemm(&ha, &hb, n);
-    let worst = got
-        .iter()
-        .zip(&reference)
-        .map(|(x, y)| (x - y).abs() / y.abs().max(1.0))
-        .fold(0.0f32, f32::max);
+    let worst = max_error(&got, &cpu_matmul(&ha, &hb, n));
     assert!(worst <= 1e-3, "wrong result: relative error {worst}");
     // The default and the tuned configuration timed alike, interleaved, through the same
     // function (`compare::speedup`): same warm-up, same program cache, same rounds, same
     // statistic.
     let mut run = |p: &GemmOpenclParams| gemm_opencl_with(p, &cl, &a, &b, &mut c, n);
     let s = speedup(&default, &ran, ROUNDS, &mut run).expect("both configurations run");
-    let t_tuned = s.tuned.ms;
-    let stored = tunable::tuned::read(
-        &tunable::tuned::tuned_file(
-            &tunable::tuned::tuned_dir(env!("CARGO_MANIFEST_DIR")),
-            "gemm_opencl",
-        )
-        .expect("a valid kernel name"),
-    )
-    .unwrap_or_default()
-    .into_iter()
-    .find(|e| e.device == cl.device_id() && e.key == tunable::key::next_power_of_two(n as u64));
+    let key = tunable::key::next_power_of_two(n as u64);
     println!("  default {default:?}: {:.3} ms", s.default.ms);
-    let tuned_from = stored.as_ref().map_or_else(
-        || "nothing stored for this device".to_owned(),
-        |e| format!("{} evaluations, {}", e.evaluations, e.strategy),
-    );
     println!(
-        "  tuned {}: {t_tuned:.3} ms, speedup {:.2}x over the default ({tuned_from})",
+        "  tuned {}: {:.3} ms, speedup {:.2}x over the default ({})",
         ran.describe(),
-        s.ratio()
+        s.tuned.ms,
+        s.ratio(),
+        tuned_from("gemm_opencl", cl.device_id(), key)
     );
     println!("  ({METHOD}; {ROUNDS} rounds, OpenCL events)");
     println!("  result matches the CPU reference (max relative error {worst:.1e})");
 
-    // The configuration to compare the tuned one with: the best of an exhaustive sweep, or one
-    // named with `--against` (values in declaration order, e.g. the best of an earlier sweep).
-    let against = args
-        .iter()
-        .skip_while(|a| *a != "--against")
-        .nth(1)
-        .map(|v| {
-            let values: Vec<tunable::Value> = v
-                .split(',')
-                .map(|x| tunable::Value::Int(x.trim().parse().expect("--against: integers")))
-                .collect();
-            GemmOpenclParams::from_values(&values).expect("--against: one value per parameter")
-        });
-    let reference = if exhaustive {
-        let start = Instant::now();
-        let (mut best, mut failed) = ((f64::INFINITY, default), Vec::new());
-        for pos in 0..space.len() {
-            let p = GemmOpenclParams::from_values(&space.values(pos)).expect("fits");
-            match side_by_side(&[p], ROUNDS, &mut run).remove(0) {
-                Ok(t) if t.ms < best.0 => best = (t.ms, p),
-                Ok(_) => {}
-                Err(e) => failed.push(e),
-            }
-        }
-        println!(
-            "  exhaustive: best {:?}: {:.3} ms over {} configurations ({} failed) in {:.0} s",
-            best.1,
-            best.0,
-            space.len(),
-            failed.len(),
-            start.elapsed().as_secs_f64(),
-        );
-        for e in failed.iter().take(5) {
-            println!("    failed: {e}");
-        }
-        Some(best.1)
-    } else {
-        against
-    };
-    if let Some(best) = reference {
-        // The sweep's minimum is biased low (the best of many noisy timings): time the sweep's
-        // winner and the tuned configuration again, interleaved, and compare those.
-        let t = side_by_side(&[best, ran], ROUNDS, &mut run);
-        let [Ok(t_best), Ok(t_tuned)] = [&t[0], &t[1]] else {
-            panic!("the reference or the tuned configuration failed: {t:?}");
-        };
-        println!(
-            "  re-timed, interleaved: reference {best:?} {:.3} ms, tuned {:.3} ms; tuned / best = {:.3}",
-            t_best.ms,
-            t_tuned.ms,
-            t_tuned.ms / t_best.ms
-        );
-    }
-}
-
-/// FNV-1a of the result's bits: equal checksums, identical results.
-fn checksum(c: &[f32]) -> u64 {
-    c.iter()
-        .flat_map(|x| x.to_bits().to_le_bytes())
-        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-        })
-}
-
-fn cpu_gemm(a: &[f32], b: &[f32], n: usize) -> Vec<f32> {
-    let mut c = vec![0.0f32; n * n];
-    for i in 0..n {
-        for k in 0..n {
-            let aik = a[i * n + k];
-            for j in 0..n {
-                c[i * n + j] += aik * b[k * n + j];
-            }
-        }
-    }
-    c
+    // `--exhaustive` or `--against`: the tuned configuration beside the best of a sweep or a
+    // named one.
+    compare(&args, space, ran, &mut run);
 }

@@ -17,8 +17,12 @@
 //! against the same configuration written by hand with const generics ([`matmul_hand`]), timed
 //! interleaved.
 
+#[path = "support/mod.rs"]
+mod support;
+
 use std::hint::black_box;
 use std::time::Instant;
+use support::{Args, retime};
 use tunable::compare::{METHOD, ROUNDS, side_by_side};
 use tunable::{Params, tunable};
 
@@ -208,13 +212,8 @@ fn time_ms(f: &mut dyn FnMut()) -> f64 {
 }
 
 fn main() {
-    let n = std::env::args()
-        .skip_while(|a| a != "--n")
-        .nth(1)
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(384usize);
-    let exhaustive = std::env::args().any(|a| a == "--exhaustive");
-    let consts = std::env::args().any(|a| a == "--consts");
+    let args = Args::from_env();
+    let n: usize = args.value("--n", 384);
     let a: Vec<f32> = (0..n * n).map(|i| ((i * 7) % 13) as f32 - 6.0).collect();
     let b: Vec<f32> = (0..n * n).map(|i| ((i * 5) % 11) as f32 - 5.0).collect();
     let mut c = vec![0.0f32; n * n];
@@ -268,17 +267,7 @@ fn main() {
 
     // The configuration to compare the tuned one with: the best of an exhaustive sweep, or one
     // named with `--against bm,bk,bn,unroll` (the choice of another tuning, say).
-    let against = std::env::args()
-        .skip_while(|a| a != "--against")
-        .nth(1)
-        .map(|v| {
-            let values: Vec<tunable::Value> = v
-                .split(',')
-                .map(|x| tunable::Value::Int(x.trim().parse().expect("--against: integers")))
-                .collect();
-            <MatmulCpuParams as Params>::from_values(&values).expect("--against: bm,bk,bn,unroll")
-        });
-    let reference = if exhaustive {
+    let reference = if args.has("--exhaustive") {
         let mut best = (f64::INFINITY, default);
         for pos in 0..space.len() {
             let v = space.values(pos);
@@ -296,25 +285,18 @@ fn main() {
         );
         Some(best.1)
     } else {
-        against
+        args.config("--against")
     };
-    if let Some(best) = reference {
-        // A sweep's minimum is biased low (the best of many noisy timings): time the reference
-        // and the tuned configuration again, alike and interleaved, and compare those.
-        let t = side_by_side(&[best, tuned], ROUNDS, |p| {
+    if let Some(reference) = reference {
+        retime(reference, tuned, |p| {
             matmul_cpu_with(p, &a, &b, black_box(&mut c), n);
             Ok::<(), String>(())
         });
-        let [t_best, t_again] = [0, 1].map(|i| t[i].as_ref().expect("runs").ms);
-        println!(
-            "  re-timed, interleaved: reference {best:?} {t_best:.3} ms, tuned {t_again:.3} ms; tuned / reference = {:.3}",
-            t_again / t_best
-        );
     }
 
     specialized(&a, &b, &mut c, n);
 
-    if consts {
+    if args.has("--consts") {
         // What true constants buy: every configuration of the small space, with the parameters
         // as runtime locals and as consts.
         let small = matmul_small_space();

@@ -20,11 +20,15 @@
 //!
 //! `--n N` sets the matrices' size (a multiple of 8; default 256).
 
+#[path = "support/mod.rs"]
+mod support;
+
 use cubecl::prelude::*;
 use cubecl::tune::{LocalTuner, Tunable as CubeclTunable, TunableSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
+use support::{Args, cpu_matmul, matrices, max_error, or_exit};
 use tunable::Origin;
 use tunable::backend::cubecl::{Array as DeviceArray, CubeCl, CubeclError};
 use tunable::compare::{METHOD, ROUNDS, side_by_side};
@@ -229,28 +233,14 @@ fn cubecl_tunable_set(gpu: &CubeCl, inputs: &Inputs) -> (MatmulCubeclParams, f64
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let n = args
-        .iter()
-        .skip_while(|a| *a != "--n")
-        .nth(1)
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(256usize);
-    assert!(n % 8 == 0 && n > 0, "--n must be a positive multiple of 8");
-    let gpu = match CubeCl::new() {
-        Ok(gpu) => gpu,
-        Err(e) => {
-            eprintln!("matmul_cubecl: {e}");
-            std::process::exit(1);
-        }
-    };
+    let args = Args::from_env();
+    let n: usize = args.value("--n", 256);
+    if n == 0 || !n.is_multiple_of(8) {
+        support::exit("--n must be a positive multiple of 8");
+    }
+    let gpu = or_exit("matmul_cubecl", CubeCl::new());
     println!("device: {}", gpu.device_id());
-    let ha: Vec<f32> = (0..n * n)
-        .map(|i| ((i * 7) % 13) as f32 / 6.0 - 1.0)
-        .collect();
-    let hb: Vec<f32> = (0..n * n)
-        .map(|i| ((i * 5) % 11) as f32 / 5.0 - 1.0)
-        .collect();
+    let (ha, hb) = matrices(n);
     let (a, b) = (gpu.upload(&ha), gpu.upload(&hb));
     let mut c = gpu.zeros::<f32>(n * n);
 
@@ -274,7 +264,7 @@ fn main() {
     );
     let worst = max_error(&got, &cpu_matmul(&ha, &hb, n));
     assert!(worst <= 1e-4, "wrong result: relative error {worst}");
-    if args.iter().any(|a| a == "--first-call") {
+    if args.has("--first-call") {
         println!("  result matches the CPU reference (max relative error {worst:.1e})");
         return;
     }
@@ -337,25 +327,4 @@ fn main() {
     println!("  TunableSet: {picked:?}");
     println!("  ({METHOD}; {ROUNDS} rounds, {})", gpu.clock());
     println!("  result matches the CPU reference (max relative error {worst:.1e})");
-}
-
-/// The largest error of `got` against `want`, relative above 1 and absolute below.
-fn max_error(got: &[f32], want: &[f32]) -> f32 {
-    got.iter()
-        .zip(want)
-        .map(|(x, y)| (x - y).abs() / y.abs().max(1.0))
-        .fold(0.0f32, f32::max)
-}
-
-fn cpu_matmul(a: &[f32], b: &[f32], n: usize) -> Vec<f32> {
-    let mut c = vec![0.0f32; n * n];
-    for i in 0..n {
-        for k in 0..n {
-            let aik = a[i * n + k];
-            for j in 0..n {
-                c[i * n + j] += aik * b[k * n + j];
-            }
-        }
-    }
-    c
 }

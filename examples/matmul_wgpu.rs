@@ -15,7 +15,11 @@
 //! are recorded as failed configurations. `--n N` sets the size (a multiple of 64; default 256).
 //! On lavapipe (a CPU) the variants differ little; on a GPU the tile and workgroup shape matter.
 
+#[path = "support/mod.rs"]
+mod support;
+
 use std::time::Instant;
+use support::{Args, cpu_matmul, matrices, max_error, or_exit};
 use tunable::backend::wgpu::{Buffer, Wgpu, WgpuError};
 use tunable::backend::{Dims, Source};
 use tunable::compare::{METHOD, ROUNDS, speedup};
@@ -59,31 +63,14 @@ pub fn matmul_wgpu(
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let n = args
-        .iter()
-        .skip_while(|a| *a != "--n")
-        .nth(1)
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(256usize);
-    assert!(
-        n % 64 == 0 && n > 0,
-        "--n must be a positive multiple of 64"
-    );
-    let gpu = match Wgpu::new() {
-        Ok(gpu) => gpu,
-        Err(e) => {
-            eprintln!("matmul_wgpu: {e}");
-            std::process::exit(1);
-        }
-    };
+    let args = Args::from_env();
+    let n: usize = args.value("--n", 256);
+    if n == 0 || !n.is_multiple_of(64) {
+        support::exit("--n must be a positive multiple of 64");
+    }
+    let gpu = or_exit("matmul_wgpu", Wgpu::new());
     println!("device: {}", gpu.device_id());
-    let ha: Vec<f32> = (0..n * n)
-        .map(|i| ((i * 7) % 13) as f32 / 6.0 - 1.0)
-        .collect();
-    let hb: Vec<f32> = (0..n * n)
-        .map(|i| ((i * 5) % 11) as f32 / 5.0 - 1.0)
-        .collect();
+    let (ha, hb) = matrices(n);
     let (a, b) = (
         gpu.upload(&ha).expect("upload"),
         gpu.upload(&hb).expect("upload"),
@@ -111,14 +98,9 @@ fn main() {
         )
     };
     println!("  first call: {:.1} ms ({how}); {ran:?}", first_call * 1e3);
-    let reference = cpu_matmul(&ha, &hb, n);
-    let worst = got
-        .iter()
-        .zip(&reference)
-        .map(|(x, y)| (x - y).abs() / y.abs().max(1.0))
-        .fold(0.0f32, f32::max);
+    let worst = max_error(&got, &cpu_matmul(&ha, &hb, n));
     assert!(worst <= 1e-4, "wrong result: relative error {worst}");
-    if args.iter().any(|a| a == "--first-call") {
+    if args.has("--first-call") {
         println!("  result matches the CPU reference (max relative error {worst:.1e})");
         return;
     }
@@ -150,17 +132,4 @@ fn main() {
     );
     println!("  ({METHOD}; {ROUNDS} rounds, {})", gpu.clock());
     println!("  result matches the CPU reference (max relative error {worst:.1e})");
-}
-
-fn cpu_matmul(a: &[f32], b: &[f32], n: usize) -> Vec<f32> {
-    let mut c = vec![0.0f32; n * n];
-    for i in 0..n {
-        for k in 0..n {
-            let aik = a[i * n + k];
-            for j in 0..n {
-                c[i * n + j] += aik * b[k * n + j];
-            }
-        }
-    }
-    c
 }

@@ -21,7 +21,11 @@
 //! Small workgroups with one element each need more than the 65,535 workgroups a dimension may
 //! have at the default length: those variants are recorded as failed configurations.
 
+#[path = "support/mod.rs"]
+mod support;
+
 use std::time::Instant;
+use support::{Args, or_exit};
 use tunable::backend::wgpu::{Buffer, Wgpu, WgpuError};
 use tunable::backend::{Dims, Source};
 use tunable::compare::{METHOD, ROUNDS, speedup};
@@ -60,20 +64,9 @@ pub fn vector_add_wgpu(
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let n = args
-        .iter()
-        .skip_while(|a| *a != "--n")
-        .nth(1)
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1usize << 22);
-    let gpu = match Wgpu::new() {
-        Ok(gpu) => gpu,
-        Err(e) => {
-            eprintln!("vector_add_wgpu: {e}");
-            std::process::exit(1);
-        }
-    };
+    let args = Args::from_env();
+    let n: usize = args.value("--n", 1 << 22);
+    let gpu = or_exit("vector_add_wgpu", Wgpu::new());
     println!("device: {}", gpu.device_id());
     let ha: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 * 0.5).collect();
     let hb: Vec<f32> = (0..n).map(|i| (i % 7) as f32 - 3.0).collect();
@@ -112,7 +105,7 @@ fn main() {
         .filter(|(c, (a, b))| **c != **a + **b)
         .count();
     assert_eq!(wrong, 0, "wrong result: {wrong} of {n} elements differ");
-    if args.iter().any(|a| a == "--first-call") {
+    if args.has("--first-call") {
         println!("  result matches the CPU");
         return;
     }

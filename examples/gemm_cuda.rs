@@ -38,8 +38,11 @@
 
 #[path = "gemm_cuda/pool.rs"]
 mod pool;
+#[path = "support/mod.rs"]
+mod support;
 
 use std::time::Instant;
+use support::{Args, json_number, json_string, matrices};
 use tunable::backend::cuda::{Buffer, Cuda, CudaError, PER_PROGRAM, compile_many};
 use tunable::backend::{Dims, Source};
 use tunable::compare::{METHOD, ROUNDS, side_by_side, speedup};
@@ -305,24 +308,11 @@ struct Report {
 
 impl Report {
     fn text(&mut self, name: &'static str, value: &str) {
-        let escaped: String = value
-            .chars()
-            .flat_map(|c| match c {
-                '"' | '\\' => vec!['\\', c],
-                c if (c as u32) < 0x20 => format!("\\u{:04x}", c as u32).chars().collect(),
-                c => vec![c],
-            })
-            .collect();
-        self.fields.push((name, format!("\"{escaped}\"")));
+        self.fields.push((name, json_string(value)));
     }
 
     fn number(&mut self, name: &'static str, value: f64) {
-        let v = if value.is_finite() {
-            format!("{value}")
-        } else {
-            "null".into()
-        };
-        self.fields.push((name, v));
+        self.fields.push((name, json_number(value)));
     }
 
     fn flag(&mut self, name: &'static str, value: bool) {
@@ -340,24 +330,15 @@ impl Report {
     }
 }
 
-/// The value after `flag` in `args`, unless it is missing or another flag.
-fn flag_value(args: &[String], flag: &str) -> Option<String> {
-    args.iter()
-        .skip_while(|a| *a != flag)
-        .nth(1)
-        .filter(|v| !v.starts_with("--"))
-        .cloned()
-}
-
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let value = |flag: &str| flag_value(&args, flag);
-    if args.iter().any(|a| a == "--ptx") {
-        let alone = args.iter().any(|a| a == "--alone");
+    let args = Args::from_env();
+    let value = |flag: &str| args.optional(flag).map(str::to_owned);
+    if args.has("--ptx") {
+        let alone = args.has("--alone");
         ptx_report(&value("--ptx").unwrap_or_else(|| "sm_80".into()), alone);
         return;
     }
-    if args.iter().any(|a| a == "--pool") {
+    if args.has("--pool") {
         pool::report(&value("--pool").unwrap_or_else(|| "sm_80".into()), &args);
         return;
     }
@@ -378,7 +359,7 @@ fn main() {
             println!("gemm_cuda: {e}");
             report.text("error", &e.to_string());
             report.write(json.as_ref());
-            if args.iter().any(|a| a == "--require-gpu") {
+            if args.has("--require-gpu") {
                 std::process::exit(2);
             }
             println!(
@@ -397,12 +378,7 @@ fn main() {
     };
     println!("device: {}", gpu.device_id());
     report.text("device", gpu.device_id());
-    let ha: Vec<f32> = (0..n * n)
-        .map(|i| ((i * 7) % 13) as f32 / 6.0 - 1.0)
-        .collect();
-    let hb: Vec<f32> = (0..n * n)
-        .map(|i| ((i * 5) % 11) as f32 / 5.0 - 1.0)
-        .collect();
+    let (ha, hb) = matrices(n);
     let (a, b) = (
         gpu.upload(&ha).expect("upload"),
         gpu.upload(&hb).expect("upload"),
@@ -454,7 +430,7 @@ fn main() {
     println!("  tuned call: {t_tuned:.3} ms");
     report.number("tuned_ms", t_tuned);
     report.write(json.as_ref());
-    if args.iter().any(|a| a == "--first-call") {
+    if args.has("--first-call") {
         return;
     }
     match tunable::backend::cuda::nvrtc() {
@@ -487,11 +463,11 @@ fn main() {
     report.number("tuned_alike_ms", s.tuned.ms);
     report.number("speedup", s.ratio());
     report.write(json.as_ref());
-    if args.iter().any(|a| a == "--energy") {
+    if args.has("--energy") {
         energy(&[default, ran], &mut run, &mut report);
         report.write(json.as_ref());
     }
-    if args.iter().any(|a| a == "--exhaustive") {
+    if args.has("--exhaustive") {
         let start = Instant::now();
         let (mut best, mut failed) = ((f64::INFINITY, default), 0);
         for pos in 0..space.len() {

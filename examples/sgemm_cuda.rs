@@ -26,7 +26,11 @@
 
 #![allow(unsafe_code)]
 
+#[path = "support/mod.rs"]
+mod support;
+
 use std::time::Instant;
+use support::{Args, inputs, json_number, json_string};
 use tunable::backend::cuda::{Buffer, Cuda, CudaError, PER_PROGRAM, compile_many};
 use tunable::backend::{Dims, Source};
 use tunable::compare::{METHOD, ROUNDS, side_by_side};
@@ -431,45 +435,9 @@ fn worst_error(got: &[f32], a: &[f32], b: &[f32], s: Shape) -> f32 {
         .fold(0.0, f32::max)
 }
 
-/// The value after `flag` in `args`, unless it is missing or another flag.
-fn flag_value(args: &[String], flag: &str) -> Option<String> {
-    args.iter()
-        .skip_while(|a| *a != flag)
-        .nth(1)
-        .filter(|v| !v.starts_with("--"))
-        .cloned()
-}
-
-/// A JSON string literal.
-fn quoted(s: &str) -> String {
-    let body: String = s
-        .chars()
-        .flat_map(|c| match c {
-            '"' | '\\' => vec!['\\', c],
-            c if (c as u32) < 0x20 => format!("\\u{:04x}", c as u32).chars().collect(),
-            c => vec![c],
-        })
-        .collect();
-    format!("\"{body}\"")
-}
-
-/// A JSON number, `null` where not finite.
-fn number(v: f64) -> String {
-    if v.is_finite() {
-        format!("{v}")
-    } else {
-        "null".into()
-    }
-}
-
 /// What one shape measured, as a JSON object.
 fn measure(gpu: &Cuda, s: Shape) -> Result<String, String> {
-    let ha: Vec<f32> = (0..s.m * s.k)
-        .map(|i| ((i * 7) % 13) as f32 / 6.0 - 1.0)
-        .collect();
-    let hb: Vec<f32> = (0..s.k * s.n)
-        .map(|i| ((i * 5) % 11) as f32 / 5.0 - 1.0)
-        .collect();
+    let (ha, hb) = inputs(s.m * s.k, s.k * s.n);
     let e = |e: CudaError| e.to_string();
     let (a, b) = (gpu.upload(&ha).map_err(e)?, gpu.upload(&hb).map_err(e)?);
     let mut c = gpu.alloc::<f32>(s.m * s.n).map_err(e)?;
@@ -524,14 +492,14 @@ fn measure(gpu: &Cuda, s: Shape) -> Result<String, String> {
         }
     }
     let mut fields = vec![
-        ("shape", quoted(&s.name())),
+        ("shape", json_string(&s.name())),
         ("m", m.to_string()),
         ("n", n.to_string()),
         ("k", k.to_string()),
-        ("origin", quoted(&format!("{:?}", tuned.origin))),
-        ("config", quoted(&format!("{:?}", tuned.params))),
-        ("first_call_s", number(first_call)),
-        ("max_relative_error", number(f64::from(worst))),
+        ("origin", json_string(&format!("{:?}", tuned.origin))),
+        ("config", json_string(&format!("{:?}", tuned.params))),
+        ("first_call_s", json_number(first_call)),
+        ("max_relative_error", json_number(f64::from(worst))),
     ];
     for (i, name) in ["cublas", "default", "tuned"].iter().enumerate() {
         let (ms_key, tf_key, ratio_key) = match *name {
@@ -539,26 +507,26 @@ fn measure(gpu: &Cuda, s: Shape) -> Result<String, String> {
             "default" => ("default_ms", "default_tflops", "default_vs_cublas"),
             _ => ("tuned_ms", "tuned_tflops", "tuned_vs_cublas"),
         };
-        fields.push((ms_key, number(ms[i])));
-        fields.push((tf_key, number(s.tflops(ms[i]))));
+        fields.push((ms_key, json_number(ms[i])));
+        fields.push((tf_key, json_number(s.tflops(ms[i]))));
         if !ratio_key.is_empty() {
-            fields.push((ratio_key, number(ratio(i))));
+            fields.push((ratio_key, json_number(ratio(i))));
         }
     }
     if let Err(e) = &blas {
-        fields.push(("cublas_error", quoted(e)));
+        fields.push(("cublas_error", json_string(e)));
     }
     let body: Vec<String> = fields
         .iter()
-        .map(|(k, v)| format!("{}: {v}", quoted(k)))
+        .map(|(k, v)| format!("{}: {v}", json_string(k)))
         .collect();
     Ok(format!("{{{}}}", body.join(", ")))
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let value = |flag: &str| flag_value(&args, flag);
-    if args.iter().any(|a| a == "--ptx") {
+    let args = Args::from_env();
+    let value = |flag: &str| args.optional(flag).map(str::to_owned);
+    if args.has("--ptx") {
         let every = value("--every").and_then(|v| v.parse().ok()).unwrap_or(1);
         ptx_report(&value("--ptx").unwrap_or_else(|| "sm_80".into()), every);
         return;
@@ -580,8 +548,8 @@ fn main() {
             println!(
                 "sgemm_cuda: {e}; nothing to compare here (`--ptx sm_90` compiles the space without a GPU)"
             );
-            write(format!("{{\"error\": {}}}", quoted(&e.to_string())));
-            if args.iter().any(|a| a == "--require-gpu") {
+            write(format!("{{\"error\": {}}}", json_string(&e.to_string())));
+            if args.has("--require-gpu") {
                 std::process::exit(2);
             }
             return;
@@ -605,15 +573,15 @@ fn main() {
                 println!("{}: {e}", s.name());
                 results.push(format!(
                     "{{\"shape\": {}, \"error\": {}}}",
-                    quoted(&s.name()),
-                    quoted(&e)
+                    json_string(&s.name()),
+                    json_string(&e)
                 ));
                 failed = true;
             }
         }
         write(format!(
             "{{\"device\": {}, \"autotune\": {}, \"valid_on_device\": {}, \"shapes\": [{}]}}",
-            quoted(gpu.device_id()),
+            json_string(gpu.device_id()),
             cfg!(feature = "autotune"),
             on_device.len(),
             results.join(", ")

@@ -16,7 +16,8 @@
 //! `auto`), `--ways W,...` (default `prebuild,none`). One configuration is compiled before the
 //! ways run, so that loading NVRTC is not charged to the way that runs first.
 
-use super::{GEMM, GemmCudaParams, flag_value, gemm_cuda_space};
+use super::support::Args;
+use super::{GEMM, GemmCudaParams, gemm_cuda_space};
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -125,23 +126,23 @@ impl Evaluator for Fake {
 }
 
 /// Runs `--pool ARCH` (see the [module docs](self)).
-pub fn report(arch: &str, args: &[String]) {
+pub fn report(arch: &str, args: &Args) {
     // SAFETY: set before any thread of this program starts.
     unsafe { std::env::set_var("TUNABLE_BUILD_CACHE", "off") };
     let number = |flag: &str, default: f64| {
-        flag_value(args, flag)
+        args.optional(flag)
             .and_then(|v| v.parse::<f64>().ok())
             .unwrap_or(default)
     };
     let evaluations = number("--evaluations", 100.0) as usize;
     let measure = Duration::from_secs_f64(number("--measure-ms", 8.0) / 1e3);
     let rounds = number("--rounds", 2.0) as usize;
-    let name = flag_value(args, "--strategy").unwrap_or_else(|| "auto".into());
+    let name = args.optional("--strategy").unwrap_or("auto");
     let spec = name
         .parse()
         .unwrap_or_else(|e| panic!("--strategy {name}: {e}"));
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let ways: Vec<(&str, bool)> = match flag_value(args, "--ways") {
+    let ways: Vec<(&str, bool)> = match args.optional("--ways") {
         None => WAYS.to_vec(),
         Some(list) => {
             list.split(',')

@@ -26,7 +26,17 @@ impl Args {
         self.0.iter().any(|a| a == flag)
     }
 
-    /// The word after `flag`, if the flag was given.
+    /// The word after `flag`, unless the flag is absent, last, or followed by another flag: for
+    /// flags whose value is optional (`--ptx` or `--ptx sm_90`).
+    pub fn optional(&self, flag: &str) -> Option<&str> {
+        let at = self.0.iter().position(|a| a == flag)?;
+        self.0
+            .get(at + 1)
+            .map(String::as_str)
+            .filter(|v| !v.starts_with("--"))
+    }
+
+    /// The word after `flag`, if the flag was given; a flag without one ends the program.
     fn word(&self, flag: &str) -> Option<&str> {
         let at = self.0.iter().position(|a| a == flag)?;
         match self.0.get(at + 1) {
@@ -79,12 +89,14 @@ pub fn or_exit<T, E: Display>(example: &str, opened: Result<T, E>) -> T {
 
 /// Two `n` × `n` input matrices, row-major, with values in `[-1, 1]`.
 pub fn matrices(n: usize) -> (Vec<f32>, Vec<f32>) {
-    let a = (0..n * n)
-        .map(|i| ((i * 7) % 13) as f32 / 6.0 - 1.0)
-        .collect();
-    let b = (0..n * n)
-        .map(|i| ((i * 5) % 11) as f32 / 5.0 - 1.0)
-        .collect();
+    inputs(n * n, n * n)
+}
+
+/// Two inputs of `a` and `b` elements with values in `[-1, 1]`: the matrices of a product whose
+/// shapes differ.
+pub fn inputs(a: usize, b: usize) -> (Vec<f32>, Vec<f32>) {
+    let a = (0..a).map(|i| ((i * 7) % 13) as f32 / 6.0 - 1.0).collect();
+    let b = (0..b).map(|i| ((i * 5) % 11) as f32 / 5.0 - 1.0).collect();
     (a, b)
 }
 
@@ -118,6 +130,28 @@ pub fn checksum(c: &[f32]) -> u64 {
         .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
             (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
         })
+}
+
+/// `s` as a JSON string literal, for the reports examples write for `scripts/gpu-check`.
+pub fn json_string(s: &str) -> String {
+    let body: String = s
+        .chars()
+        .flat_map(|c| match c {
+            '"' | '\\' => vec!['\\', c],
+            c if (c as u32) < 0x20 => format!("\\u{:04x}", c as u32).chars().collect(),
+            c => vec![c],
+        })
+        .collect();
+    format!("\"{body}\"")
+}
+
+/// `v` as a JSON number, `null` where it is not finite.
+pub fn json_number(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v}")
+    } else {
+        "null".into()
+    }
 }
 
 /// What the crate's tuned file holds for `kernel` on `device` at `key`, in words: the

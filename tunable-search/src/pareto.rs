@@ -182,14 +182,15 @@ pub fn crowding(points: &[&[f64]]) -> Vec<f64> {
         return out;
     };
     for m in 0..k {
+        let at = |i: usize| points[i][m];
         let mut order: Vec<usize> = (0..n).collect();
-        order.sort_by(|&a, &b| points[a][m].total_cmp(&points[b][m]));
-        let (lo, hi) = (points[order[0]][m], points[order[n - 1]][m]);
+        order.sort_by(|&a, &b| at(a).total_cmp(&at(b)));
+        let (lo, hi) = (at(order[0]), at(order[n - 1]));
         out[order[0]] = f64::INFINITY;
         out[order[n - 1]] = f64::INFINITY;
         if hi > lo {
             for w in order.windows(3) {
-                out[w[1]] += (points[w[2]][m] - points[w[0]][m]) / (hi - lo);
+                out[w[1]] += (at(w[2]) - at(w[0])) / (hi - lo);
             }
         }
     }

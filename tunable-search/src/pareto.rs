@@ -181,7 +181,7 @@ pub fn crowding(points: &[&[f64]]) -> Vec<f64> {
     let Some(k) = points.first().map(|p| p.len()) else {
         return out;
     };
-    for m in 0..k {
+    (0..k).for_each(|m| {
         let at = |i: usize| points[i][m];
         let mut order: Vec<usize> = (0..n).collect();
         order.sort_by(|&a, &b| at(a).total_cmp(&at(b)));
@@ -193,7 +193,7 @@ pub fn crowding(points: &[&[f64]]) -> Vec<f64> {
                 out[w[1]] += (at(w[2]) - at(w[0])) / (hi - lo);
             }
         }
-    }
+    });
     out
 }
 

@@ -854,19 +854,12 @@ fn run_repeats(
                         let seed = args.seed.wrapping_add(i as u64);
                         let (positions, seconds): (Vec<usize>, f64) = match multi {
                             Some((second, k)) => {
-                                let mut strat =
-                                    build_multi(spec, replay.shared_space(), k, seed)
-                                        .expect("validated spec");
-                                front::drive(
-                                    strat.as_mut(),
-                                    args.budget,
-                                    args.batch,
-                                    first,
-                                    |p| {
-                                        let t = objective(p, seed).value()?;
-                                        Some(vec![t, second[p]?])
-                                    },
-                                )
+                                let mut strat = build_multi(spec, replay.shared_space(), k, seed)
+                                    .expect("validated spec");
+                                front::drive(strat.as_mut(), args.budget, args.batch, first, |p| {
+                                    let t = objective(p, seed).value()?;
+                                    Some(vec![t, second[p]?])
+                                })
                             }
                             None => {
                                 let mut strat = strategy::build(spec, replay.shared_space(), seed)

@@ -6,7 +6,8 @@
 use super::MultiTrial;
 use crate::Space;
 use crate::pareto;
-use crate::strategy::{Memo, Outcome, Trial};
+use crate::strategy::ensemble::propose;
+use crate::strategy::{Memo, Outcome, Strategy, Trial};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
@@ -78,5 +79,21 @@ impl Archive {
     pub(super) fn ranks(&self) -> Vec<usize> {
         let values: Vec<&[f64]> = self.points.iter().map(|p| p.1.as_slice()).collect();
         pareto::ranks(&values)
+    }
+
+    /// Up to `want` positions `member` proposes that were never asked, marked asked: a
+    /// single-objective strategy sharing this search's budget.
+    pub(super) fn propose(&mut self, member: &mut dyn Strategy, want: usize) -> Vec<usize> {
+        propose(member, &mut self.memo, want)
+    }
+
+    /// The positions of the front of what was told: the points no other told point dominates.
+    pub(super) fn front(&self) -> Vec<usize> {
+        self.ranks()
+            .iter()
+            .zip(&self.points)
+            .filter(|(r, _)| **r == 0)
+            .map(|(_, p)| p.0)
+            .collect()
     }
 }

@@ -15,14 +15,19 @@
 //! - `random`: uniform sampling without replacement, the baseline;
 //! - `nsga`: a steady-state constraint-aware genetic algorithm ranked by non-dominated sorting
 //!   and crowding ([`Nsga`]);
+//! - `scalar`: single-objective strategies on fixed weightings of the objectives, and a walk
+//!   along the front ([`Scalar`]);
 //! - `auto`: the default, the strategy [`AUTO_MULTI`] names.
 
 mod archive;
+mod frontier;
 mod nsga;
 mod random;
+mod scalar;
 
 pub use nsga::{Nsga, NsgaOptions};
 pub use random::MultiRandom;
+pub use scalar::{Scalar, ScalarOptions};
 
 use super::{StrategyError, StrategySpec};
 use crate::Space;
@@ -52,7 +57,7 @@ pub trait MultiStrategy: Send {
 }
 
 /// The names [`build_multi`] accepts.
-pub const MULTI_STRATEGY_NAMES: [&str; 3] = ["auto", "random", "nsga"];
+pub const MULTI_STRATEGY_NAMES: [&str; 4] = ["auto", "random", "nsga", "scalar"];
 
 /// The strategy `auto` stands for, as a spec of [`build_multi`].
 pub const AUTO_MULTI: &str = "nsga";
@@ -98,6 +103,12 @@ pub fn build_multi(
             spec.apply(NsgaOptions::default())?,
             seed,
         )),
+        "scalar" => Box::new(Scalar::new(
+            space,
+            objectives,
+            spec.apply(ScalarOptions::default())?,
+            seed,
+        )?),
         other => {
             return Err(StrategyError::UnknownStrategy {
                 name: other.to_owned(),

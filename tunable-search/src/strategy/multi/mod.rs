@@ -23,6 +23,7 @@ mod archive;
 mod frontier;
 mod nsga;
 mod random;
+mod ratio;
 mod scalar;
 
 pub use nsga::{Nsga, NsgaOptions};

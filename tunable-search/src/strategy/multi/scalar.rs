@@ -8,11 +8,8 @@
 //! found so far instead ([`front_neighbour`]): the scalarizations find where the front lies,
 //! the walk fills it in between them.
 //!
-//! A member is told the weighted geometric mean of the objectives' *ratios*: a positive
-//! objective's value over the first value told, a negative one's (a maximized objective,
-//! negated) first value over its value, so that smaller is better for both. The combination is
-//! positive and does not depend on the objectives' units, as a model of log-time expects; a
-//! value of the other sign than the first one told counts as that sign's extreme.
+//! A member is told the weighted geometric mean of the objectives' ratios (`ratio.rs`): positive
+//! and free of the objectives' units, as a model of log-time expects.
 //!
 //! Member `i` of `m` weighs two objectives `(1 - i / (m - 1), i / (m - 1))`: the first member
 //! minimizes the first objective and the last the second. With more objectives member `i`
@@ -21,6 +18,7 @@
 
 use super::archive::Archive;
 use super::frontier::front_neighbour;
+use super::ratio::ratio;
 use super::{MultiStrategy, MultiTrial};
 use crate::Space;
 use crate::strategy::ensemble::{build_members, member_specs, specs};
@@ -102,25 +100,6 @@ fn weights(i: usize, m: usize, k: usize) -> Vec<f64> {
     (0..k)
         .map(|j| 0.5 / k as f64 + if j == i % k { 0.5 } else { 0.0 })
         .collect()
-}
-
-/// The ratio of `v` to the objective's first value `scale` (see the [module docs](self)).
-fn ratio(v: f64, scale: f64) -> f64 {
-    const EXTREME: f64 = 1e100;
-    let r = if scale > 0.0 {
-        v / scale
-    } else if scale < 0.0 {
-        scale / v
-    } else {
-        v + 1.0
-    };
-    if r > 0.0 {
-        r.clamp(1.0 / EXTREME, EXTREME)
-    } else if (scale > 0.0) == (v <= 0.0) {
-        1.0 / EXTREME
-    } else {
-        EXTREME
-    }
 }
 
 impl Scalar {
@@ -262,16 +241,5 @@ mod tests {
         assert_eq!(weights(0, 1, 4), [0.25; 4]);
         let w = weights(4, 5, 3);
         assert!((w.iter().sum::<f64>() - 1.0).abs() < 1e-12 && w[1] > w[0]);
-    }
-
-    #[test]
-    fn ratios_make_smaller_better_for_either_sign() {
-        assert_eq!(ratio(2.0, 4.0), 0.5);
-        // A maximized objective, negated: -8 (8 GFLOPS/W) beats -4.
-        assert!(ratio(-8.0, -4.0) < ratio(-4.0, -4.0));
-        assert_eq!(ratio(-8.0, -4.0), 0.5);
-        // The other sign than the first value: that sign's extreme.
-        assert!(ratio(-1.0, 4.0) < ratio(1e-9, 4.0));
-        assert!(ratio(1.0, -4.0) > ratio(-1e-9, -4.0));
     }
 }

@@ -17,15 +17,19 @@
 //!   and crowding ([`Nsga`]);
 //! - `scalar`: single-objective strategies on fixed weightings of the objectives, and a walk
 //!   along the front ([`Scalar`]);
+//! - `ehvi`: expected hypervolume improvement over a Gaussian process per objective, two
+//!   objectives ([`Ehvi`]);
 //! - `auto`: the default, the strategy [`AUTO_MULTI`] names.
 
 mod archive;
+mod ehvi;
 mod frontier;
 mod nsga;
 mod random;
 mod ratio;
 mod scalar;
 
+pub use ehvi::{Ehvi, EhviOptions};
 pub use nsga::{Nsga, NsgaOptions};
 pub use random::MultiRandom;
 pub use scalar::{Scalar, ScalarOptions};
@@ -58,7 +62,7 @@ pub trait MultiStrategy: Send {
 }
 
 /// The names [`build_multi`] accepts.
-pub const MULTI_STRATEGY_NAMES: [&str; 4] = ["auto", "random", "nsga", "scalar"];
+pub const MULTI_STRATEGY_NAMES: [&str; 5] = ["auto", "random", "nsga", "scalar", "ehvi"];
 
 /// The strategy `auto` stands for, as a spec of [`build_multi`].
 pub const AUTO_MULTI: &str = "nsga";
@@ -110,6 +114,16 @@ pub fn build_multi(
             spec.apply(ScalarOptions::default())?,
             seed,
         )?),
+        "ehvi" => {
+            let opts = spec.apply(EhviOptions::default())?;
+            if objectives != 2 {
+                return Err(StrategyError::BadSpec {
+                    spec: spec.to_string(),
+                    reason: format!("ehvi searches two objectives, not {objectives}"),
+                });
+            }
+            Box::new(Ehvi::new(space, opts, seed))
+        }
         other => {
             return Err(StrategyError::UnknownStrategy {
                 name: other.to_owned(),

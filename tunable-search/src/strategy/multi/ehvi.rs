@@ -134,16 +134,19 @@ impl Ehvi {
         let reference = pareto::reference(&told)?;
         let front: Vec<[f64; 2]> = pareto::front(&told).into_iter().map(|i| told[i]).collect();
         let n = self.points.len();
-        let mut predictions = [vec![Prediction::default(); n], vec![Prediction::default(); n]];
+        let mut predictions = [
+            vec![Prediction::default(); n],
+            vec![Prediction::default(); n],
+        ];
         for (m, out) in self.models.iter().zip(predictions.iter_mut()) {
             m.predict_candidates(out);
         }
         let mut best: Option<(usize, f64)> = None;
-        for p in 0..n {
+        let [first, second] = &predictions;
+        for (p, (&a, &b)) in first.iter().zip(second).enumerate() {
             if self.archive.is_asked(p) {
                 continue;
             }
-            let (a, b) = (predictions[0][p], predictions[1][p]);
             let (sa, sb) = (a.std(), b.std());
             let gain: f64 = self
                 .draws

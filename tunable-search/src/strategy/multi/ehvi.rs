@@ -12,7 +12,7 @@
 //! marginal likelihood every `refit` results, and when no candidate is expected to improve the
 //! front the configuration asked is random.
 
-use super::archive::Archive;
+use super::archive::{Archive, fill};
 use super::ratio::ratio;
 use super::{MultiStrategy, MultiTrial};
 use crate::Space;
@@ -174,17 +174,18 @@ impl Ehvi {
 
 impl MultiStrategy for Ehvi {
     fn ask(&mut self, n: usize) -> Vec<usize> {
-        let mut out = Vec::with_capacity(n);
-        while out.len() < n {
-            let model = self.archive.points.len() >= self.opts.init;
-            let pick = if model { self.pick() } else { None };
-            let Some(p) = pick.or_else(|| self.archive.random_unasked()) else {
-                break;
-            };
-            self.archive.ask(p);
-            out.push(p);
-        }
-        out
+        fill(
+            self,
+            n,
+            |s| &mut s.archive,
+            |s| {
+                if s.archive.points.len() >= s.opts.init {
+                    s.pick()
+                } else {
+                    None
+                }
+            },
+        )
     }
 
     fn tell(&mut self, trials: &[MultiTrial]) {

@@ -22,12 +22,12 @@
 //! - `auto`: the default, the strategy [`AUTO_MULTI`] names.
 
 mod archive;
-mod ehvi;
+pub mod ehvi;
 mod frontier;
-mod nsga;
-mod random;
+pub mod nsga;
+pub mod random;
 mod ratio;
-mod scalar;
+pub mod scalar;
 
 pub use ehvi::{Ehvi, EhviOptions};
 pub use nsga::{Nsga, NsgaOptions};

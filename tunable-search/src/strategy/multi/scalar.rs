@@ -5,7 +5,7 @@
 //! with on-line landscape approximation for expensive multiobjective optimization problems")
 //! scalarizes with weights; here the weights are fixed per member, so that each member's
 //! landscape stays the same through the run. A share of the asks (`walk`) walks along the front
-//! found so far instead ([`front_neighbour`]): the scalarizations find where the front lies,
+//! found so far instead (`frontier.rs`): the scalarizations find where the front lies,
 //! the walk fills it in between them.
 //!
 //! A member is told the weighted geometric mean of the objectives' ratios (`ratio.rs`): positive

@@ -3,8 +3,8 @@
 //! The ask/tell state machine that drives the models, the candidate pipeline and the round
 //! modifiers (see the [module docs](super)). An ask takes, in order: the initial sample, a random
 //! configuration while no valid result is known, the current round's picks, a random pick
-//! (`tau`), a [fallback](super::fallback) pick while the predictive check distrusts the model or
-//! every other pick of a stalled search, and else a new acquisition round. A round restricts
+//! (`tau`), and else what [`Moves`] chooses: a local pick, or a new acquisition round over
+//! every candidate or over the neighbours of the best. A round restricts
 //! its candidates to a [coverage](super::coverage) or [polishing](super::polish) round's, scores
 //! them ([`candidates`](super::candidates)), inside the [trust region](super::TrustRegion)
 //! and the [trial scope](super::scope) where those apply, and queues each acquisition function's
@@ -13,9 +13,9 @@
 use super::candidates::{self, Buffers, RUNNERS_UP, Scored, Scoring};
 use super::clipping::Clipping;
 use super::coverage;
-use super::fallback::{self, Fallback, Known};
 use super::models::Models;
-use super::options::{AcquisitionChoice, BatchFill, BayesOptions, Exploration};
+use super::moves::{Move, Moves, SKILL};
+use super::options::{AcquisitionChoice, BatchFill, BayesOptions, Exploration, Transform};
 use super::polish;
 use super::pool::Pool;
 use super::results::Results;
@@ -26,7 +26,7 @@ use crate::Space;
 use crate::strategy::{Memo, Strategy, Trial};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 /// Bayesian optimization over a [`Space`] (see the [module docs](super)).
@@ -68,8 +68,18 @@ pub struct Bayes {
     /// Acquisition rounds started (for `polish` and `cover`).
     round_count: usize,
     buffers: Buffers,
-    /// Picks made while stalled (`stall`).
-    stalled_picks: usize,
+    /// Which kind of move picks ([`Moves`]).
+    moves: Moves,
+    /// The kind of the current round's picks.
+    round_kind: Move,
+    /// The kind of the last position `next_position` gave (`None`: the initial sample or a
+    /// random pick).
+    last_kind: Option<Move>,
+    /// The kind of move that picked each asked, untold position.
+    owner: HashMap<usize, Move>,
+    /// Whether the run minimizes negative values (a maximized metric, negated): decided by the
+    /// first valid value.
+    negative: Option<bool>,
 }
 
 impl std::fmt::Debug for Bayes {
@@ -136,13 +146,12 @@ impl Bayes {
             clipping: Clipping::default(),
             round_count: 0,
             buffers: Buffers::default(),
-            stalled_picks: 0,
+            moves: Moves::default(),
+            round_kind: Move::Model,
+            last_kind: None,
+            owner: HashMap::new(),
+            negative: None,
         }
-    }
-
-    /// Picks given to the predictive check's fallback so far (`guard`): for reports and tests.
-    pub fn fallback_picks(&self) -> usize {
-        self.models.guard.as_ref().map_or(0, |g| g.fallbacks())
     }
 
     /// Whether the model that picks now sees alignment coordinates (`align`, or `dual` once the
@@ -159,6 +168,7 @@ impl Bayes {
     }
 
     fn next_position(&mut self) -> Option<usize> {
+        self.last_kind = None;
         if self.memo.exhausted() {
             return None;
         }
@@ -179,6 +189,7 @@ impl Bayes {
             return self.memo.random_unasked(&mut self.rng);
         }
         if let Some(p) = self.queue.pop_front() {
+            self.last_kind = Some(self.round_kind);
             return Some(p);
         }
         self.bo_started = true;
@@ -187,36 +198,54 @@ impl Bayes {
         if tau < 1.0 && self.rng.random::<f64>() >= tau {
             return self.memo.random_unasked(&mut self.rng);
         }
-        // The predictive check: a model that does not predict does not pick.
-        if let Some(guard) = &mut self.models.guard
-            && self.options.guard > 0.0
-            && guard.distrusts(self.options.guard)
-        {
-            let kind = guard.next_fallback(self.options.fallback);
-            return self.fallback_pick(kind);
+        let guard = &self.models.guard;
+        let polish_due = polish::due(self.options.polish, self.round_count + 1);
+        let kind = self
+            .moves
+            .next(guard.judged(), !guard.distrusts(SKILL), polish_due);
+        self.last_kind = Some(kind);
+        if kind == Move::Local {
+            return polish::random_neighbour(
+                &self.space,
+                &self.results.ranked(),
+                &self.memo,
+                &mut self.rng,
+            )
+            .or_else(|| self.memo.random_unasked(&mut self.rng));
         }
-        // A stalled search: every other pick goes to the fallback.
-        let stall = self.options.stall;
-        if stall > 0 && self.results.since_best >= stall {
-            self.stalled_picks += 1;
-            if self.stalled_picks % 2 == 1 {
-                return self.fallback_pick(self.options.fallback);
-            }
-        }
+        self.round_kind = kind;
         self.new_round();
         self.queue
             .pop_front()
             .or_else(|| self.memo.random_unasked(&mut self.rng))
     }
 
-    fn fallback_pick(&mut self, kind: Fallback) -> Option<usize> {
-        let known = Known {
-            space: &self.space,
-            memo: &self.memo,
-            asked_rows: &self.asked_rows,
-            results: &self.results,
-        };
-        fallback::pick(kind, &known, &mut self.rng)
+    /// The value the strategy minimizes for a measured `v`: `v` itself, except under the `log`
+    /// transform in a run whose first valid value is negative (a maximized metric reaches the
+    /// strategies negated): then `1 / -v`, positive and in the same order, so that the
+    /// logarithm applies; a value of the other sign there counts as twice the worst told.
+    fn cost(&mut self, v: f64) -> f64 {
+        if self.options.transform != Transform::Log {
+            return v;
+        }
+        if !*self.negative.get_or_insert(v < 0.0) {
+            return v;
+        }
+        if v < 0.0 {
+            (1.0 / -v).min(f64::MAX)
+        } else {
+            2.0 * self
+                .results
+                .values
+                .iter()
+                .copied()
+                .fold(f64::MIN_POSITIVE, f64::max)
+        }
+    }
+
+    /// Picks given to local moves so far (`moves`): for reports and tests.
+    pub fn local_picks(&self) -> usize {
+        self.moves.local_picks()
     }
 
     /// Whether the next ask waits for results (see the `ramp` option): the initial sample is
@@ -243,26 +272,27 @@ impl Bayes {
         }
     }
 
-    /// The candidates a coverage or polishing round restricts itself to, ascending; `None` in
-    /// other rounds (and when the round has none left).
+    /// The candidates a polishing round ([`Move::Ranked`]) or a coverage round restricts itself
+    /// to, ascending; `None` in other rounds (and when the round has none left).
     fn restriction(&mut self) -> Option<Vec<usize>> {
-        let round = self.round_count;
-        let covered = if coverage::due(self.options.cover, round) {
-            coverage::candidates(
+        if self.round_kind == Move::Ranked {
+            return Some(polish::candidates(
                 &self.space,
-                self.models.surrogate.candidates(),
-                &self.asked_rows,
+                &self.results.ranked(),
                 &self.memo,
-                &mut self.rng,
-            )
-        } else {
-            None
-        };
-        covered.or_else(|| {
-            polish::due(self.options.polish, round)
-                .then(|| polish::candidates(&self.space, &self.results.ranked(), &self.memo))
-                .filter(|n| !n.is_empty())
-        })
+            ))
+            .filter(|n| !n.is_empty());
+        }
+        if !coverage::due(self.options.cover, self.round_count) {
+            return None;
+        }
+        coverage::candidates(
+            &self.space,
+            self.models.surrogate.candidates(),
+            &self.asked_rows,
+            &self.memo,
+            &mut self.rng,
+        )
     }
 
     /// The exploration factor of a round whose unvisited candidates have a mean posterior
@@ -355,7 +385,7 @@ impl Bayes {
             (Some(_), None, Some((b, _))) => Some(self.models.points.row(b).to_vec()),
             _ => None,
         };
-        let on_trial = self.models.guard.as_ref().is_none_or(|g| !g.judged());
+        let on_trial = !self.models.guard.judged();
         let scope = Scope::new(
             self.options.trial_scope,
             on_trial,
@@ -463,6 +493,9 @@ impl Strategy for Bayes {
                 break;
             };
             if self.memo.mark_asked(p) {
+                if let Some(kind) = self.last_kind {
+                    self.owner.insert(p, kind);
+                }
                 self.asked_rows.push(p);
                 self.pending.push(p);
                 out.push(p);
@@ -507,7 +540,20 @@ impl Strategy for Bayes {
             if let Some(i) = self.pending.iter().position(|&p| p == t.position) {
                 self.pending.remove(i);
             }
-            let value = t.outcome.value().filter(|v| v.is_finite());
+            let value = t
+                .outcome
+                .value()
+                .filter(|v| v.is_finite())
+                .map(|v| self.cost(v))
+                .filter(|v| v.is_finite());
+            if let Some(kind) = self.owner.remove(&t.position) {
+                let transform = self.options.transform;
+                let gain = match (value, self.results.best) {
+                    (Some(v), Some((_, b))) => (transform.apply(b) - transform.apply(v)).max(0.0),
+                    _ => 0.0,
+                };
+                self.moves.record(kind, gain);
+            }
             if let Some(trust) = &mut self.trust
                 && self.bo_started
             {

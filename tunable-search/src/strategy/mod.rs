@@ -130,7 +130,7 @@ pub use search::Search;
 pub use spec::{StrategyError, StrategySpec};
 
 use crate::Space;
-use crate::bayes::{Bayes, BayesOptions, Fallback};
+use crate::bayes::{Bayes, BayesOptions, Design};
 use std::sync::Arc;
 
 /// The options of `bayes` that `auto` sets: one field per option, named as the option (and
@@ -139,19 +139,16 @@ use std::sync::Arc;
 /// figures) is in `docs/notes/choosing-auto.md`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AutoPreset {
+    /// `design`: the initial sample. `proportional` spreads it over every parameter in
+    /// proportion to the valid configurations that have each value, its first pick uniform, so
+    /// that each of its evaluations is at least as good as a uniformly random one on any space;
+    /// an equal-width design over-samples the rare extreme values a constraint leaves.
+    pub design: Design,
     /// `dual`: a second model, whose points also have alignment coordinates of this weight, is
     /// told every result, and whichever of the two predicts better picks. A smooth model over
     /// value indices reads an effect periodic in a parameter's value (a block size fast at
     /// multiples of the warp size, a tile at powers of two) as noise; the second model sees it.
     pub dual: f64,
-    /// `guard`: while the picking model's mean concordance over its last results is below this
-    /// (a coin scores 0.5), its picks go to the `fallback`: a model that does not predict does
-    /// not pick, and random search's guarantee holds on landscapes it cannot represent.
-    pub guard: f64,
-    /// `stall`: once this many valid results in a row have not improved the best, every other
-    /// pick goes to the `fallback` until one does. On plateaus and needles a model can predict
-    /// well and still propose configurations that improve nothing.
-    pub stall: usize,
     /// `trial_scope`: until the predictive check has judged the picking model, it picks its best
     /// of about this many random unvisited configurations. A model fitted to five points sends
     /// its picks where it knows least, the corners of the space; on landscapes where random
@@ -178,11 +175,6 @@ pub struct AutoPreset {
     /// their one-dimensional kernel, so that a parameter of many values (a block size) keeps its
     /// share of that part instead of none.
     pub overlap_rest: bool,
-    /// `fallback`: the picks the check or a stall hands over are far ones: of a few random
-    /// unasked configurations, the one whose nearest asked configuration differs from it in the
-    /// most parameters, so that a stalled search's random picks do not land beside the
-    /// configurations already asked.
-    pub fallback: Fallback,
     /// `clip`: for the first `clip_until` evaluations the models see every result capped at the
     /// higher of this quantile of the results told and `clip_ratio` times the best, so that the
     /// slow bulk's trends cannot lead a young model away from the fast few.
@@ -199,16 +191,14 @@ impl AutoPreset {
     /// The options of `bayes` the preset stands for: its fields, and the defaults elsewhere.
     pub fn options(&self) -> BayesOptions {
         BayesOptions {
+            design: self.design,
             dual: self.dual,
-            guard: self.guard,
-            stall: self.stall,
             trial_scope: self.trial_scope,
             cover: self.cover,
             overlap: self.overlap,
             overlap_levels: self.overlap_levels,
             early: self.early,
             overlap_rest: self.overlap_rest,
-            fallback: self.fallback,
             clip: self.clip,
             clip_ratio: self.clip_ratio,
             clip_until: self.clip_until,
@@ -233,24 +223,21 @@ impl AutoPreset {
 /// ```
 /// use tunable_search::bayes::BayesOptions;
 /// use tunable_search::strategy::{AUTO, StrategySpec};
-/// let spec: StrategySpec = "bayes:dual=1:guard=0.55:stall=60:trial_scope=64:cover=2:\
-///     overlap=0.3:overlap_levels=6:early=25:overlap_rest=1:fallback=far:clip=0.5:\
-///     clip_ratio=1.5:clip_until=25"
+/// let spec: StrategySpec = "bayes:design=proportional:dual=1:trial_scope=64:cover=2:overlap=0.3:\
+///     overlap_levels=6:early=25:overlap_rest=1:clip=0.5:clip_ratio=1.5:clip_until=25"
 ///     .parse()
 ///     .unwrap();
 /// assert_eq!(spec.apply(BayesOptions::default()).unwrap(), AUTO.options());
 /// ```
 pub const AUTO: AutoPreset = AutoPreset {
+    design: Design::Proportional,
     dual: 1.0,
-    guard: 0.55,
-    stall: 60,
     trial_scope: 64,
     cover: 2,
     overlap: 0.3,
     overlap_levels: 6,
     early: 25,
     overlap_rest: true,
-    fallback: Fallback::Far,
     clip: 0.5,
     clip_ratio: 1.5,
     clip_until: 25,

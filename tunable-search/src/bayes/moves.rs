@@ -9,13 +9,11 @@
 //!   predictions with the results measured next, a rank correlation over the last results;
 //! - each kind's *gain per evaluation*: the improvement of the best target (the logarithm of
 //!   the run time by default) its picks brought, failures and non-improving picks counting 0,
-//!   averaged over the kind's own recent picks with weights that fade by [`DECAY`] per pick.
+//!   averaged over the kind's own last [`WINDOW`] picks.
 //!
 //! [`Moves::next`] applies the rule:
-//! 1. until the check has judged the model: the model's first pick, one local move, and then
-//!    whichever kind has gained more per evaluation (the model on ties; a young model's picks
-//!    are scoped, see `scope.rs`), so that a landscape on which local steps pay is found out
-//!    within a few evaluations of the initial sample;
+//! 1. until the check has judged the model, the model picks (a young model's picks are scoped,
+//!    see `scope.rs`);
 //! 2. while the model does not predict (skill below [`SKILL`]; a coin scores 0.5), local moves
 //!    pick, among the neighbours at random: a model that does not predict neither picks nor
 //!    ranks;
@@ -72,7 +70,6 @@ impl Gain {
 /// [module docs](self)).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Moves {
-    picks: usize,
     model: Gain,
     local: Gain,
     local_picks: usize,
@@ -92,15 +89,8 @@ impl Moves {
     /// `predicts` (skill at least [`SKILL`]), and whether the round is a polishing one
     /// (`polish_due`).
     pub fn next(&mut self, judged: bool, predicts: bool, polish_due: bool) -> Move {
-        self.picks += 1;
         let kind = if !judged {
-            // The model's first pick, then one local move, then whichever has gained more.
-            let tried = self.picks >= 2 && self.local.rate().is_none();
-            if tried || self.local_leads() {
-                Move::Local
-            } else {
-                Move::Model
-            }
+            Move::Model
         } else if !predicts {
             Move::Local
         } else if polish_due || self.local_leads() {
@@ -154,7 +144,7 @@ mod tests {
             Move::Model,
             "the model gains more"
         );
-        assert_eq!(m.local_picks(), 4);
+        assert_eq!(m.local_picks(), 3);
     }
 
     #[test]

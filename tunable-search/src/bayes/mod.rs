@@ -46,8 +46,8 @@
 //!   ramp)` configurations are outstanding (`ramp`, default 2; `valid` = valid results told):
 //!   a batch asked of a model fitted to five results would be eight guesses it cannot tell
 //!   apart.
-//! - **Polishing** (`polish.rs`). Every `polish`-th (5th) round, and whenever local moves lead
-//!   (see Moves), only the unvisited Hamming neighbours of the best configuration found (of the next best once those are all visited)
+//! - **Polishing** (`polish.rs`). Every `polish`-th (5th) round only the unvisited Hamming
+//!   neighbours of the best configuration found (of the next best once those are all visited)
 //!   compete for the acquisition's choice. The GP is smooth at the scale of the whole space and
 //!   cannot resolve the last fraction of a percent between neighbouring configurations; local
 //!   search can, and the model still picks which neighbour to try.
@@ -67,15 +67,14 @@
 //! - **Two models** (optional, `dual=W`; `challenger.rs`): a second model with alignment
 //!   coordinates of weight `W` is told every result; the one that predicts better (below)
 //!   picks. Where alignment does not matter the first model keeps the picks.
-//! - **Moves** (`moves.rs`): once the initial sample is told, each pick goes to the model (an
-//!   acquisition round), to a polishing round (the model ranks the neighbours of the best) or to
-//!   a random neighbour of the best, by two measurements of the run's own: the model's
-//!   predictive check ([`Guard`]: before each result is told, the share of the results already
-//!   known that the prediction puts on the right side, averaged over the last `guard_window`
-//!   (10) results; 0.5 is a coin) and each kind's gain per evaluation (the improvement of the
-//!   best target over its last picks). A model that does not predict neither picks nor ranks;
-//!   local moves take a pick every `polish`-th round and whenever they have gained more than
-//!   the model's picks ([`Moves`]).
+//! - **The predictive check** (optional, `guard=C`): before each result is told, the model's
+//!   prediction for it is compared with the results already known ([`Guard`]: the share put on
+//!   the right side; 0.5 is a coin). While the mean over the last `guard_window` (10) results is
+//!   below `C`, the picks go to a `fallback` that needs no model ([`Fallback`]: random
+//!   configurations by default), whose results are checked too.
+//! - **Stalls** (optional, `stall=K`): once `K` valid results in a row have not improved the
+//!   best, every other pick goes to the `fallback` until one does. On plateaus (wide regions of
+//!   equal time) a model that predicts the plateau well can keep proposing configurations on it.
 //! - **Trial scope** (optional, `trial_scope=M`; `scope.rs`): until the predictive check has
 //!   judged the picking model, a round scores only a random share of about `M` unvisited
 //!   candidates, so that a young model's picks are its best of `M` random configurations, not
@@ -162,7 +161,9 @@ mod clipping;
 pub mod cluster;
 mod covariance;
 mod coverage;
-pub mod feasibility;
+pub mod elite;
+mod fallback;
+mod feasibility;
 mod features;
 mod gp;
 mod guard;
@@ -172,7 +173,6 @@ mod knn;
 mod levels;
 pub mod likelihood;
 mod models;
-mod moves;
 mod options;
 mod points;
 mod polish;
@@ -193,6 +193,7 @@ pub use cgp::{ClusterOptions, ClusteredGp};
 pub use challenger::DUAL_MARGIN;
 pub use cluster::ClusterCount;
 pub use covariance::{Covariance, CovarianceKind, sq_dist};
+pub use fallback::Fallback;
 pub use feasibility::Feasibility;
 pub use features::{alignment_columns, with_alignment};
 pub use gp::{Gp, exact_posterior};
@@ -201,7 +202,6 @@ pub use hyperparameters::GpParams;
 pub use init::{Design, MAXIMIN_DESIGNS, STRATIFIED_DESIGNS};
 pub use knn::Neighbours;
 pub use levels::{MAX_LEVELS, MIN_LEVELS, level_params, with_levels};
-pub use moves::{Move, Moves};
 pub use options::{
     AcquisitionChoice, BatchFill, BayesOptions, Exploration, SurrogateChoice, Transform,
 };

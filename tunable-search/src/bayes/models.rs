@@ -1,7 +1,7 @@
 //! # The models
 //!
 //! What a `bayes` strategy learns from the results: the surrogate that picks, with its points
-//! and its predictive check ([`Guard`]), the second model of `dual`
+//! and its predictive check ([`Guard`], with `guard > 0` or `dual`), the second model of `dual`
 //! ([`Challenger`]) and the feasibility model. They are built from the options here and
 //! told the same results; the strategy decides when.
 
@@ -22,7 +22,7 @@ pub(super) struct Models {
     /// Its coordinates.
     pub points: Arc<Points>,
     /// Its predictive check.
-    pub guard: Guard,
+    pub guard: Option<Guard>,
     /// The other model (`dual`). Whichever of the two predicts better is `surrogate`.
     pub challenger: Option<Challenger>,
     /// The probability of validity (`feasibility`).
@@ -100,7 +100,8 @@ impl Models {
         let feasibility = options
             .feasibility
             .then(|| Feasibility::new(params, Arc::clone(&points), candidates));
-        let guard = Guard::new(options.guard_window);
+        let guard =
+            (options.guard > 0.0 || challenger.is_some()).then(|| Guard::new(options.guard_window));
         Models {
             surrogate: model,
             points,
@@ -115,9 +116,10 @@ impl Models {
     /// Tells both models a valid result: target `y` at `row`. With `check`, each model's
     /// predictive check first compares its prediction with `earlier` (the targets told before).
     pub fn observe(&mut self, row: usize, y: f64, earlier: &[f64], check: bool) {
-        if check {
-            let predicted = self.surrogate.predict(row).mean;
-            self.guard.record(predicted, y, earlier);
+        if let Some(guard) = &mut self.guard
+            && check
+        {
+            guard.record(self.surrogate.predict(row).mean, y, earlier);
         }
         self.surrogate.observe(row, y);
         if let Some(challenger) = &mut self.challenger {
@@ -155,7 +157,7 @@ impl Models {
     /// Makes the better predicting of the two models the one that picks
     /// ([`Challenger::takes_over`]). Both have no fantasies when this runs (at the end of a tell).
     pub fn choose(&mut self) {
-        let (first, Some(challenger)) = (&mut self.guard, &mut self.challenger) else {
+        let (Some(first), Some(challenger)) = (&mut self.guard, &mut self.challenger) else {
             return;
         };
         if challenger.takes_over(first) {

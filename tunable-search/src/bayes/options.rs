@@ -5,7 +5,7 @@
 //! `strategy/options.rs`); how the defaults were chosen is in the [module docs](super).
 
 use super::{
-    Acquisition, ClusterCount, ClusterOptions, CovarianceKind, Design, PortfolioKind,
+    Acquisition, ClusterCount, ClusterOptions, CovarianceKind, Design, Fallback, PortfolioKind,
     PortfolioOptions,
 };
 use crate::strategy::options::{at_least, boolean, checked, choice, declare_options, probability};
@@ -222,6 +222,11 @@ declare_options! {
         /// (at least one when none is outstanding). 0 turns it off. Asking one at a time and
         /// telling each result before the next ask is unaffected.
         ramp: usize = 2, "ramp" => at_least(0);
+        /// The predictive check ([`Guard`](super::Guard)): while the mean concordance of the
+        /// model's predictions with the last `guard_window` results is below this, picks go to
+        /// the `fallback`; in `[0, 1)`, 0 turns the check off.
+        guard: f64 = 0.0,
+            "guard" => checked("a number in [0, 1)", |x: &f64| (0.0..1.0).contains(x));
         /// The weight of the alignment coordinates ([`with_alignment`](super::with_alignment)):
         /// integer parameters not ordered by alignment get one more coordinate, their trailing
         /// zero bits, scaled to `[0, align]`; 0 turns them off.
@@ -235,13 +240,17 @@ declare_options! {
         /// picks instead of the first while its predictive check ([`Guard`](super::Guard)) is
         /// better by a margin. 0 (or `align > 0`, or a trust region) turns it off.
         dual: f64 = 0.0, "dual" => non_negative;
+        /// If `K > 0`, once `K` valid results in a row have not improved the best, every other
+        /// pick goes to the `fallback` until one does; 0 turns it off.
+        stall: usize = 0, "stall" => at_least(0);
         /// If `M > 0`, until the picking model's predictive check has judged it (half its
         /// window of results), an acquisition round scores only a uniformly random subset of
         /// about `M` unvisited candidates: the pick is the young model's best of `M` random
-        /// configurations, never one of the corners an unfitted model's variance points at. 0
-        /// scores every candidate.
+        /// configurations, a random pick if the model does not predict, never one of the
+        /// corners an unfitted model's variance points at. Without a predictive check (neither
+        /// `guard` nor `dual`) every round is scoped. 0 scores every candidate.
         trial_scope: usize = 0, "trial_scope" => at_least(0);
-        /// The results the predictive check ([`Guard`](super::Guard)) averages over, at least 2.
+        /// The results the predictive check averages over, at least 2.
         guard_window: usize = 10, "guard_window" => at_least(2);
         /// If `K > 0`, every `K`-th acquisition round, while some value of a parameter of at most
         /// 8 values has not been asked, only considers the configurations with such a value (one
@@ -263,6 +272,16 @@ declare_options! {
         /// If `N > 0`, `clip` and `clip_ratio` hold for the first `N` evaluations only; the
         /// models then see every target uncapped. 0: throughout.
         clip_until: usize = 0, "clip_until" => at_least(0);
+        /// What picks while the model does not predict: `random`, `local` (a neighbour of the
+        /// best found), `mixed` (the two in turn), `elite` (a child of the best results) or
+        /// `far` (of a few random configurations, the one farthest from those asked).
+        fallback: Fallback = Fallback::Random, "fallback" => choice(&[
+            ("random", Fallback::Random),
+            ("local", Fallback::Local),
+            ("mixed", Fallback::Mixed),
+            ("elite", Fallback::Elite),
+            ("far", Fallback::Far),
+        ]);
     }
     more keys {
         /// the clustered GP's number of clusters: an integer >= 1, or `auto` (1 to 3 by BIC);

@@ -4,13 +4,12 @@
 //! changed) of the best configuration found compete for the acquisition's choice, of the next
 //! best once those are all visited. The model is smooth at the scale of the whole space and
 //! cannot resolve the last fraction of a percent between neighbouring configurations; a local
-//! search can, and the model still picks which neighbour to try. A local move that the model
-//! does not rank ([`Move::Local`](super::Move::Local)) draws from the same neighbours at random.
+//! search can, and the model still picks which neighbour to try. The `local` and `mixed`
+//! fallbacks draw from the same neighbours.
 
 use crate::Space;
 use crate::space::Neighbourhood;
 use crate::strategy::Memo;
-use rand::{Rng, RngExt};
 
 /// Whether round `round` (counted from 1) polishes, with `polish` (0: never).
 pub(super) fn due(polish: usize, round: usize) -> bool {
@@ -29,15 +28,4 @@ pub(super) fn candidates(space: &Space, ranked: &[(f64, usize)], memo: &Memo) ->
         })
         .find(|n| !n.is_empty())
         .unwrap_or_default()
-}
-
-/// A random one of [`candidates`]; `None` when there are none.
-pub(super) fn random_neighbour<R: Rng + ?Sized>(
-    space: &Space,
-    ranked: &[(f64, usize)],
-    memo: &Memo,
-    rng: &mut R,
-) -> Option<usize> {
-    let near = candidates(space, ranked, memo);
-    (!near.is_empty()).then(|| near[rng.random_range(0..near.len())])
 }

@@ -3,8 +3,8 @@
 //! The ask/tell state machine that drives the models, the candidate pipeline and the round
 //! modifiers (see the [module docs](super)). An ask takes, in order: the initial sample, a random
 //! configuration while no valid result is known, the current round's picks, a random pick
-//! (`tau`), and else what [`Moves`] chooses: a local pick, or a new acquisition round over
-//! every candidate or over the neighbours of the best. A round restricts
+//! (`tau`), a [fallback](super::fallback) pick while the predictive check distrusts the model or
+//! every other pick of a stalled search, and else a new acquisition round. A round restricts
 //! its candidates to a [coverage](super::coverage) or [polishing](super::polish) round's, scores
 //! them ([`candidates`](super::candidates)), inside the [trust region](super::TrustRegion)
 //! and the [trial scope](super::scope) where those apply, and queues each acquisition function's
@@ -13,8 +13,8 @@
 use super::candidates::{self, Buffers, RUNNERS_UP, Scored, Scoring};
 use super::clipping::Clipping;
 use super::coverage;
+use super::fallback::{self, Fallback, Known};
 use super::models::Models;
-use super::moves::{Move, Moves, SKILL};
 use super::options::{AcquisitionChoice, BatchFill, BayesOptions, Exploration, Transform};
 use super::polish;
 use super::pool::Pool;
@@ -26,7 +26,7 @@ use crate::Space;
 use crate::strategy::{Memo, Strategy, Trial};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// Bayesian optimization over a [`Space`] (see the [module docs](super)).
@@ -68,15 +68,8 @@ pub struct Bayes {
     /// Acquisition rounds started (for `polish` and `cover`).
     round_count: usize,
     buffers: Buffers,
-    /// Which kind of move picks ([`Moves`]).
-    moves: Moves,
-    /// The kind of the current round's picks.
-    round_kind: Move,
-    /// The kind of the last position `next_position` gave (`None`: the initial sample or a
-    /// random pick).
-    last_kind: Option<Move>,
-    /// The kind of move that picked each asked, untold position.
-    owner: HashMap<usize, Move>,
+    /// Picks made while stalled (`stall`).
+    stalled_picks: usize,
     /// Whether the run minimizes negative values (a maximized metric, negated): decided by the
     /// first valid value.
     negative: Option<bool>,
@@ -146,12 +139,14 @@ impl Bayes {
             clipping: Clipping::default(),
             round_count: 0,
             buffers: Buffers::default(),
-            moves: Moves::default(),
-            round_kind: Move::Model,
-            last_kind: None,
-            owner: HashMap::new(),
+            stalled_picks: 0,
             negative: None,
         }
+    }
+
+    /// Picks given to the predictive check's fallback so far (`guard`): for reports and tests.
+    pub fn fallback_picks(&self) -> usize {
+        self.models.guard.as_ref().map_or(0, |g| g.fallbacks())
     }
 
     /// Whether the model that picks now sees alignment coordinates (`align`, or `dual` once the
@@ -168,7 +163,6 @@ impl Bayes {
     }
 
     fn next_position(&mut self) -> Option<usize> {
-        self.last_kind = None;
         if self.memo.exhausted() {
             return None;
         }
@@ -189,7 +183,6 @@ impl Bayes {
             return self.memo.random_unasked(&mut self.rng);
         }
         if let Some(p) = self.queue.pop_front() {
-            self.last_kind = Some(self.round_kind);
             return Some(p);
         }
         self.bo_started = true;
@@ -198,22 +191,22 @@ impl Bayes {
         if tau < 1.0 && self.rng.random::<f64>() >= tau {
             return self.memo.random_unasked(&mut self.rng);
         }
-        let guard = &self.models.guard;
-        let polish_due = polish::due(self.options.polish, self.round_count + 1);
-        let kind = self
-            .moves
-            .next(guard.judged(), !guard.distrusts(SKILL), polish_due);
-        self.last_kind = Some(kind);
-        if kind == Move::Local {
-            return polish::random_neighbour(
-                &self.space,
-                &self.results.ranked(),
-                &self.memo,
-                &mut self.rng,
-            )
-            .or_else(|| self.memo.random_unasked(&mut self.rng));
+        // The predictive check: a model that does not predict does not pick.
+        if let Some(guard) = &mut self.models.guard
+            && self.options.guard > 0.0
+            && guard.distrusts(self.options.guard)
+        {
+            let kind = guard.next_fallback(self.options.fallback);
+            return self.fallback_pick(kind);
         }
-        self.round_kind = kind;
+        // A stalled search: every other pick goes to the fallback.
+        let stall = self.options.stall;
+        if stall > 0 && self.results.since_best >= stall {
+            self.stalled_picks += 1;
+            if self.stalled_picks % 2 == 1 {
+                return self.fallback_pick(self.options.fallback);
+            }
+        }
         self.new_round();
         self.queue
             .pop_front()
@@ -243,9 +236,14 @@ impl Bayes {
         }
     }
 
-    /// Picks given to local moves so far (`moves`): for reports and tests.
-    pub fn local_picks(&self) -> usize {
-        self.moves.local_picks()
+    fn fallback_pick(&mut self, kind: Fallback) -> Option<usize> {
+        let known = Known {
+            space: &self.space,
+            memo: &self.memo,
+            asked_rows: &self.asked_rows,
+            results: &self.results,
+        };
+        fallback::pick(kind, &known, &mut self.rng)
     }
 
     /// Whether the next ask waits for results (see the `ramp` option): the initial sample is
@@ -272,27 +270,26 @@ impl Bayes {
         }
     }
 
-    /// The candidates a polishing round ([`Move::Ranked`]) or a coverage round restricts itself
-    /// to, ascending; `None` in other rounds (and when the round has none left).
+    /// The candidates a coverage or polishing round restricts itself to, ascending; `None` in
+    /// other rounds (and when the round has none left).
     fn restriction(&mut self) -> Option<Vec<usize>> {
-        if self.round_kind == Move::Ranked {
-            return Some(polish::candidates(
+        let round = self.round_count;
+        let covered = if coverage::due(self.options.cover, round) {
+            coverage::candidates(
                 &self.space,
-                &self.results.ranked(),
+                self.models.surrogate.candidates(),
+                &self.asked_rows,
                 &self.memo,
-            ))
-            .filter(|n| !n.is_empty());
-        }
-        if !coverage::due(self.options.cover, self.round_count) {
-            return None;
-        }
-        coverage::candidates(
-            &self.space,
-            self.models.surrogate.candidates(),
-            &self.asked_rows,
-            &self.memo,
-            &mut self.rng,
-        )
+                &mut self.rng,
+            )
+        } else {
+            None
+        };
+        covered.or_else(|| {
+            polish::due(self.options.polish, round)
+                .then(|| polish::candidates(&self.space, &self.results.ranked(), &self.memo))
+                .filter(|n| !n.is_empty())
+        })
     }
 
     /// The exploration factor of a round whose unvisited candidates have a mean posterior
@@ -385,7 +382,7 @@ impl Bayes {
             (Some(_), None, Some((b, _))) => Some(self.models.points.row(b).to_vec()),
             _ => None,
         };
-        let on_trial = !self.models.guard.judged();
+        let on_trial = self.models.guard.as_ref().is_none_or(|g| !g.judged());
         let scope = Scope::new(
             self.options.trial_scope,
             on_trial,
@@ -493,9 +490,6 @@ impl Strategy for Bayes {
                 break;
             };
             if self.memo.mark_asked(p) {
-                if let Some(kind) = self.last_kind {
-                    self.owner.insert(p, kind);
-                }
                 self.asked_rows.push(p);
                 self.pending.push(p);
                 out.push(p);
@@ -546,14 +540,6 @@ impl Strategy for Bayes {
                 .filter(|v| v.is_finite())
                 .map(|v| self.cost(v))
                 .filter(|v| v.is_finite());
-            if let Some(kind) = self.owner.remove(&t.position) {
-                let transform = self.options.transform;
-                let gain = match (value, self.results.best) {
-                    (Some(v), Some((_, b))) => (transform.apply(b) - transform.apply(v)).max(0.0),
-                    _ => 0.0,
-                };
-                self.moves.record(kind, gain);
-            }
             if let Some(trust) = &mut self.trust
                 && self.bo_started
             {

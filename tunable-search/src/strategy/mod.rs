@@ -130,7 +130,7 @@ pub use search::Search;
 pub use spec::{StrategyError, StrategySpec};
 
 use crate::Space;
-use crate::bayes::{Bayes, BayesOptions};
+use crate::bayes::{Bayes, BayesOptions, Fallback};
 use std::sync::Arc;
 
 /// The options of `bayes` that `auto` sets: one field per option, named as the option (and
@@ -144,6 +144,14 @@ pub struct AutoPreset {
     /// value indices reads an effect periodic in a parameter's value (a block size fast at
     /// multiples of the warp size, a tile at powers of two) as noise; the second model sees it.
     pub dual: f64,
+    /// `guard`: while the picking model's mean concordance over its last results is below this
+    /// (a coin scores 0.5), its picks go to the `fallback`: a model that does not predict does
+    /// not pick, and random search's guarantee holds on landscapes it cannot represent.
+    pub guard: f64,
+    /// `stall`: once this many valid results in a row have not improved the best, every other
+    /// pick goes to the `fallback` until one does. On plateaus and needles a model can predict
+    /// well and still propose configurations that improve nothing.
+    pub stall: usize,
     /// `trial_scope`: until the predictive check has judged the picking model, it picks its best
     /// of about this many random unvisited configurations. A model fitted to five points sends
     /// its picks where it knows least, the corners of the space; on landscapes where random
@@ -170,6 +178,11 @@ pub struct AutoPreset {
     /// their one-dimensional kernel, so that a parameter of many values (a block size) keeps its
     /// share of that part instead of none.
     pub overlap_rest: bool,
+    /// `fallback`: the picks the check or a stall hands over are far ones: of a few random
+    /// unasked configurations, the one whose nearest asked configuration differs from it in the
+    /// most parameters, so that a stalled search's random picks do not land beside the
+    /// configurations already asked.
+    pub fallback: Fallback,
     /// `clip`: for the first `clip_until` evaluations the models see every result capped at the
     /// higher of this quantile of the results told and `clip_ratio` times the best, so that the
     /// slow bulk's trends cannot lead a young model away from the fast few.
@@ -187,12 +200,15 @@ impl AutoPreset {
     pub fn options(&self) -> BayesOptions {
         BayesOptions {
             dual: self.dual,
+            guard: self.guard,
+            stall: self.stall,
             trial_scope: self.trial_scope,
             cover: self.cover,
             overlap: self.overlap,
             overlap_levels: self.overlap_levels,
             early: self.early,
             overlap_rest: self.overlap_rest,
+            fallback: self.fallback,
             clip: self.clip,
             clip_ratio: self.clip_ratio,
             clip_until: self.clip_until,
@@ -204,18 +220,12 @@ impl AutoPreset {
 /// The strategy `auto` (the default of `#[tunable]`) stands for: Bayesian optimization
 /// ([`Bayes`]) with `bayes`'s defaults (a stratified random initial sample of five, expected
 /// improvement on a Gaussian process of the logarithm of the run time, polishing rounds, a
-/// feasibility model, and the [moves](crate::bayes::Moves) that hand picks to local steps
-/// while the model does not predict or local steps earn more per evaluation) and the
-/// safeguards of [`AutoPreset`], for kernels whose landscape is unlike anything it was chosen
-/// on.
+/// feasibility model) and the safeguards of [`AutoPreset`], for kernels whose landscape is
+/// unlike anything it was chosen on.
 ///
-/// The rules it is chosen by: candidates run on the shared Kernel Tuner caches and the
-/// generated stress landscapes of [`crate::sim::stress`] (35 runs, seed 1, budget 220), scored
-/// by the methodology's cut-off score and the anytime scores at 10, 25, 50, 100 and 220
-/// evaluations, and selected by leave-one-family-out. A candidate replaces `auto` only if it
-/// does not lower the caches' cut-off score or their score at 25 evaluations below the gates
-/// of `docs/notes/choosing-auto.md`, nor the stress suite's mean or worst landscape; the
-/// procedure, its commands and its figures are in that file. Re-run the selection when
+/// It was chosen on the shared Kernel Tuner caches and the generated stress landscapes of
+/// [`crate::sim::stress`], at every budget, by leave-one-family-out selection; the procedure,
+/// its commands and its figures are in `docs/notes/choosing-auto.md`. Re-run the selection when
 /// strategies change.
 ///
 /// The same strategy can be written as an option string of `bayes`:
@@ -223,20 +233,24 @@ impl AutoPreset {
 /// ```
 /// use tunable_search::bayes::BayesOptions;
 /// use tunable_search::strategy::{AUTO, StrategySpec};
-/// let spec: StrategySpec = "bayes:dual=1:trial_scope=64:cover=2:overlap=0.3:\
-///     overlap_levels=6:early=25:overlap_rest=1:clip=0.5:clip_ratio=1.5:clip_until=25"
+/// let spec: StrategySpec = "bayes:dual=1:guard=0.55:stall=60:trial_scope=64:cover=2:\
+///     overlap=0.3:overlap_levels=6:early=25:overlap_rest=1:fallback=far:clip=0.5:\
+///     clip_ratio=1.5:clip_until=25"
 ///     .parse()
 ///     .unwrap();
 /// assert_eq!(spec.apply(BayesOptions::default()).unwrap(), AUTO.options());
 /// ```
 pub const AUTO: AutoPreset = AutoPreset {
     dual: 1.0,
+    guard: 0.55,
+    stall: 60,
     trial_scope: 64,
     cover: 2,
     overlap: 0.3,
     overlap_levels: 6,
     early: 25,
     overlap_rest: true,
+    fallback: Fallback::Far,
     clip: 0.5,
     clip_ratio: 1.5,
     clip_until: 25,

@@ -3,6 +3,7 @@
 
 use super::Space;
 use crate::SpaceBuilder;
+use crate::bayes::fallback::{self, Known};
 use crate::strategy::{self, Outcome, StrategySpec, drive};
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -53,15 +54,18 @@ fn every_option_keeps_the_contract_and_is_deterministic() {
         "bayes:init=2:early_lengthscale=3:early=20",
         "bayes:surrogate=cgp:early_lengthscale=2:early=30:pool=150",
         "bayes:init=2:cv_ref=5:batch=cl",
-        "bayes:guard_window=4",
+        "bayes:guard=0.7:fallback=mixed:guard_window=4",
+        "bayes:guard=0.9:fallback=local:pool=100",
         "bayes:align=0.5:batch=cl",
-        "bayes:dual=1:polish=2",
+        "bayes:dual=1:guard=0.6",
         "bayes:dual=0.5:pool=100:fit=true",
-        "bayes:dual=1:guard_window=3",
-        "bayes:dual=1:trial_scope=16",
-        "bayes:cover=2:levels=0.5:pool=100",
+        "bayes:stall=5:guard=0.55:dual=1",
+        "bayes:stall=3:fallback=mixed:batch=cl",
+        "bayes:stall=2:fallback=far:guard=0.8",
+        "bayes:dual=1:guard=0.55:trial_scope=16",
+        "bayes:cover=2:levels=0.5:guard=0.99:fallback=elite:pool=100",
         "bayes:trial_scope=4:batch=cl:pool=100",
-        "bayes:clip=0.5:dual=1",
+        "bayes:clip=0.5:dual=1:guard=0.55",
         "bayes:clip=0.3:surrogate=cgp:pool=100",
         "bayes:clip_ratio=2:clip=0.5",
         "bayes:clip_ratio=1.5:clip=0.5:clip_until=30:dual=1",
@@ -176,32 +180,66 @@ fn clipping_caps_the_targets_the_models_see() {
 }
 
 #[test]
-fn local_moves_take_the_picks_a_model_that_does_not_predict_would_make() {
+fn the_predictive_check_hands_picks_to_the_fallback() {
     let space = space();
-    // Local picks in 80 evaluations, over four seeds.
-    let run = |objective: &dyn Fn(usize) -> Outcome| -> usize {
-        (1..=4)
-            .map(|seed| {
-                let options = super::BayesOptions::default();
-                let mut s = super::Bayes::new(Arc::clone(&space), options, seed);
-                drive(&mut s, 80, 1, objective);
-                s.local_picks()
-            })
-            .sum()
+    let run = |spec: &str| {
+        let options = spec.parse::<StrategySpec>().unwrap();
+        let options = options.apply(super::BayesOptions::default()).unwrap();
+        let mut s = super::Bayes::new(Arc::clone(&space), options, 3);
+        drive(&mut s, 60, 1, |p| objective(&space, p));
+        s.fallback_picks()
     };
-    // Values hashed from the position: nothing to predict, so once the model is judged (five
-    // results) its skill stays near a coin's, below the threshold much of the time, and local
-    // moves take those picks besides the polishing rounds.
-    let noise = |p: usize| {
-        let h = (p as u64 ^ 0x9e37_79b9).wrapping_mul(0xff51_afd7_ed55_8ccd) >> 40;
-        Outcome::Value(1.0 + h as f64)
-    };
-    let unpredictable = run(&noise);
-    // The bowl is easy to predict: local moves get the polishing rounds and what they earn.
-    let predictable = run(&|p| objective(&space, p));
+    assert_eq!(run("bayes"), 0);
+    // No model ranks 99% of pairs right: once judged (5 results), every pick falls back.
+    let distrusted = run("bayes:guard=0.99:guard_window=10");
+    assert!(distrusted >= 40, "{distrusted} fallback picks");
+    // The bowl is easy to predict: a modest threshold rarely distrusts the model.
+    let trusted = run("bayes:guard=0.5");
+    assert!(trusted < distrusted / 4, "{trusted} fallback picks");
+}
+
+#[test]
+fn far_fallback_picks_keep_off_the_asked_neighbourhoods() {
+    // Four parameters of four values; every configuration of values 0 and 1 only is asked,
+    // so an unasked configuration's nearest asked one differs in its count of values 2 and 3.
+    let space = Arc::new(
+        (0..4)
+            .fold(SpaceBuilder::new(), |b, k| b.param(format!("p{k}"), 0..4))
+            .build()
+            .unwrap(),
+    );
+    let options = "bayes:fallback=far".parse::<StrategySpec>().unwrap();
+    let options = options.apply(super::BayesOptions::default()).unwrap();
+    let mut s = super::Bayes::new(Arc::clone(&space), options, 5);
+    for p in 0..space.len() {
+        if space.indices(p).iter().all(|&i| i < 2) {
+            s.memo.mark_asked(p);
+            s.asked_rows.push(p);
+        }
+    }
+    let distance = |p: usize| space.indices(p).iter().filter(|&&i| i >= 2).count();
+    let picks = 200;
+    let mean = |total: usize| total as f64 / f64::from(picks);
+    let far: usize = (0..picks)
+        .map(|_| {
+            let known = Known {
+                space: &s.space,
+                memo: &s.memo,
+                asked_rows: &s.asked_rows,
+                results: &s.results,
+            };
+            distance(fallback::far(&known, &mut s.rng).unwrap())
+        })
+        .sum();
+    let random: usize = (0..picks)
+        .map(|_| distance(s.memo.random_unasked(&mut s.rng).unwrap()))
+        .sum();
+    // Random unasked picks average 32/15 (about 2.1); the best of 16 draws nearly always 3 or 4.
+    assert!(mean(far) > 3.0, "far picks: mean distance {}", mean(far));
     assert!(
-        2 * unpredictable > 3 * predictable,
-        "{unpredictable} local picks on noise, {predictable} on the bowl"
+        mean(random) < 2.5,
+        "random picks: mean distance {}",
+        mean(random)
     );
 }
 
@@ -280,8 +318,8 @@ fn a_model_on_trial_picks_among_a_random_few_not_where_its_variance_points() {
         }
         sum / n as f64
     };
-    let free = trial_picks("bayes:explore=1000:polish=0");
-    let scoped = trial_picks("bayes:explore=1000:polish=0:trial_scope=4");
+    let free = trial_picks("bayes:explore=1000:guard=0.55:polish=0");
+    let scoped = trial_picks("bayes:explore=1000:guard=0.55:polish=0:trial_scope=4");
     println!("free {free}, scoped {scoped}, typical {typical}");
     assert!(free > 1.5 * typical, "free {free} vs typical {typical}");
     assert!(

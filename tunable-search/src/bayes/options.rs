@@ -47,8 +47,9 @@ pub enum Transform {
     /// The measured values themselves (then standardized).
     None,
     /// Their natural logarithm (then standardized): run times spread over orders of magnitude,
-    /// and the log keeps the slowest configurations from dominating the fit. Values must be
-    /// positive; smaller ones count as the smallest positive double.
+    /// and the log keeps the slowest configurations from dominating the fit. The strategy hands
+    /// it positive values (negative ones as the reciprocal of their magnitude); smaller ones
+    /// count as the smallest positive double.
     Log,
 }
 
@@ -189,8 +190,9 @@ declare_options! {
         /// when those are all visited), so the end of a run refines the incumbent as a local
         /// search would; 0 turns it off.
         polish: usize = 5, "polish" => at_least(0);
-        /// How targets are transformed: `none` or `log` (objectives must be positive, as run
-        /// times are; use `none` otherwise).
+        /// How targets are transformed: `none` or `log` (of the run time; a run whose first
+        /// valid value is negative, a maximized metric negated, is searched on the reciprocal of
+        /// the values' magnitude, which orders them the same way and is positive).
         transform: Transform = Transform::Log, "transform" => choice(&[
             ("none", Transform::None),
             ("log", Transform::Log),

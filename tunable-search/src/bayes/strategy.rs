@@ -15,7 +15,7 @@ use super::clipping::Clipping;
 use super::coverage;
 use super::fallback::{self, Fallback, Known};
 use super::models::Models;
-use super::options::{AcquisitionChoice, BatchFill, BayesOptions, Exploration};
+use super::options::{AcquisitionChoice, BatchFill, BayesOptions, Exploration, Transform};
 use super::polish;
 use super::pool::Pool;
 use super::results::Results;
@@ -70,6 +70,9 @@ pub struct Bayes {
     buffers: Buffers,
     /// Picks made while stalled (`stall`).
     stalled_picks: usize,
+    /// Whether the run minimizes negative values (a maximized metric, negated): decided by the
+    /// first valid value.
+    negative: Option<bool>,
 }
 
 impl std::fmt::Debug for Bayes {
@@ -137,6 +140,7 @@ impl Bayes {
             round_count: 0,
             buffers: Buffers::default(),
             stalled_picks: 0,
+            negative: None,
         }
     }
 
@@ -207,6 +211,29 @@ impl Bayes {
         self.queue
             .pop_front()
             .or_else(|| self.memo.random_unasked(&mut self.rng))
+    }
+
+    /// The value the strategy minimizes for a measured `v`: `v` itself, except under the `log`
+    /// transform in a run whose first valid value is negative (a maximized metric reaches the
+    /// strategies negated): then `1 / -v`, positive and in the same order, so that the
+    /// logarithm applies; a value of the other sign there counts as twice the worst told.
+    fn cost(&mut self, v: f64) -> f64 {
+        if self.options.transform != Transform::Log {
+            return v;
+        }
+        if !*self.negative.get_or_insert(v < 0.0) {
+            return v;
+        }
+        if v < 0.0 {
+            (1.0 / -v).min(f64::MAX)
+        } else {
+            2.0 * self
+                .results
+                .values
+                .iter()
+                .copied()
+                .fold(f64::MIN_POSITIVE, f64::max)
+        }
     }
 
     fn fallback_pick(&mut self, kind: Fallback) -> Option<usize> {
@@ -507,7 +534,12 @@ impl Strategy for Bayes {
             if let Some(i) = self.pending.iter().position(|&p| p == t.position) {
                 self.pending.remove(i);
             }
-            let value = t.outcome.value().filter(|v| v.is_finite());
+            let value = t
+                .outcome
+                .value()
+                .filter(|v| v.is_finite())
+                .map(|v| self.cost(v))
+                .filter(|v| v.is_finite());
             if let Some(trust) = &mut self.trust
                 && self.bo_started
             {

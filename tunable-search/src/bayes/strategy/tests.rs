@@ -528,3 +528,23 @@ fn feasibility_model_avoids_failures() {
          {without} without"
     );
 }
+
+#[test]
+fn a_negated_maximized_metric_is_searched_as_its_reciprocal() {
+    // A maximized metric reaches the strategies negated: `-1 / t` for a run time `t` orders the
+    // configurations as `t` does, and the strategy, which minimizes `1 / (1 / t)` then, asks
+    // what it asks when told `t` itself.
+    let space = space();
+    let run = |negate: bool| {
+        let mut s = strategy::build(&"auto".parse().unwrap(), Arc::clone(&space), 4).unwrap();
+        drive(s.as_mut(), 60, 1, |p| match objective(&space, p) {
+            Outcome::Value(t) if negate => Outcome::Value(-1.0 / t),
+            o => o,
+        })
+        .trials
+        .iter()
+        .map(|t| t.position)
+        .collect::<Vec<_>>()
+    };
+    assert_eq!(run(true), run(false));
+}

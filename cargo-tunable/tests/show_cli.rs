@@ -10,6 +10,7 @@ fn show_prints_stored_entries_and_skips_damaged_files() {
     let entry = TunedEntry {
         sources: Vec::new(),
         binaries: Vec::new(),
+        front: None,
         kernel: "saxpy".into(),
         device: "cpu: test x2".into(),
         key: 1024,
@@ -30,6 +31,7 @@ fn show_prints_stored_entries_and_skips_damaged_files() {
     let old = TunedEntry {
         sources: Vec::new(),
         binaries: Vec::new(),
+        front: None,
         kernel: "axpy".into(),
         ..entry
     };
@@ -124,6 +126,7 @@ fn show_survives_forged_files_and_escapes_names() {
     let hand = TunedEntry {
         sources: Vec::new(),
         binaries: Vec::new(),
+        front: None,
         kernel: "../x\u{1b}[2J".into(),
         device: "gpu\u{202e}evil".into(),
         key: 1,

@@ -187,6 +187,7 @@ mod tests {
         TunedEntry {
             sources: Vec::new(),
             binaries: Vec::new(),
+            front: None,
             kernel: kernel.into(),
             device: "cpu: test x2".into(),
             key,
@@ -316,6 +317,7 @@ mod tests {
         let with_tile = |key, tile| TunedEntry {
             sources: Vec::new(),
             binaries: Vec::new(),
+            front: None,
             params: vec![("tile".into(), StoredValue::Int(tile))],
             ..entry("k", key, 1.0)
         };

@@ -12,7 +12,7 @@
 //! the requested call measures the requested configuration and the process ends.
 
 use super::{
-    Bar, Call, Evaluation, Journaled, Log, Lookup, Observer, Origin, Run, Summary, TimeSplit,
+    Bar, Call, Evaluation, Journaled, Log, Lookup, Observer, Origin, Point, Run, Summary, TimeSplit,
     TuneOptions, Variants, Verify, capture, confirm, describe, evaluate,
     lookup::Baked,
     metering,
@@ -32,7 +32,8 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use tunable_search::Space;
 use tunable_search::format::artifact::Recipe;
-use tunable_search::objective::Objective;
+use tunable_search::format::tuned::{Front, FrontPoint};
+use tunable_search::objective::{Goal, Objective};
 
 pub use super::spec::KernelSpec;
 
@@ -74,7 +75,9 @@ pub fn autotune<P: Params>(
         Lookup::Hit(p, _) | Lookup::Pending(p) => p,
         Lookup::Miss(claim) => {
             // Read only when tuning: a call answered from the slot costs no more lookups.
-            let opts = kernel.options().unwrap_or_else(|e| panic!("tunable: {e}"));
+            let opts = kernel
+                .options(space)
+                .unwrap_or_else(|e| panic!("tunable: {e}"));
             let (p, origin) = claim
                 .exclusively(|| tune_call(kernel, space, device, key, default, (mode, opts), run));
             claim.settle(&p, origin);
@@ -137,7 +140,7 @@ fn tune_in_context<P: Params>(
     // device the reference or probe run asked for a kernel, else the CPU's for a CPU kernel.
     let cuda = evaluation::with(|c| c.cuda).flatten();
     let metering = settings::energy_seconds()
-        .and_then(|min| metering::select(opts.objective, kernel.device_given, cuda, min));
+        .and_then(|min| metering::select(&opts.goal, kernel.device_given, cuda, min));
     let metering = match metering {
         Ok(m) => m,
         Err(e) => return tuning_failed(kernel, key, device, &e, default),
@@ -150,9 +153,12 @@ fn tune_in_context<P: Params>(
     } else {
         Journal::open
     };
-    let build = match opts.objective {
-        Objective::Time => build,
-        o => tunable_search::fingerprint::fnv1a(&[&build.to_le_bytes(), o.name().as_bytes()]),
+    let build = match opts.goal.single() {
+        Some(Objective::Time) => build,
+        _ => {
+            let goal = opts.goal.to_string();
+            tunable_search::fingerprint::fnv1a(&[&build.to_le_bytes(), goal.as_bytes()])
+        }
     };
     let journal = Journal::path_for_run(&dir, kernel.name, key, space, build, device)
         .map_err(RuntimeError::from)
@@ -166,6 +172,7 @@ fn tune_in_context<P: Params>(
     let (first, warm) = first_positions(kernel, space, device, key, default_at);
     let opts = TuneOptions {
         first,
+        key,
         meter: metering,
         ..opts
     };
@@ -189,8 +196,8 @@ fn tune_in_context<P: Params>(
     // The best few, re-timed interleaved: the confirmation can change the winner. A tuning
     // answered wholly by the journal measures nothing, this included.
     let confirming = Instant::now();
-    // Re-timing ranks by time: a tuning for energy keeps the winner its energy chose.
-    let confirmed = if report.measured == 0 || opts.meter.is_some() {
+    // Re-timing ranks by time: a tuning for anything else keeps the winner its goal chose.
+    let confirmed = if report.measured == 0 || opts.goal.single() != Some(Objective::Time) {
         0
     } else {
         CONFIRM
@@ -237,6 +244,7 @@ fn tune_in_context<P: Params>(
         evaluations: report.evaluations,
         strategy: &opts.strategy,
         binaries,
+        front: stored_front(&opts.goal, space, &report.front),
     };
     if let Err(e) = winner.store(kernel, space, device, key) {
         eprintln!(
@@ -372,6 +380,27 @@ struct Winner<'a> {
     strategy: &'a str,
     /// The device binaries built for the winner, stored beside the tuned file.
     binaries: Vec<(Recipe, Vec<u8>)>,
+    /// The front of a tuning for other objectives than time alone.
+    front: Option<Front>,
+}
+
+/// The front a tuning for `goal` stores ([`TunedEntry::front`]): none for time alone.
+fn stored_front(goal: &Goal, space: &Space, front: &[Point]) -> Option<Front> {
+    if goal.single() == Some(Objective::Time) {
+        return None;
+    }
+    Some(Front {
+        objectives: goal.aims().iter().map(ToString::to_string).collect(),
+        prefer: goal.prefer().to_string(),
+        points: front
+            .iter()
+            .map(|p| FrontPoint {
+                values: Ranked::at(space, p.position, p.ms).values,
+                time_ms: p.ms,
+                objectives: p.values.clone(),
+            })
+            .collect(),
+    })
 }
 
 /// The kept list: the confirmed winner `best` first, at its confirmed time, then the tuning's
@@ -415,6 +444,7 @@ impl Winner<'_> {
             sources: kernel.sources.to_vec(),
             // Filled by the store with the files it writes for the winner.
             binaries: Vec::new(),
+            front: self.front,
         };
         store_with_artifacts(
             &tuned_file(&tuned_dir(kernel.manifest_dir), kernel.name)?,
@@ -543,7 +573,7 @@ mod tests {
         let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
         let (kernel, space, dir) = fake_kernel("hook_energy", 2);
         let kernel = KernelSpec {
-            objective: Objective::Energy,
+            objectives: &["energy"],
             verify: Verify::Off,
             ..kernel
         };
@@ -579,7 +609,7 @@ mod tests {
         };
         let (kernel, space, dir) = fake_kernel("hook_unmetered", 2);
         let kernel = KernelSpec {
-            objective: Objective::Edp,
+            objectives: &["edp"],
             verify: Verify::Off,
             ..kernel
         };
@@ -678,7 +708,7 @@ mod tests {
             // (`TUNABLE_SEED`, were it set, would override the kernel's seed in both runs.)
             let opts = TuneOptions {
                 batch: 1,
-                ..kernel.options().unwrap()
+                ..kernel.options(&space).unwrap()
             };
             let mut order = Vec::new();
             let mut seen = |_: &Progress, t: &Trial, _: &Evaluation| order.push(t.position);

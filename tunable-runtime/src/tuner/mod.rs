@@ -53,6 +53,7 @@ mod observer;
 mod panic;
 pub mod portable;
 mod report;
+mod scoring;
 pub mod session;
 pub(crate) mod spec;
 mod summary;
@@ -68,7 +69,7 @@ pub use journal_layer::Journaled;
 pub use lookup::{Lookup, Origin};
 pub use observer::{Bar, Log};
 pub use panic::{capture, panic_message};
-pub use report::{Cost, EnergyUse, Evaluation, ResultSource};
+pub use report::{Cost, EnergyUse, Evaluation, Point, ResultSource};
 pub use summary::Summary;
 pub use time_split::TimeSplit;
 pub use tunable_search::strategy::{Evaluator, Observer, Progress, Stopped};
@@ -79,7 +80,7 @@ use crate::evaluation::{self, EvalContext};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tunable_search::Space;
-use tunable_search::objective::Objective;
+use tunable_search::objective::Goal;
 use tunable_search::strategy::{self, Driver, StrategySpec, Trial};
 
 /// What to spend and how to search.
@@ -112,9 +113,13 @@ pub struct TuneOptions {
     /// baseline of its summary and the first incumbent of the measurement's early stop, then
     /// the [warm start](warm) from other devices' entries.
     pub first: Vec<usize>,
-    /// What the tuning minimizes (default time). The first-run hook takes it from the
-    /// attribute's `objective` or `TUNABLE_OBJECTIVE` ([`crate::settings::objective`]).
-    pub objective: Objective,
+    /// What the tuning pursues (default time alone): one objective or several, and the
+    /// metrics they name. The first-run hook takes it from the attribute's `objective`,
+    /// `objectives`, `metric` and `prefer`, or `TUNABLE_OBJECTIVE` and `TUNABLE_PREFER`
+    /// ([`crate::settings::objective`]).
+    pub goal: Goal,
+    /// The problem-size key of the tuning, which metrics may read (default 0).
+    pub key: u64,
     /// The meter an objective that needs energy reads ([`metering::select`]; default none). A
     /// tuning for energy without one fails before any evaluation.
     pub meter: Option<metering::Metering>,
@@ -130,7 +135,8 @@ impl Default for TuneOptions {
             strategy: tunable_search::defaults::STRATEGY.to_owned(),
             seed: tunable_search::defaults::SEED,
             first: Vec::new(),
-            objective: Objective::Time,
+            goal: Goal::default(),
+            key: 0,
             meter: None,
         }
     }
@@ -139,16 +145,19 @@ impl Default for TuneOptions {
 /// What a tuning run found.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TuneReport {
-    /// The best configuration by the objective: its position and time in milliseconds (`None`
-    /// if all failed).
+    /// The best configuration by the goal: its position and time in milliseconds (`None` if
+    /// all failed). With several objectives, the point of the front the goal's rule chooses.
     pub best: Option<(usize, f64)>,
-    /// The best configurations evaluated by the objective, best first, at most
-    /// [`KEPT`](tunable_search::portable::KEPT): positions and times in milliseconds (the first
-    /// is [`best`](Self::best)). What the tuned file keeps beside the winner.
+    /// The best configurations evaluated by the objective the strategy is told, best first
+    /// ([`best`](Self::best) first), at most [`KEPT`](tunable_search::portable::KEPT):
+    /// positions and times in milliseconds. What the tuned file keeps beside the winner.
     pub top: Vec<(usize, f64)>,
-    /// The objective's value of the best configuration (milliseconds, joules or joule-seconds;
-    /// `None` if all failed).
+    /// The value the strategy was told of the best configuration (milliseconds, joules,
+    /// joule-seconds, a metric, negated when it is maximized; `None` if all failed).
     pub score: Option<f64>,
+    /// The Pareto front of what was evaluated, in the goal's objectives, best first in the
+    /// first ([`Goal::front`]): one point, the best, for a single objective.
+    pub front: Vec<Point>,
     /// Unique evaluations spent, including those answered by the journal.
     pub evaluations: usize,
     /// Of those, how many were measured in this run.
@@ -206,15 +215,16 @@ where
     let spec: StrategySpec = opts.strategy.parse().map_err(RuntimeError::Strategy)?;
     let mut strategy =
         strategy::build(&spec, Arc::clone(space), opts.seed).map_err(RuntimeError::Strategy)?;
-    if opts.objective.needs_energy() && opts.meter.is_none() {
+    if opts.goal.needs_energy() && opts.meter.is_none() {
         return Err(RuntimeError::NotMeasurable {
-            objective: opts.objective,
+            objective: opts.goal.to_string(),
             reason: crate::meter::NotMeasurable::NoDevice {
                 what: "no energy meter was selected for this tuning".to_owned(),
             },
         });
     }
     let mut times = std::collections::HashMap::new();
+    let mut points = Vec::new();
     let start = Instant::now();
     let (mut measured, mut failures, mut early) = (0, Vec::new(), 0);
     let mut contenders = Vec::new();
@@ -223,6 +233,13 @@ where
         early += usize::from(e.early);
         if let Ok(ms) = e.result {
             times.insert(t.position, ms);
+            if !e.values.is_empty() && !points.iter().any(|p: &Point| p.position == t.position) {
+                points.push(Point {
+                    position: t.position,
+                    ms,
+                    values: e.values.clone(),
+                });
+            }
         }
         match &e.result {
             Err(reason) => failures.push((t.position, reason.clone())),
@@ -245,15 +262,20 @@ where
     for o in observers.iter_mut() {
         driver = driver.observe(&mut **o);
     }
-    let mut timed = time_split::Timed {
+    let mut scored = scoring::Scoring {
         inner: evaluator,
+        goal: &opts.goal,
+        space,
+        key: opts.key,
+    };
+    let mut timed = time_split::Timed {
+        inner: &mut scored,
         split: TimeSplit::default(),
     };
     TimeSplit::set_live(TimeSplit::default());
     // The tuning's own evaluation context: each evaluation's split adds up here, where `timed`
     // takes it after each batch.
     let context = EvalContext {
-        objective: opts.objective,
         meter: opts.meter.clone(),
         ..EvalContext::default()
     };
@@ -275,14 +297,34 @@ where
         .collect();
     ranked.sort_by(|a, b| a.1.total_cmp(&b.1));
     ranked.truncate(tunable_search::portable::KEPT);
-    let top: Vec<(usize, f64)> = ranked
+    let mut top: Vec<(usize, f64)> = ranked
         .iter()
         .filter_map(|&(p, _)| Some((p, *times.get(&p)?)))
         .collect();
+    // The front of what was measured; with several objectives, the rule's point ships, first
+    // in the kept list.
+    let values: Vec<Vec<f64>> = points.iter().map(|p| p.values.clone()).collect();
+    let front: Vec<Point> = opts
+        .goal
+        .front(&values)
+        .into_iter()
+        .map(|i| points[i].clone())
+        .collect();
+    let chosen = opts.goal.choose(&values).map(|i| &points[i]);
+    if let (true, Some(c)) = (opts.goal.several(), chosen) {
+        top.retain(|t| t.0 != c.position);
+        top.insert(0, (c.position, c.ms));
+        top.truncate(tunable_search::portable::KEPT);
+    }
+    let told = |p: usize| {
+        let values = &points.iter().find(|q| q.position == p)?.values;
+        Some(opts.goal.told(values))
+    };
     Ok(TuneReport {
         best: top.first().copied(),
+        score: top.first().and_then(|t| told(t.0)),
         top,
-        score: ranked.first().map(|r| r.1),
+        front,
         evaluations: run.trials.len(),
         measured,
         failures,
@@ -515,6 +557,7 @@ pub(crate) mod energy_tests {
     use std::cell::Cell;
     use testing::Tile;
     use tunable_search::SpaceBuilder;
+    use tunable_search::objective::Objective;
 
     /// The planted time (ms) and power (W) of `tile` in 1..=6: the fastest is 1, the least
     /// energy (power times time) is 4, the least energy-delay product is 2, each ahead of the
@@ -560,7 +603,7 @@ pub(crate) mod energy_tests {
         let opts = TuneOptions {
             budget: 6,
             strategy: "exhaustive".into(),
-            objective,
+            goal: objective.into(),
             meter: objective.needs_energy().then(|| Metering {
                 meter,
                 min: Duration::from_millis(150),
@@ -614,7 +657,7 @@ pub(crate) mod energy_tests {
     fn an_energy_objective_without_a_meter_fails_before_any_evaluation() {
         let space = Arc::new(SpaceBuilder::new().param("a", 0..4).build().unwrap());
         let opts = TuneOptions {
-            objective: Objective::Edp,
+            goal: Objective::Edp.into(),
             ..TuneOptions::default()
         };
         let calls = Cell::new(0);

@@ -195,10 +195,9 @@ impl<'a, 'r, P: Params, M: Measurement> Variants<'a, 'r, P, M> {
             ));
         };
         let (run, expected, measurement) = (&mut *self.run, &self.expected, &mut self.measurement);
-        // The tuning's objective and meter (see `super::metering`). A configuration slower than
-        // the incumbent may still use less energy: with a meter, none is stopped early.
-        let (objective, metering) =
-            evaluation::with(|c| (c.objective, c.meter.clone())).unwrap_or_default();
+        // The tuning's meter (see `super::metering`). A configuration slower than the incumbent
+        // may still use less energy: with a meter, none is stopped early.
+        let metering = evaluation::with(|c| c.meter.clone()).flatten();
         let best = if metering.is_some() {
             f64::INFINITY
         } else {
@@ -261,7 +260,6 @@ impl<'a, 'r, P: Params, M: Measurement> Variants<'a, 'r, P, M> {
         };
         Evaluation {
             cost: Some(cost),
-            objective,
             ..evaluation
         }
     }

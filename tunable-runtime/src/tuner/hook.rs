@@ -598,6 +598,47 @@ mod tests {
         std::fs::remove_dir_all(&dir).ok();
     }
 
+    /// A whole tuning for two objectives through the first-run hook, on a planted meter: the
+    /// tuned file holds the front of what was measured, and the entry (what a build bakes) is
+    /// the point the rule chose.
+    #[test]
+    fn a_tuning_for_two_objectives_stores_its_front_and_the_chosen_point() {
+        use crate::meter::{Fake, Meter};
+        let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+        let (kernel, space, dir) = fake_kernel("hook_front", 2);
+        let kernel = KernelSpec {
+            objectives: &["time", "energy"],
+            prefer: Some("least_energy within 2.5 of fastest"),
+            verify: Verify::Off,
+            ..kernel
+        };
+        let fake = Arc::new(Fake::new(0.0));
+        let _planted = metering::plant(Arc::clone(&fake) as Arc<dyn Meter>);
+        let mut run = |call: Call<'_, Tile>| match call {
+            Call::Run(&Tile(t)) => {
+                let (ms, watts) = crate::tuner::energy_tests::planted(t);
+                fake.set_watts(watts);
+                crate::measure::report_device_time(ms);
+                Ok(None)
+            }
+            Call::Output | Call::Answer => Ok(None),
+        };
+        // The front is tiles 1, 2 and 4; within 2.5 times the fastest's time, tile 2 uses the
+        // least energy.
+        let p = autotune(&kernel, &space, "dev", 1, &[], Tile(1), &mut run);
+        assert_eq!(p, Tile(2));
+        let stored = read(&tuned_file(&tuned_dir(kernel.manifest_dir), "hook_front").unwrap());
+        let entry = stored.unwrap().remove(0);
+        assert_eq!(entry.values(), [Value::Int(2)]);
+        let front = entry.front.expect("a front is stored");
+        assert_eq!(front.objectives, ["time", "energy"]);
+        assert_eq!(front.prefer, "least_energy within 2.5 of fastest");
+        let tiles: Vec<_> = front.points.iter().map(|p| p.values.clone()).collect();
+        let tile = |t| vec![tunable_search::format::tuned::StoredValue::Int(t)];
+        assert_eq!(tiles, [tile(1), tile(2), tile(4)]);
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
     /// A tuning for energy where no meter can read fails before any evaluation: only the
     /// default runs, and nothing is journaled or stored. Real: the CPU's meter, where this
     /// process may not read RAPL (on a machine where it may, there is nothing to test here).

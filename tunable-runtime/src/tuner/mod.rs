@@ -576,6 +576,11 @@ pub(crate) mod energy_tests {
     /// whose power the kernel sets; tile `broken`'s reading fails. The report and how many
     /// runs the kernel got.
     fn tuning(objective: Objective, broken: Option<i64>) -> (TuneReport, Vec<Evaluation>) {
+        tuning_for(objective.into(), broken)
+    }
+
+    /// [`tuning`] for any goal, with key 2.
+    fn tuning_for(goal: Goal, broken: Option<i64>) -> (TuneReport, Vec<Evaluation>) {
         let space = Arc::new(SpaceBuilder::new().param("tile", 1..7).build().unwrap());
         // A counter that updates every 20 ms: a window may wait ten updates for two ticks, long
         // enough for the sampling thread to be scheduled on a loaded machine.
@@ -603,12 +608,13 @@ pub(crate) mod energy_tests {
         let opts = TuneOptions {
             budget: 6,
             strategy: "exhaustive".into(),
-            goal: objective.into(),
-            meter: objective.needs_energy().then(|| Metering {
+            meter: goal.needs_energy().then(|| Metering {
                 meter,
                 min: Duration::from_millis(150),
                 prefix: "fake",
             }),
+            goal,
+            key: 2,
             ..TuneOptions::default()
         };
         let mut seen = Vec::new();
@@ -668,5 +674,48 @@ pub(crate) mod energy_tests {
         let e = tune(&space, &opts, &mut eval, &mut []).unwrap_err();
         assert!(matches!(e, RuntimeError::NotMeasurable { .. }), "{e}");
         assert_eq!(calls.get(), 0);
+    }
+
+    #[test]
+    fn a_metric_of_the_users_is_maximized_over_the_measured_energy() {
+        let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+        // key * tile^4 / energy: 5, 320, 900, 7314, 8333, 14400 per joule; tile 6 is ahead of
+        // tile 5 by 70%.
+        let goal = Goal::new(
+            &["work_per_joule = key * tile**4 / energy"],
+            &["max work_per_joule"],
+            None,
+            &["tile"],
+        )
+        .unwrap();
+        let (report, seen) = tuning_for(goal, None);
+        assert_eq!(report.best.map(|b| b.0), Some(5), "{:?}", report.top);
+        // The strategy was told the metric negated; the front is the best point alone.
+        let told = report.score.unwrap();
+        assert!((told + 14400.0).abs() < 14400.0 * 0.25, "{told}");
+        assert_eq!(report.front.len(), 1);
+        assert_eq!(report.front[0].position, 5);
+        assert!(seen.iter().all(|e| e.values.len() == 1 && e.told == Some(-e.values[0])));
+    }
+
+    #[test]
+    fn two_objectives_keep_the_front_and_the_rule_chooses_the_winner() {
+        let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+        // (ms, mJ) of tiles 1..=6: (1, 400), (2, 100), (3, 180), (4, 70), (5, 150), (6, 180):
+        // the front is tiles 1, 2 and 4.
+        let two = |prefer: Option<&str>| {
+            let goal = Goal::new(&[], &["time", "energy"], prefer, &["tile"]).unwrap();
+            tuning_for(goal, None).0
+        };
+        let fastest = two(None);
+        let front: Vec<usize> = fastest.front.iter().map(|p| p.position).collect();
+        assert_eq!(front, [0, 1, 3], "{:?}", fastest.front);
+        assert!(fastest.front.iter().all(|p| p.values.len() == 2 && p.values[0] == p.ms));
+        assert_eq!(fastest.best, Some((0, 1.0)));
+        assert_eq!(two(Some("least_energy")).best, Some((3, 4.0)));
+        let within = two(Some("least_energy within 2.5 of fastest"));
+        assert_eq!(within.best, Some((1, 2.0)));
+        // The chosen point heads the kept list.
+        assert_eq!(within.top[0], (1, 2.0));
     }
 }

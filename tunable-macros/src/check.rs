@@ -352,10 +352,18 @@ fn check_goal(
     errs: &mut Errors,
 ) -> (Vec<String>, Option<String>) {
     let params: Vec<&str> = params.iter().map(String::as_str).collect();
-    let mut parsed = Vec::new();
+    // A metric that parses names an objective even when its names are wrong, so that the
+    // objective naming it is not reported too.
+    let (mut parsed, mut failed) = (Vec::new(), false);
     for m in metrics {
-        match Metric::parse(&m.value()).and_then(|metric| metric.check(&params).map(|()| metric)) {
-            Ok(metric) => parsed.push(metric),
+        match Metric::parse(&m.value()) {
+            Ok(metric) => {
+                if let Err(e) = metric.check(&params) {
+                    errs.push(m.span(), e);
+                    failed = true;
+                }
+                parsed.push(metric);
+            }
             Err(e) => errs.push(m.span(), e),
         }
     }
@@ -366,7 +374,7 @@ fn check_goal(
             Err(e) => errs.push(o.span(), e),
         }
     }
-    if aims.len() < objectives.len() || parsed.len() < metrics.len() {
+    if failed || aims.len() < objectives.len() || parsed.len() < metrics.len() {
         return (Vec::new(), None);
     }
     if aims.is_empty() {

@@ -12,7 +12,7 @@ use crate::expr::ExprError;
 pub enum GoalError {
     /// A metric that is not `name = expression`, or whose name is not an identifier.
     #[error(
-        "a metric is written `name = expression`, e.g. `gflops_per_watt = 2 * n**3 / energy / 1e9`; {0}"
+        "a metric is written `name = expression`, e.g. `gflops_per_watt = 2 * key**3 / energy / 1e9`; {0}"
     )]
     MetricForm(String),
     /// A metric whose name is taken (by a measured quantity, a parameter, `key` or another

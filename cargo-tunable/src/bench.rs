@@ -80,7 +80,7 @@ use tunable_search::sim::stress::{self, Landscape, StressSpec};
 use tunable_search::sim::{
     KernelTunerCache, Observation, Replay, ScoreContext, ScoreOptions, Synthetic,
 };
-use tunable_search::strategy::{self, Outcome, StrategySpec};
+use tunable_search::strategy::{self, Outcome, StrategySpec, build_multi};
 
 /// Arguments of `bench`.
 #[derive(Args)]
@@ -393,15 +393,19 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
             }
             _ => (replay, noise, landscape),
         };
-        let fronts = match args.objectives.get(1) {
+        // The second objective's values (minimized) and the true front.
+        let (second, fronts) = match args.objectives.get(1) {
             Some(field) => {
-                let second = objective_values(source, landscape, replay, field, &args)?;
-                let fronts = front::Fronts::new(replay.values(), &sense(second, args.maximize));
-                Some(fronts.ok_or_else(|| {
+                let second = sense(
+                    objective_values(source, landscape, replay, field, &args)?,
+                    args.maximize,
+                );
+                let fronts = front::Fronts::new(replay.values(), &second).ok_or_else(|| {
                     format!("{stem}: no configuration is valid in both objectives")
-                })?)
+                })?;
+                (Some(second), Some(fronts))
             }
-            None => None,
+            None => (None, None),
         };
         let first = match source {
             Source::Cache(path) if args.warm.is_on() => {
@@ -425,9 +429,17 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
         std::fs::create_dir_all(&dir)?;
         let mut curves = Vec::new();
         for (spec, row) in specs.iter().zip(rows.iter_mut()) {
+            // A multi-objective strategy searches for the front of both objectives.
+            let multi = second
+                .as_deref()
+                .filter(|_| front::is_multi(spec))
+                .map(|second| (second, args.objectives.len()));
             // Validate the spec once, before spawning workers.
-            strategy::build(spec, replay.shared_space(), args.seed)?;
-            let runs = run_repeats(replay, landscape, spec, &args, jobs, &bar, &first);
+            match multi {
+                Some((_, k)) => drop(build_multi(spec, replay.shared_space(), k, args.seed)?),
+                None => drop(strategy::build(spec, replay.shared_space(), args.seed)?),
+            }
+            let runs = run_repeats(replay, landscape, spec, &args, jobs, &bar, &first, multi);
             let values: Vec<Vec<Option<f64>>> = runs.iter().map(|r| r.0.clone()).collect();
             let seconds: Vec<f64> = runs.iter().map(|r| r.1).collect();
             if let Some(fronts) = &fronts {
@@ -445,6 +457,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
                 }
             }
             if let Some(model) = args.cost_model
+                && multi.is_none()
                 && landscape.is_none_or(|l| l.noise() == 0.0)
             {
                 costs.push(crate::cost::simulate_runs(
@@ -804,6 +817,8 @@ type Run = (Vec<Option<f64>>, f64, Vec<usize>);
 /// Runs `repeats` seeded runs of one strategy on `jobs` threads; results in repeat order. A run
 /// records the true value of each configuration it evaluated; on a generated landscape with
 /// noise the strategy is told the noisy measurement (repeat `i`'s noise is fixed by its seed).
+/// With `multi` (the second objective's values per position, and the number of objectives) the
+/// spec is a multi-objective strategy, told both objectives.
 #[allow(clippy::too_many_arguments)]
 fn run_repeats(
     replay: &Replay,
@@ -813,6 +828,7 @@ fn run_repeats(
     jobs: usize,
     bar: &ProgressBar,
     first: &[usize],
+    multi: Option<(&[Option<f64>], usize)>,
 ) -> Vec<Run> {
     let next = AtomicUsize::new(0);
     let mut results: Vec<Option<Run>> = vec![None; args.repeats];
@@ -836,22 +852,31 @@ fn run_repeats(
                             break;
                         }
                         let seed = args.seed.wrapping_add(i as u64);
-                        let mut strat = strategy::build(spec, replay.shared_space(), seed)
-                            .expect("validated spec");
-                        let rec = crate::warm::drive_from(
-                            strat.as_mut(),
-                            args.budget,
-                            args.batch,
-                            first,
-                            |p| objective(p, seed),
-                        );
-                        let values = rec
-                            .trials
-                            .iter()
-                            .map(|t| replay.values()[t.position])
-                            .collect();
-                        let positions = rec.trials.iter().map(|t| t.position).collect();
-                        mine.push((i, (values, rec.strategy_seconds, positions)));
+                        let (positions, seconds): (Vec<usize>, f64) = match multi {
+                            Some((second, k)) => {
+                                let mut strat = build_multi(spec, replay.shared_space(), k, seed)
+                                    .expect("validated spec");
+                                front::drive(strat.as_mut(), args.budget, args.batch, first, |p| {
+                                    let t = objective(p, seed).value()?;
+                                    Some(vec![t, second[p]?])
+                                })
+                            }
+                            None => {
+                                let mut strat = strategy::build(spec, replay.shared_space(), seed)
+                                    .expect("validated spec");
+                                let rec = crate::warm::drive_from(
+                                    strat.as_mut(),
+                                    args.budget,
+                                    args.batch,
+                                    first,
+                                    |p| objective(p, seed),
+                                );
+                                let positions = rec.trials.iter().map(|t| t.position).collect();
+                                (positions, rec.strategy_seconds)
+                            }
+                        };
+                        let values = positions.iter().map(|&p| replay.values()[p]).collect();
+                        mine.push((i, (values, seconds, positions)));
                         bar.inc(1);
                     }
                     mine

@@ -1,16 +1,65 @@
-//! # Two objectives: the found front's hypervolume
+//! # Two objectives: searching for the front, and the found front's hypervolume
 //!
 //! With `--objectives A,B` the bench scores every run by the front of what it has evaluated so
 //! far: at each anytime checkpoint `k`, the hypervolume of the front of its first `k`
 //! evaluations as a fraction of the true front's (every configuration's), both against the
 //! reference point of [`tunable_search::pareto::reference`] (the worst value of each objective
 //! on the true front plus a tenth of the front's range). 1 means the whole true front was found;
-//! a run that found nothing near the front scores 0. The strategies themselves minimize the first objective
-//! only: no strategy searches for a front yet, so this measures how much of the trade-off a
-//! single-objective search finds on its way.
+//! a run that found nothing near the front scores 0.
+//!
+//! A strategy named in [`MULTI_STRATEGY_NAMES`] is then the multi-objective one of that name
+//! ([`build_multi`](tunable_search::strategy::build_multi)), told both objectives ([`drive`]);
+//! any other strategy minimizes the first objective only, which measures how much of the
+//! trade-off a single-objective search finds on its way.
 
 use crate::family::{families, family};
+use std::time::Instant;
 use tunable_search::pareto;
+use tunable_search::strategy::{MULTI_STRATEGY_NAMES, MultiStrategy, MultiTrial, StrategySpec};
+
+/// Whether `spec` names a multi-objective strategy (with `--objectives`).
+pub(crate) fn is_multi(spec: &StrategySpec) -> bool {
+    MULTI_STRATEGY_NAMES.contains(&spec.name.as_str())
+}
+
+/// One run of a multi-objective strategy: `first` told before it asks anything (within
+/// `budget`), then batches of `batch` asked and told until `budget` positions are evaluated or
+/// the space is exhausted. `values` evaluates a position (`None`: failed). Returns the
+/// positions in the order evaluated and the seconds spent inside the strategy.
+pub(crate) fn drive(
+    strategy: &mut dyn MultiStrategy,
+    budget: usize,
+    batch: usize,
+    first: &[usize],
+    mut values: impl FnMut(usize) -> Option<Vec<f64>>,
+) -> (Vec<usize>, f64) {
+    let mut evaluated: Vec<usize> = first.iter().copied().take(budget).collect();
+    let mut seconds = 0.0;
+    let mut tell = |strategy: &mut dyn MultiStrategy, positions: &[usize], seconds: &mut f64| {
+        let trials: Vec<MultiTrial> = positions
+            .iter()
+            .map(|&p| MultiTrial {
+                position: p,
+                values: values(p),
+            })
+            .collect();
+        let t = Instant::now();
+        strategy.tell(&trials);
+        *seconds += t.elapsed().as_secs_f64();
+    };
+    tell(strategy, &evaluated.clone(), &mut seconds);
+    while evaluated.len() < budget {
+        let t = Instant::now();
+        let asked = strategy.ask(batch.max(1).min(budget - evaluated.len()));
+        seconds += t.elapsed().as_secs_f64();
+        if asked.is_empty() {
+            break;
+        }
+        tell(strategy, &asked, &mut seconds);
+        evaluated.extend(asked);
+    }
+    (evaluated, seconds)
+}
 
 /// Two minimized objectives over one space and the true front's hypervolume.
 pub(crate) struct Fronts {
@@ -84,8 +133,10 @@ pub(crate) fn markdown(objectives: &[String], checkpoints: &[usize], rows: &[Row
         .join(" / ");
     let mut t = format!(
         "\nHypervolume of the found front ({names}) as a fraction of the true front's, at k \
-         evaluations (the strategies minimize {} only): mean over the caches and landscapes, the \
-         worst one's mean and the worst run:\n\n| strategy |",
+         evaluations (the multi-objective strategies, {}, search for the front; the others \
+         minimize {} only): mean over the caches and landscapes, the worst one's mean and the \
+         worst run:\n\n| strategy |",
+        MULTI_STRATEGY_NAMES.join(", "),
         objectives.first().map_or("", String::as_str)
     );
     for k in checkpoints {

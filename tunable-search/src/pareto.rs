@@ -128,6 +128,75 @@ pub fn reference(points: &[[f64; 2]]) -> Option<[f64; 2]> {
     Some(out)
 }
 
+/// The non-dominated rank of every point (any number of objectives, all minimized): 0 for the
+/// points nothing dominates, 1 for those only rank-0 points dominate, and so on (the sorting of
+/// Deb et al., "A fast and elitist multiobjective genetic algorithm: NSGA-II").
+///
+/// ```
+/// use tunable_search::pareto::ranks;
+/// let points: [&[f64]; 4] = [&[1.0, 4.0], &[2.0, 2.0], &[3.0, 3.0], &[4.0, 4.0]];
+/// assert_eq!(ranks(&points), vec![0, 0, 1, 2]);
+/// ```
+pub fn ranks(points: &[&[f64]]) -> Vec<usize> {
+    let n = points.len();
+    let mut beaten_by = vec![0usize; n];
+    let mut beats: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for i in 0..n {
+        for j in i + 1..n {
+            if dominates(points[i], points[j]) {
+                beats[i].push(j);
+                beaten_by[j] += 1;
+            } else if dominates(points[j], points[i]) {
+                beats[j].push(i);
+                beaten_by[i] += 1;
+            }
+        }
+    }
+    let mut rank = vec![0usize; n];
+    let mut layer: Vec<usize> = (0..n).filter(|&i| beaten_by[i] == 0).collect();
+    let mut r = 0;
+    while !layer.is_empty() {
+        let mut next = Vec::new();
+        for &i in &layer {
+            rank[i] = r;
+            for &j in &beats[i] {
+                beaten_by[j] -= 1;
+                if beaten_by[j] == 0 {
+                    next.push(j);
+                }
+            }
+        }
+        layer = next;
+        r += 1;
+    }
+    rank
+}
+
+/// The crowding distance of each of `points` within its own set (NSGA-II's): per objective, the
+/// gap between a point's two neighbours in that objective divided by the set's range, summed;
+/// the extremes of each objective are infinitely far. Larger means lonelier.
+pub fn crowding(points: &[&[f64]]) -> Vec<f64> {
+    let n = points.len();
+    let mut out = vec![0.0; n];
+    let Some(k) = points.first().map(|p| p.len()) else {
+        return out;
+    };
+    (0..k).for_each(|m| {
+        let at = |i: usize| points[i][m];
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by(|&a, &b| at(a).total_cmp(&at(b)));
+        let (lo, hi) = (at(order[0]), at(order[n - 1]));
+        out[order[0]] = f64::INFINITY;
+        out[order[n - 1]] = f64::INFINITY;
+        if hi > lo {
+            for w in order.windows(3) {
+                out[w[1]] += (at(w[2]) - at(w[0])) / (hi - lo);
+            }
+        }
+    });
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,5 +276,25 @@ mod tests {
         // (0.5, -2): 0.55 * 0.8; then (1, -10): 0.05 * 8.
         let hv = hypervolume(&points, r);
         assert!((hv - (0.55 * 0.8 + 0.05 * 8.0)).abs() < 1e-9, "{hv}");
+    }
+
+    #[test]
+    fn ranks_peel_fronts_and_crowding_favours_the_lonely() {
+        let points: [&[f64]; 5] = [
+            &[1.0, 5.0],
+            &[2.0, 3.0],
+            &[3.0, 2.9],
+            &[5.0, 1.0],
+            &[3.0, 4.0],
+        ];
+        assert_eq!(ranks(&points), vec![0, 0, 0, 0, 1]);
+        let c = crowding(&points[..4]);
+        assert!(c[0].is_infinite() && c[3].is_infinite());
+        // (2, 3): (3 - 1) / 4 + (5 - 2.9) / 4; (3, 2.9): (5 - 2) / 4 + (3 - 1) / 4.
+        assert!(
+            (c[1] - 1.025).abs() < 1e-12 && (c[2] - 1.25).abs() < 1e-12,
+            "{c:?}"
+        );
+        assert!(ranks(&[]).is_empty());
     }
 }

@@ -1,0 +1,42 @@
+//! # Random search over several objectives
+//!
+//! Uniform sampling of valid configurations without replacement, blind to the values: the
+//! baseline every multi-objective strategy is scored against.
+
+use super::archive::Archive;
+use super::{MultiStrategy, MultiTrial};
+use crate::Space;
+use std::sync::Arc;
+
+/// Uniform random sampling without replacement.
+#[derive(Debug)]
+pub struct MultiRandom {
+    archive: Archive,
+}
+
+impl MultiRandom {
+    /// Random search over `space` for `objectives` objectives, seeded.
+    pub fn new(space: Arc<Space>, objectives: usize, seed: u64) -> Self {
+        MultiRandom {
+            archive: Archive::new(space, objectives, seed),
+        }
+    }
+}
+
+impl MultiStrategy for MultiRandom {
+    fn ask(&mut self, n: usize) -> Vec<usize> {
+        let mut out = Vec::with_capacity(n);
+        while out.len() < n {
+            let Some(p) = self.archive.random_unasked() else {
+                break;
+            };
+            self.archive.ask(p);
+            out.push(p);
+        }
+        out
+    }
+
+    fn tell(&mut self, trials: &[MultiTrial]) {
+        self.archive.tell(trials);
+    }
+}

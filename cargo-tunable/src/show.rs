@@ -134,7 +134,10 @@ fn print_fronts(rows: &[Row]) {
             objectives.join(", "),
             shown(&f.prefer)
         );
-        println!("| configuration | time (ms) | {} | ships |", objectives.join(" | "));
+        println!(
+            "| configuration | time (ms) | {} | ships |",
+            objectives.join(" | ")
+        );
         println!("|---|---|{}---|", "---|".repeat(objectives.len()));
         for p in &f.points {
             let cfg: Vec<String> = p

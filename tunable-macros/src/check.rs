@@ -296,10 +296,14 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
         .map_or_else(|| defaults::STRATEGY.to_owned(), LitStr::value);
     // Only builds that tune use the strategy, and only they have the search engine to build it
     // (feature `search`, turned on by the facade's `autotune`).
+    // With several objectives, a multi-objective strategy searches.
     #[cfg(feature = "search")]
     if let Err(e) = strategy_text
         .parse::<strategy::StrategySpec>()
-        .and_then(|s| strategy::build(&s, Arc::clone(&space), 1).map(|_| ()))
+        .and_then(|s| match objectives.len() {
+            0 | 1 => strategy::build(&s, Arc::clone(&space), 1).map(|_| ()),
+            n => strategy::build_multi(&s, Arc::clone(&space), n, 1).map(|_| ()),
+        })
     {
         errs.push(strategy.as_ref().map_or(Span::call_site(), LitStr::span), e);
     }
@@ -380,17 +384,21 @@ fn check_goal(
     if aims.is_empty() {
         aims.push(Aim::parse("time", &parsed).expect("time is an objective"));
     }
-    let rule = prefer.as_ref().and_then(|p| match Prefer::parse(&p.value(), &aims) {
-        Ok(r) => Some(r),
-        Err(e) => {
-            errs.push(p.span(), e);
-            None
-        }
-    });
+    let rule = prefer
+        .as_ref()
+        .and_then(|p| match Prefer::parse(&p.value(), &aims) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                errs.push(p.span(), e);
+                None
+            }
+        });
     let written: Vec<String> = aims.iter().map(ToString::to_string).collect();
     if let Err(e) = Goal::from_parts(parsed, aims, rule) {
         let span = match e {
-            tunable_search::objective::GoalError::Prefer { .. } => prefer.as_ref().map(LitStr::span),
+            tunable_search::objective::GoalError::Prefer { .. } => {
+                prefer.as_ref().map(LitStr::span)
+            }
             tunable_search::objective::GoalError::Taken(..) => metrics.last().map(LitStr::span),
             _ => objectives.last().map(LitStr::span),
         };

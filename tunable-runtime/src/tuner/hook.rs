@@ -12,8 +12,8 @@
 //! the requested call measures the requested configuration and the process ends.
 
 use super::{
-    Bar, Call, Evaluation, Journaled, Log, Lookup, Observer, Origin, Point, Run, Summary, TimeSplit,
-    TuneOptions, Variants, Verify, capture, confirm, describe, evaluate,
+    Bar, Call, Evaluation, Journaled, Log, Lookup, Observer, Origin, Point, Run, Summary,
+    TimeSplit, TuneOptions, Variants, Verify, capture, confirm, describe, evaluate,
     lookup::Baked,
     metering,
     session::{self, Record},
@@ -609,6 +609,7 @@ mod tests {
         let kernel = KernelSpec {
             objectives: &["time", "energy"],
             prefer: Some("least_energy within 2.5 of fastest"),
+            strategy: "random",
             verify: Verify::Off,
             ..kernel
         };

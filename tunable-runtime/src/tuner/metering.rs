@@ -127,7 +127,9 @@ mod tests {
         let fake: Arc<dyn Meter> = Arc::new(Fake::new(3.0));
         {
             let _planted = plant(Arc::clone(&fake));
-            let m = select(&Objective::Energy.into(), true, None, min).unwrap().unwrap();
+            let m = select(&Objective::Energy.into(), true, None, min)
+                .unwrap()
+                .unwrap();
             assert!(Arc::ptr_eq(&m.meter, &fake));
             assert_eq!(m.energy_field(), "fake_energy");
         }
@@ -140,7 +142,12 @@ mod tests {
     #[test]
     fn the_cpus_meter_or_why_it_cannot_read() {
         // Real: RAPL where this process may read it, else the reason, never a zero.
-        match select(&Objective::Energy.into(), false, None, Duration::from_millis(5)) {
+        match select(
+            &Objective::Energy.into(),
+            false,
+            None,
+            Duration::from_millis(5),
+        ) {
             Ok(m) => assert_eq!(m.unwrap().prefix, "rapl"),
             Err(RuntimeError::NotMeasurable { objective, reason }) => {
                 assert_eq!(objective, "energy");

@@ -49,6 +49,7 @@ pub mod hook;
 mod journal_layer;
 pub mod lookup;
 pub mod metering;
+mod multi;
 mod observer;
 mod panic;
 pub mod portable;
@@ -101,7 +102,9 @@ pub struct TuneOptions {
     /// Wall-time limit in seconds, checked between batches (default none).
     pub max_seconds: Option<f64>,
     /// The strategy spec, e.g. `genetic` or `random` (default `auto`, the strategy
-    /// `tunable_search::strategy::AUTO` names).
+    /// `tunable_search::strategy::AUTO` names). With several objectives, a multi-objective
+    /// strategy (`tunable_search::strategy::MULTI_STRATEGY_NAMES`; `auto` is
+    /// `tunable_search::strategy::AUTO_MULTI`).
     pub strategy: String,
     /// Seed of the strategy (default [`SEED`](tunable_search::defaults::SEED), 1): a strategy
     /// is deterministic for its seed, so two runs with the same seed and the same results ask
@@ -213,8 +216,21 @@ where
     // (The errors are converted by name: `E::Error` converts into `RuntimeError` too, which
     // leaves `?` alone ambiguous.)
     let spec: StrategySpec = opts.strategy.parse().map_err(RuntimeError::Strategy)?;
-    let mut strategy =
-        strategy::build(&spec, Arc::clone(space), opts.seed).map_err(RuntimeError::Strategy)?;
+    // Several objectives: a multi-objective strategy, told each configuration's objectives
+    // through the table the scoring layer fills.
+    let table = opts.goal.several().then(multi::Values::default);
+    let mut strategy: Box<dyn strategy::Strategy> = match &table {
+        None => strategy::build(&spec, Arc::clone(space), opts.seed),
+        Some(t) => multi::Multi::build(
+            &spec,
+            Arc::clone(space),
+            opts.goal.aims().len(),
+            opts.seed,
+            Arc::clone(t),
+        )
+        .map(|m| Box::new(m) as Box<dyn strategy::Strategy>),
+    }
+    .map_err(RuntimeError::Strategy)?;
     if opts.goal.needs_energy() && opts.meter.is_none() {
         return Err(RuntimeError::NotMeasurable {
             objective: opts.goal.to_string(),
@@ -267,6 +283,7 @@ where
         goal: &opts.goal,
         space,
         key: opts.key,
+        table,
     };
     let mut timed = time_split::Timed {
         inner: &mut scored,
@@ -607,7 +624,13 @@ pub(crate) mod energy_tests {
         let mut variants = Variants::new(&space, &mut run, None, Repeats::new(0, 3));
         let opts = TuneOptions {
             budget: 6,
-            strategy: "exhaustive".into(),
+            // Every configuration, by a strategy of the goal's kind.
+            strategy: if goal.several() {
+                "random"
+            } else {
+                "exhaustive"
+            }
+            .into(),
             meter: goal.needs_energy().then(|| Metering {
                 meter,
                 min: Duration::from_millis(150),
@@ -695,7 +718,10 @@ pub(crate) mod energy_tests {
         assert!((told + 14400.0).abs() < 14400.0 * 0.25, "{told}");
         assert_eq!(report.front.len(), 1);
         assert_eq!(report.front[0].position, 5);
-        assert!(seen.iter().all(|e| e.values.len() == 1 && e.told == Some(-e.values[0])));
+        assert!(
+            seen.iter()
+                .all(|e| e.values.len() == 1 && e.told == Some(-e.values[0]))
+        );
     }
 
     #[test]
@@ -710,7 +736,12 @@ pub(crate) mod energy_tests {
         let fastest = two(None);
         let front: Vec<usize> = fastest.front.iter().map(|p| p.position).collect();
         assert_eq!(front, [0, 1, 3], "{:?}", fastest.front);
-        assert!(fastest.front.iter().all(|p| p.values.len() == 2 && p.values[0] == p.ms));
+        assert!(
+            fastest
+                .front
+                .iter()
+                .all(|p| p.values.len() == 2 && p.values[0] == p.ms)
+        );
         assert_eq!(fastest.best, Some((0, 1.0)));
         assert_eq!(two(Some("least_energy")).best, Some((3, 4.0)));
         let within = two(Some("least_energy within 2.5 of fastest"));

@@ -19,6 +19,9 @@ pub(super) struct Scoring<'a, E: ?Sized> {
     pub goal: &'a Goal,
     pub space: &'a Arc<Space>,
     pub key: u64,
+    /// Where a multi-objective strategy reads each configuration's minimized objectives
+    /// ([`super::multi`]); none for a single objective.
+    pub table: Option<super::multi::Values>,
 }
 
 impl<E: Evaluator<Report = Evaluation> + ?Sized> Scoring<'_, E> {
@@ -39,6 +42,10 @@ impl<E: Evaluator<Report = Evaluation> + ?Sized> Scoring<'_, E> {
         };
         match self.goal.values(&run, &param, self.key) {
             Ok(v) => {
+                if let Some(t) = &self.table {
+                    let mut t = t.lock().unwrap_or_else(|e| e.into_inner());
+                    t.insert(position, self.goal.keys(&v));
+                }
                 e.told = Some(self.goal.told(&v));
                 e.values = v;
             }

@@ -93,12 +93,14 @@ impl KernelSpec {
         if objectives.is_none() && prefer.is_none() {
             return Ok(own);
         }
-        let names: Vec<String> = objectives
-            .unwrap_or_else(|| own.aims().iter().map(ToString::to_string).collect());
+        let names: Vec<String> =
+            objectives.unwrap_or_else(|| own.aims().iter().map(ToString::to_string).collect());
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         // A rule of the attribute's applies to the setting's objectives only if they are its own.
         let prefer = prefer.or_else(|| {
-            (settings::objective().is_none()).then(|| self.prefer.map(str::to_owned)).flatten()
+            (settings::objective().is_none())
+                .then(|| self.prefer.map(str::to_owned))
+                .flatten()
         });
         own.with_objectives(&names, prefer.as_deref()).map_err(|e| {
             let (name, value) = match &e {

@@ -23,8 +23,8 @@ use tunable_search::format::artifact::{self, Artifact, Owner, Recipe};
 use tunable_search::format::tuned::ReadError;
 
 pub use tunable_search::format::tuned::{
-    DecodeError, FORMAT_VERSION, Ranked, StoredValue, TunedEntry, decode, encode, tuned_dir,
-    tuned_file,
+    DecodeError, FORMAT_VERSION, Front, FrontPoint, Ranked, StoredValue, TunedEntry, decode,
+    encode, tuned_dir, tuned_file,
 };
 
 /// Reads a tuned file; a missing file is empty.

@@ -125,7 +125,7 @@ pub enum RuntimeError {
         /// The kernel.
         kernel: &'static str,
         /// What is wrong.
-        error: tunable_search::objective::GoalError,
+        error: Box<tunable_search::objective::GoalError>,
     },
     /// An environment setting holds a value it cannot take.
     #[error("{name}={value:?} is not valid; expected one of: {expected}")]

@@ -84,7 +84,7 @@ impl KernelSpec {
             name,
             value,
             kernel: self.name,
-            error,
+            error: Box::new(error),
         };
         // The attribute's were checked at compile time; an error here is a setting's.
         let own = Goal::new(self.metrics, self.objectives, self.prefer, &params)

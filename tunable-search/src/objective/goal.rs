@@ -262,7 +262,8 @@ impl Goal {
             .filter(|&i| {
                 let Some(k) = &keys[i] else { return false };
                 keys.iter().enumerate().all(|(j, other)| match other {
-                    Some(o) if j != i => !dominates(o, k) && !(j < i && o == k),
+                    // Dominated, or equal to an earlier point: not on the front.
+                    Some(o) if j != i => !(dominates(o, k) || (j < i && o == k)),
                     _ => true,
                 })
             })

@@ -565,6 +565,21 @@ mod tests {
         found
     }
 
+    /// A kernel over `tile` that runs in the planted time and draws the planted power of
+    /// each tile ([`crate::tuner::energy_tests::planted`]) from `fake`.
+    fn metered(
+        fake: &crate::meter::Fake,
+    ) -> impl FnMut(Call<'_, Tile>) -> Result<Option<Vec<f64>>, String> + '_ {
+        move |call| {
+            if let Call::Run(&Tile(t)) = call {
+                let (ms, watts) = crate::tuner::energy_tests::planted(t);
+                fake.set_watts(watts);
+                crate::measure::report_device_time(ms);
+            }
+            Ok(None)
+        }
+    }
+
     /// A whole tuning for energy through the first-run hook, on a planted meter whose power the
     /// kernel sets: the least energy wins, not the fastest, and the journal records the energy.
     #[test]
@@ -579,16 +594,8 @@ mod tests {
         };
         let fake = Arc::new(Fake::new(0.0));
         let _planted = metering::plant(Arc::clone(&fake) as Arc<dyn Meter>);
-        let mut run = |call: Call<'_, Tile>| match call {
-            Call::Run(&Tile(t)) => {
-                // The fastest is tile 1; the least energy (power times time) is tile 4.
-                let (ms, watts) = crate::tuner::energy_tests::planted(t);
-                fake.set_watts(watts);
-                crate::measure::report_device_time(ms);
-                Ok(None)
-            }
-            Call::Output | Call::Answer => Ok(None),
-        };
+        // The fastest is tile 1; the least energy (power times time) is tile 4.
+        let mut run = metered(&fake);
         let p = autotune(&kernel, &space, "dev", 1, &[], Tile(1), &mut run);
         assert_eq!(p, Tile(4));
         let stored = read(&tuned_file(&tuned_dir(kernel.manifest_dir), "hook_energy").unwrap());
@@ -615,15 +622,7 @@ mod tests {
         };
         let fake = Arc::new(Fake::new(0.0));
         let _planted = metering::plant(Arc::clone(&fake) as Arc<dyn Meter>);
-        let mut run = |call: Call<'_, Tile>| match call {
-            Call::Run(&Tile(t)) => {
-                let (ms, watts) = crate::tuner::energy_tests::planted(t);
-                fake.set_watts(watts);
-                crate::measure::report_device_time(ms);
-                Ok(None)
-            }
-            Call::Output | Call::Answer => Ok(None),
-        };
+        let mut run = metered(&fake);
         // The front is tiles 1, 2 and 4; within 2.5 times the fastest's time, tile 2 uses the
         // least energy.
         let p = autotune(&kernel, &space, "dev", 1, &[], Tile(1), &mut run);

@@ -488,49 +488,10 @@ mod tests {
         }
     }
 
-    /// A version 3 file (before the front), written here as its encoder did: it decodes, each
-    /// entry a tuning for time alone.
-    #[test]
-    fn version_3_files_still_load() {
-        #[derive(Serialize)]
-        struct V3<'a>(
-            &'a str,
-            &'a str,
-            u64,
-            u64,
-            &'a [(String, StoredValue)],
-            f64,
-            u32,
-            &'a str,
-            u64,
-            &'a [Ranked],
-            &'a [u64],
-            &'a [[u8; 32]],
-        );
-        let e = entry("a", 1);
-        let old = vec![V3(
-            &e.kernel,
-            &e.device,
-            e.key,
-            e.space_hash,
-            &e.params,
-            e.time_ms,
-            e.evaluations,
-            &e.strategy,
-            e.timestamp,
-            &e.top,
-            &e.sources,
-            &e.binaries,
-        )];
-        let payload = bincode::serde::encode_to_vec(&old, bincode::config::standard()).unwrap();
-        let decoded = decode(&frame(MAGIC, 3, &payload)).unwrap();
-        assert_eq!(decoded, [TunedEntry { front: None, ..e }]);
-    }
-
-    /// A version 2 file (before the source hashes), written here as its encoder did: it
-    /// decodes, each entry recording no source, so that every build still bakes it.
-    #[test]
-    fn version_2_files_still_load() {
+    /// The payload of a file of format version 2 holding `e` alone, written here as its
+    /// encoder did (version 1's fields, then the best configurations); version 3 appended the
+    /// source hashes and the binaries' identities (bincode writes fields inline).
+    fn old_payload(e: &TunedEntry, version: u32) -> Vec<u8> {
         #[derive(Serialize)]
         struct V2<'a>(
             &'a str,
@@ -544,7 +505,6 @@ mod tests {
             u64,
             &'a [Ranked],
         );
-        let e = entry("a", 1);
         let old = vec![V2(
             &e.kernel,
             &e.device,
@@ -557,8 +517,21 @@ mod tests {
             e.timestamp,
             &e.top,
         )];
-        let payload = bincode::serde::encode_to_vec(&old, bincode::config::standard()).unwrap();
-        let decoded = decode(&frame(MAGIC, 2, &payload)).unwrap();
+        let config = bincode::config::standard();
+        let mut payload = bincode::serde::encode_to_vec(&old, config).unwrap();
+        if version == 3 {
+            payload.extend(bincode::serde::encode_to_vec(&e.sources, config).unwrap());
+            payload.extend(bincode::serde::encode_to_vec(&e.binaries, config).unwrap());
+        }
+        payload
+    }
+
+    /// A version 2 file (before the source hashes) decodes, each entry recording no source,
+    /// so that every build still bakes it.
+    #[test]
+    fn version_2_files_still_load() {
+        let e = entry("a", 1);
+        let decoded = decode(&frame(MAGIC, 2, &old_payload(&e, 2))).unwrap();
         assert_eq!(
             decoded,
             [TunedEntry {
@@ -569,6 +542,14 @@ mod tests {
             }]
         );
         assert!(decoded[0].is_current(&[source_hash("anything")]));
+    }
+
+    /// A version 3 file (before the front) decodes, each entry a tuning for time alone.
+    #[test]
+    fn version_3_files_still_load() {
+        let e = entry("a", 1);
+        let decoded = decode(&frame(MAGIC, 3, &old_payload(&e, 3))).unwrap();
+        assert_eq!(decoded, [TunedEntry { front: None, ..e }]);
     }
 
     /// `tests/fixtures/tuned-v1.bin` was written by the encoder of format version 1 (before

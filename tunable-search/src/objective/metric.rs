@@ -94,12 +94,7 @@ impl Metric {
         };
         let offset = name.len() + 1;
         let name = name.trim();
-        let identifier = name
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        if !identifier {
+        if !crate::space::is_identifier(name) {
             return Err(GoalError::MetricForm(format!(
                 "`{name}` is not a name (a letter or `_`, then letters, digits or `_`)"
             )));

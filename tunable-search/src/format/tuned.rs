@@ -434,6 +434,12 @@ mod tests {
     use super::*;
 
     fn entry(kernel: &str, key: u64) -> TunedEntry {
+        let winner = vec![
+            StoredValue::Int(4),
+            StoredValue::Float(0.5),
+            StoredValue::Bool(true),
+            StoredValue::Str("fast".into()),
+        ];
         TunedEntry {
             kernel: kernel.into(),
             device: "cpu: test x2".into(),
@@ -451,12 +457,7 @@ mod tests {
             timestamp: 1,
             top: vec![
                 Ranked {
-                    values: vec![
-                        StoredValue::Int(4),
-                        StoredValue::Float(0.5),
-                        StoredValue::Bool(true),
-                        StoredValue::Str("fast".into()),
-                    ],
+                    values: winner.clone(),
                     time_ms: 2.0,
                 },
                 Ranked {
@@ -475,12 +476,7 @@ mod tests {
                 objectives: vec!["time".into(), "max gflops_per_watt".into()],
                 prefer: "most_gflops_per_watt within 1.10 of fastest".into(),
                 points: vec![FrontPoint {
-                    values: vec![
-                        StoredValue::Int(4),
-                        StoredValue::Float(0.5),
-                        StoredValue::Bool(true),
-                        StoredValue::Str("fast".into()),
-                    ],
+                    values: winner.clone(),
                     time_ms: 2.0,
                     objectives: vec![2.0, 41.5],
                 }],

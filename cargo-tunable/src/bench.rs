@@ -15,8 +15,9 @@
 //!
 //! `--objective FIELD` replays another field of the caches' records (`ps_energy`, `GFLOPS/W`
 //! with `--maximize`, a product `nvml_power*time`) or a stress landscape's `energy`;
-//! `--objectives time,FIELD` also scores each run by the hypervolume of its found front
-//! ([`crate::front`]).
+//! `--objectives time,FIELD` runs the multi-objective strategies (`auto`, `nsga`, `scalar`,
+//! `ehvi`, `random`: [`tunable_search::strategy::multi`]) told both objectives, and the others on
+//! the first, and scores each run by the hypervolume of its found front ([`crate::front`]).
 //!
 //! `--cost-model` adds a table of simulated wall times per objective and strategy under the
 //! old batch policy and under speculative compilation ([`crate::cost`]), written to
@@ -165,9 +166,11 @@ pub(crate) struct BenchArgs {
     /// as `shared/tools/score.py --maximize` does.
     #[arg(long)]
     maximize: bool,
-    /// Two objectives, `time,FIELD` (fields as for `--objective`): the strategies minimize the
-    /// first, and every run is also scored by the hypervolume of the front of what it has
-    /// evaluated so far, as a fraction of the true front's, at the `--anytime` checkpoints.
+    /// Two objectives, `time,FIELD` (fields as for `--objective`): a strategy named in
+    /// `MULTI_STRATEGY_NAMES` (`auto`, `random`, `nsga`, `scalar`, `ehvi`) searches for the
+    /// front of both, any other minimizes the first, and every run is also scored by the
+    /// hypervolume of the front of what it has evaluated so far, as a fraction of the true
+    /// front's, at the `--anytime` checkpoints.
     #[arg(long, value_delimiter = ',', num_args = 1)]
     objectives: Vec<String>,
     /// Also simulate each run's wall time under a compile and launch cost model, with the old

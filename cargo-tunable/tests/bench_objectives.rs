@@ -168,3 +168,53 @@ fn two_objectives_score_the_found_front() {
     std::fs::remove_dir_all(&out).ok();
     std::fs::remove_dir_all(&out2).ok();
 }
+
+#[test]
+fn multi_objective_strategies_search_for_the_front_under_objectives() {
+    let (r, out) = bench(
+        "multi",
+        &[
+            "--stress",
+            "tile_clock:n=1000:d=5",
+            "--objectives",
+            "time,energy",
+            "--strategy",
+            "nsga,auto,genetic",
+            "--budget",
+            "40",
+            "--anytime",
+            "10,40",
+        ],
+    );
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let table = String::from_utf8(r.stdout).unwrap();
+    let front: Vec<&str> = table
+        .lines()
+        .skip_while(|l| !l.starts_with("Hypervolume of the found front"))
+        .collect();
+    assert!(front[0].contains("nsga"), "{table}");
+    for name in ["nsga", "auto", "genetic"] {
+        let row = front
+            .iter()
+            .find(|l| l.starts_with(&format!("| {name} |")))
+            .unwrap_or_else(|| panic!("{name}: {table}"));
+        let cells: Vec<f64> = row
+            .split('|')
+            .filter_map(|c| c.trim().parse().ok())
+            .collect();
+        assert!(cells.iter().all(|c| (0.0..=1.0).contains(c)), "{row}");
+    }
+    // Every run spent the budget.
+    for run in runs(&out, "tile_clock_N1000_D5", "nsga").iter() {
+        assert_eq!(run.len(), 40);
+    }
+    // Without --objectives a multi-objective strategy is unknown.
+    let (r, out2) = bench(
+        "nomulti",
+        &["--stress", "tile_clock:n=1000:d=5", "--strategy", "nsga"],
+    );
+    assert!(!r.status.success());
+    assert!(String::from_utf8_lossy(&r.stderr).contains("unknown strategy 'nsga'"));
+    std::fs::remove_dir_all(&out).ok();
+    std::fs::remove_dir_all(&out2).ok();
+}

@@ -11,10 +11,10 @@ fn space() -> Arc<Space> {
     Arc::new(
         SpaceBuilder::new()
             .param("block_size_x", [16, 32, 64, 128, 256])
-            .param("block_size_y", [1, 2, 4, 8])
             .param("tile", [1, 2, 3, 4])
+            .param("warps", [1, 2, 4, 8])
             .param("unroll", [0, 1])
-            .constraint("32 <= block_size_x * block_size_y <= 512")
+            .constraint("block_size_x * warps <= 1024")
             .constraint("unroll == 0 or tile > 1")
             .build()
             .unwrap(),
@@ -25,11 +25,11 @@ fn space() -> Arc<Space> {
 /// second rises with it.
 fn values(space: &Space, pos: usize) -> Option<Vec<f64>> {
     let i = space.indices(pos);
-    if (i[0] + i[2]) % 5 == 4 {
+    if (i[0] + i[1]) % 5 == 4 {
         return None;
     }
     let x = f64::from(i[0]);
-    let bump = f64::from(i[1] ^ i[2]) * 0.3 + f64::from(i[3]) * 0.2;
+    let bump = f64::from(i[2] ^ i[1]) * 0.3 + f64::from(i[3]) * 0.2;
     Some(vec![5.0 - x + bump, x * x - 3.0 + bump])
 }
 

@@ -97,3 +97,22 @@ impl Archive {
             .collect()
     }
 }
+
+/// Up to `n` positions for `strategy` to ask, marked asked in its archive: each `pick`'s, or a
+/// random unasked one where `pick` has none; fewer only when every position was asked.
+pub(super) fn fill<S>(
+    strategy: &mut S,
+    n: usize,
+    archive: impl Fn(&mut S) -> &mut Archive,
+    mut pick: impl FnMut(&mut S) -> Option<usize>,
+) -> Vec<usize> {
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let Some(p) = pick(strategy).or_else(|| archive(strategy).random_unasked()) else {
+            break;
+        };
+        archive(strategy).ask(p);
+        out.push(p);
+    }
+    out
+}

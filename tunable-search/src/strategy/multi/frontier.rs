@@ -16,14 +16,27 @@ use std::sync::Arc;
 pub(super) const TRADE_OFF: f64 = 8.0;
 
 /// A never-asked Hamming neighbour of a front member (not marked asked), or `None` if every
-/// front member's neighbours were asked.
-pub(super) fn front_neighbour(archive: &mut Archive) -> Option<usize> {
+/// front member's neighbours were asked. With `strict`, only moves along a *trade-off*
+/// parameter: one in which two front members differ and agree in every other parameter;
+/// `None` while there is none.
+pub(super) fn front_neighbour(archive: &mut Archive, strict: bool) -> Option<usize> {
     let space = Arc::clone(&archive.space);
     let front = archive.front();
     let members: Vec<Vec<u16>> = front.iter().map(|&p| space.indices(p)).collect();
-    let varies: Vec<bool> = (0..space.dims())
+    let mut varies: Vec<bool> = (0..space.dims())
         .map(|d| members.iter().any(|m| m[d] != members[0][d]))
         .collect();
+    if strict {
+        varies = vec![false; space.dims()];
+        for (i, a) in members.iter().enumerate() {
+            for b in &members[i + 1..] {
+                let differ: Vec<usize> = (0..a.len()).filter(|&d| a[d] != b[d]).collect();
+                if let [d] = differ[..] {
+                    varies[d] = true;
+                }
+            }
+        }
+    }
     let mut moves: Vec<(usize, f64)> = Vec::new();
     for m in &members {
         for p in space.neighbours(m, Neighbourhood::Hamming) {
@@ -33,7 +46,11 @@ pub(super) fn front_neighbour(archive: &mut Archive) -> Option<usize> {
             let changed = (0..space.dims())
                 .find(|&d| space.index_at(p, d) != m[d])
                 .unwrap_or(0);
-            moves.push((p, if varies[changed] { TRADE_OFF } else { 1.0 }));
+            if varies[changed] {
+                moves.push((p, TRADE_OFF));
+            } else if !strict {
+                moves.push((p, 1.0));
+            }
         }
     }
     let total: f64 = moves.iter().map(|m| m.1).sum();

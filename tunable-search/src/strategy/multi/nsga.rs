@@ -11,7 +11,7 @@
 //! valid Hamming neighbour. A child asked before moves to an unasked Hamming neighbour; failing
 //! that, a random unasked configuration is asked. The first `init` configurations are random.
 
-use super::archive::Archive;
+use super::archive::{Archive, fill};
 use super::{MultiStrategy, MultiTrial};
 use crate::Space;
 use crate::pareto;
@@ -140,21 +140,18 @@ impl Nsga {
 
 impl MultiStrategy for Nsga {
     fn ask(&mut self, n: usize) -> Vec<usize> {
-        let mut out = Vec::with_capacity(n);
-        while out.len() < n {
-            if self.stale {
-                self.choose();
-            }
-            let breed =
-                self.archive.points.len() >= self.opts.init.max(2) && self.population.len() >= 2;
-            let pick = if breed { self.child() } else { None };
-            let Some(p) = pick.or_else(|| self.archive.random_unasked()) else {
-                break;
-            };
-            self.archive.ask(p);
-            out.push(p);
-        }
-        out
+        fill(
+            self,
+            n,
+            |s| &mut s.archive,
+            |s| {
+                if s.stale {
+                    s.choose();
+                }
+                let breed = s.archive.points.len() >= s.opts.init.max(2) && s.population.len() >= 2;
+                if breed { s.child() } else { None }
+            },
+        )
     }
 
     fn tell(&mut self, trials: &[MultiTrial]) {

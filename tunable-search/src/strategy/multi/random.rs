@@ -3,7 +3,7 @@
 //! Uniform sampling of valid configurations without replacement, blind to the values: the
 //! baseline every multi-objective strategy is scored against.
 
-use super::archive::Archive;
+use super::archive::{Archive, fill};
 use super::{MultiStrategy, MultiTrial};
 use crate::Space;
 use std::sync::Arc;
@@ -25,15 +25,7 @@ impl MultiRandom {
 
 impl MultiStrategy for MultiRandom {
     fn ask(&mut self, n: usize) -> Vec<usize> {
-        let mut out = Vec::with_capacity(n);
-        while out.len() < n {
-            let Some(p) = self.archive.random_unasked() else {
-                break;
-            };
-            self.archive.ask(p);
-            out.push(p);
-        }
-        out
+        fill(self, n, |s| &mut s.archive, |_| None)
     }
 
     fn tell(&mut self, trials: &[MultiTrial]) {

@@ -43,6 +43,8 @@ declare_options! {
         /// Whether the share follows the walks' success: the share is then the walks that
         /// joined the front, with `walk` as a prior worth four walks.
         adapt: bool = false, "adapt" => boolean();
+        /// Whether the walk moves only along trade-off parameters (see `frontier.rs`).
+        strict: bool = false, "strict" => boolean();
     }
 }
 
@@ -53,6 +55,7 @@ pub struct Scalar {
     weights: Vec<Vec<f64>>,
     walk: f64,
     adapt: bool,
+    strict: bool,
     /// The walked positions not yet told.
     walking: Vec<usize>,
     /// Walks told, and those that joined the front.
@@ -134,6 +137,7 @@ impl Scalar {
             members,
             walk: opts.walk,
             adapt: opts.adapt,
+            strict: opts.strict,
             walking: Vec::new(),
             walks: (0, 0),
             turn: 0,
@@ -164,7 +168,7 @@ impl MultiStrategy for Scalar {
                 self.walk
             };
             let walk = self.archive.rng.random_bool(share.clamp(0.0, 1.0));
-            if walk && let Some(p) = front_neighbour(&mut self.archive) {
+            if walk && let Some(p) = front_neighbour(&mut self.archive, self.strict) {
                 self.archive.ask(p);
                 self.walking.push(p);
                 out.push(p);

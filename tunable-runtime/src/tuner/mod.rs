@@ -553,6 +553,40 @@ mod tests {
         );
     }
 
+    /// Two objectives, time and a metric over a parameter, searched by the default
+    /// multi-objective strategy through the driver: every point is on the front, and the rule
+    /// chooses among them.
+    #[test]
+    fn the_default_multi_objective_strategy_searches_through_the_driver() {
+        let space = Arc::new(SpaceBuilder::new().param("a", 0..20).build().unwrap());
+        let goal = Goal::new(
+            &["size = a"],
+            &["time", "min size"],
+            Some("least_size within 1.05 of fastest"),
+            &["a"],
+        )
+        .unwrap();
+        let opts = TuneOptions {
+            budget: 20,
+            batch: 2,
+            goal,
+            ..TuneOptions::default()
+        };
+        let mut eval = Closure(|p: usize| Ok(100.0 - p as f64));
+        let r = tune(&space, &opts, &mut eval, &mut []).unwrap();
+        assert_eq!(r.evaluations, 20);
+        assert_eq!(r.front.len(), 20, "{:?}", r.front);
+        // The fastest is a = 19 (81 ms); within 5% of it (85.05 ms), the least a is 15.
+        assert_eq!(r.best, Some((15, 85.0)));
+        // A single-objective strategy is refused for several objectives.
+        let opts = TuneOptions {
+            strategy: "genetic".into(),
+            ..opts
+        };
+        let e = tune(&space, &opts, &mut eval, &mut []).unwrap_err();
+        assert!(e.to_string().contains("for several objectives"), "{e}");
+    }
+
     #[test]
     fn a_bad_strategy_is_the_tuners_error() {
         let space = Arc::new(SpaceBuilder::new().param("a", 0..4).build().unwrap());

@@ -87,6 +87,7 @@ fn main() {
             let entry = TunedEntry {
                 sources: Vec::new(),
                 binaries: Vec::new(),
+                front: None,
                 kernel: "gemm_cuda".into(),
                 device: device.clone(),
                 key,

@@ -119,6 +119,7 @@ fn tune(c: &TempCrate, kernel: &str, names: &[&str], entries: &[(&str, u64, &[i6
         .map(|&(device, key, values)| TunedEntry {
             sources: Vec::new(),
             binaries: Vec::new(),
+            front: None,
             kernel: kernel.into(),
             device: device.into(),
             key,

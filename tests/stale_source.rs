@@ -93,6 +93,7 @@ fn store_for(c: &TempCrate, kernel: &str, tile: i64, sources: Vec<u64>, binaries
         }],
         sources,
         binaries: binaries.iter().map(|b| artifact::identity(b)).collect(),
+        front: None,
     };
     std::fs::write(tuned.join(format!("{kernel}.bin")), encode(&[entry])).unwrap();
 }

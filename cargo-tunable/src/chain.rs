@@ -98,6 +98,7 @@ mod tests {
         TunedEntry {
             sources: Vec::new(),
             binaries: Vec::new(),
+            front: None,
             kernel: "k".into(),
             device: device.into(),
             key,

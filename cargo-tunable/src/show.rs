@@ -13,6 +13,12 @@
 //! (no build since, or a read-only folder) the mark is `?`. The record reflects the last build
 //! on this machine, not the sources as they are now: build first for an exact answer.
 //!
+//! **Fronts.** An entry tuned for several objectives (`objectives = ["time", "energy"]`)
+//! stores the Pareto front of what was measured: below the table, each such entry's front, one
+//! row per point with its configuration and its value of each objective, the shipped point (the
+//! one its `prefer` rule chose, the entry's configuration) marked; with `--json`, under `front`.
+//! An entry tuned for one other objective than time shows its value the same way.
+//!
 //! **Device binaries.** Below the chains, the [artifacts](crate::artifacts) of GPU kernels'
 //! winners in `<kernel>.artifacts/` (kind, size, device or architecture); with `--json`, each
 //! entry lists its own under `artifacts`. A damaged artifact file is listed as such in the table;
@@ -75,6 +81,92 @@ struct Row {
     /// device with no entry), best compromise first; the [chain](crate::chain) of the key is the
     /// tuned devices' entries, then this. Empty for an entry a build drops (an older space).
     portable: Vec<String>,
+    /// The objectives of a tuning for other objectives than time alone, the rule that chose
+    /// the configuration and the front of what it measured.
+    front: Option<ShownFront>,
+}
+
+/// The front of an entry, in `--json` and below the table.
+#[derive(Serialize)]
+struct ShownFront {
+    /// The objectives as written: `time`, `max gflops_per_watt`.
+    objectives: Vec<String>,
+    /// The rule that chose the entry's configuration.
+    prefer: String,
+    points: Vec<ShownPoint>,
+}
+
+/// One point of a front.
+#[derive(Serialize)]
+struct ShownPoint {
+    params: Vec<(String, String)>,
+    time_ms: f64,
+    /// Its value of each objective, in order.
+    values: Vec<f64>,
+    /// Whether it is the entry's configuration, the one that ships.
+    chosen: bool,
+}
+
+/// The front of `e` as shown.
+fn shown_front(e: &tunable_runtime::store::TunedEntry) -> Option<ShownFront> {
+    let front = e.front.as_ref()?;
+    let chosen: Vec<_> = e.params.iter().map(|(_, v)| v.clone()).collect();
+    Some(ShownFront {
+        objectives: front.objectives.clone(),
+        prefer: front.prefer.clone(),
+        points: front
+            .points
+            .iter()
+            .map(|p| ShownPoint {
+                params: e
+                    .params
+                    .iter()
+                    .zip(&p.values)
+                    .map(|((n, _), v)| (n.clone(), tunable_search::Value::from(v).to_string()))
+                    .collect(),
+                time_ms: p.time_ms,
+                values: p.objectives.clone(),
+                chosen: p.values == chosen,
+            })
+            .collect(),
+    })
+}
+
+/// Prints the front of each row that has one.
+fn print_fronts(rows: &[Row]) {
+    for r in rows {
+        let Some(f) = &r.front else { continue };
+        let objectives: Vec<String> = f.objectives.iter().map(|o| shown(o)).collect();
+        println!(
+            "front of {} on {}, key {} ({}; ships {}):",
+            shown(&r.kernel),
+            shown(&r.device),
+            r.key,
+            objectives.join(", "),
+            shown(&f.prefer)
+        );
+        println!(
+            "| configuration | time (ms) | {} | ships |",
+            objectives.join(" | ")
+        );
+        println!("|---|---|{}---|", "---|".repeat(objectives.len()));
+        for p in &f.points {
+            let cfg: Vec<String> = p
+                .params
+                .iter()
+                .map(|(n, v)| format!("{}={}", shown(n), shown(v)))
+                .collect();
+            let values: Vec<String> = p.values.iter().map(|v| format!("{v:.6}")).collect();
+            println!(
+                "| {} | {:.4} | {} | {} |",
+                cfg.join(", "),
+                p.time_ms,
+                values.join(" | "),
+                if p.chosen { "yes" } else { "" }
+            );
+        }
+        println!();
+    }
 }
 
 /// A device binary of an entry, in `--json`.
@@ -141,6 +233,7 @@ pub(crate) fn run(args: ShowArgs) -> Result<(), Box<dyn std::error::Error>> {
                     .map(|k| (k.name().to_owned(), clocks.get(k).unwrap_or_default()))
                     .collect(),
                 apply: clocks.commands("<gpu>"),
+                front: shown_front(&e),
                 stale,
                 damaged_artifacts: listed
                     .iter()
@@ -227,6 +320,7 @@ pub(crate) fn run(args: ShowArgs) -> Result<(), Box<dyn std::error::Error>> {
     }
     print_clocks(&rows);
     println!();
+    print_fronts(&rows);
     crate::chain::print(&chains);
     crate::artifacts::print(&listed);
     Ok(())

@@ -23,8 +23,10 @@
 //! session](tunable_runtime::tuner::session): `--kernel` (`TUNABLE_KERNELS`), `--budget`
 //! (`TUNABLE_BUDGET`), `--time` (`TUNABLE_TIME`, a wall-time limit per tuning), `--seed`
 //! (`TUNABLE_SEED`, the strategy's seed: the same seed asks for the same configurations in the
-//! same order, given the same results), `--objective` (`TUNABLE_OBJECTIVE`: `time`, `energy`
-//! or `edp`, what tuning minimizes), `--retune`
+//! same order, given the same results), `--objective` (`TUNABLE_OBJECTIVE`: `time`, `energy`,
+//! `edp` or a kernel's metric with its direction, `max gflops_per_watt`; several separated by
+//! commas keep their front), `--prefer` (`TUNABLE_PREFER`: the rule that chooses the shipped
+//! point of a front, `least_energy within 1.10 of fastest`), `--retune`
 //! (`TUNABLE_MODE=retune`, else what is tuned already is kept), and reads back one record per
 //! tuning (`TUNABLE_REPORT`), which it prints as a table: kernel, key, device, default time,
 //! tuned time, speedup, evaluations, wall time. It exits with an error if the harness failed or
@@ -56,9 +58,12 @@ pub(crate) struct TuneArgs {
     /// The strategy's seed (default: each kernel's `seed`, 1): the same seed asks for the same configurations in the same order, given the same results
     #[arg(long)]
     seed: Option<u64>,
-    /// What tuning minimizes (default: each kernel's `objective`, time): `time`, `energy` (joules per run, read from the device's energy meter) or `edp` (energy times time)
+    /// What tuning pursues (default: each kernel's `objective` or `objectives`, time): `time`, `energy` (joules per run, read from the device's energy meter), `edp` (energy times time) or a kernel's metric with its direction (`max gflops_per_watt`); several separated by commas (`time,energy`) keep their Pareto front
     #[arg(long)]
-    objective: Option<tunable_search::objective::Objective>,
+    objective: Option<String>,
+    /// The rule that chooses the shipped point of a front (default: each kernel's `prefer`, the first objective's best): `fastest`, `least_energy`, `most_<metric>`, or `least_energy within 1.10 of fastest`
+    #[arg(long)]
+    prefer: Option<String>,
     /// Tune again what is tuned already on this device.
     #[arg(long)]
     retune: bool,
@@ -131,8 +136,11 @@ pub(crate) fn run(args: TuneArgs) -> Result<(), Box<dyn std::error::Error>> {
     if let Some(s) = args.seed {
         cmd.env(tunable_runtime::settings::SEED_VAR, s.to_string());
     }
-    if let Some(o) = args.objective {
-        cmd.env(tunable_runtime::settings::OBJECTIVE_VAR, o.name());
+    if let Some(o) = &args.objective {
+        cmd.env(tunable_runtime::settings::OBJECTIVE_VAR, o);
+    }
+    if let Some(p) = &args.prefer {
+        cmd.env(tunable_runtime::settings::PREFER_VAR, p);
     }
     if args.retune {
         cmd.env("TUNABLE_MODE", "retune");

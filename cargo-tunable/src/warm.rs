@@ -119,6 +119,7 @@ fn kept(
     Ok(Some(TunedEntry {
         sources: Vec::new(),
         binaries: Vec::new(),
+        front: None,
         kernel: "bench".into(),
         device: stem,
         key: 0,

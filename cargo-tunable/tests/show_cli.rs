@@ -10,6 +10,7 @@ fn show_prints_stored_entries_and_skips_damaged_files() {
     let entry = TunedEntry {
         sources: Vec::new(),
         binaries: Vec::new(),
+        front: None,
         kernel: "saxpy".into(),
         device: "cpu: test x2".into(),
         key: 1024,
@@ -30,6 +31,7 @@ fn show_prints_stored_entries_and_skips_damaged_files() {
     let old = TunedEntry {
         sources: Vec::new(),
         binaries: Vec::new(),
+        front: None,
         kernel: "axpy".into(),
         ..entry
     };
@@ -124,6 +126,7 @@ fn show_survives_forged_files_and_escapes_names() {
     let hand = TunedEntry {
         sources: Vec::new(),
         binaries: Vec::new(),
+        front: None,
         kernel: "../x\u{1b}[2J".into(),
         device: "gpu\u{202e}evil".into(),
         key: 1,
@@ -187,6 +190,7 @@ fn show_says_how_to_apply_the_clocks_an_entry_was_tuned_at() {
         strategy: "auto".into(),
         timestamp: 1_795_462_807,
         top: Vec::new(),
+        front: None,
     };
     store(&tuned_file(&dir, "gemm").unwrap(), entry).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_cargo-tunable"))
@@ -219,5 +223,73 @@ fn show_says_how_to_apply_the_clocks_an_entry_was_tuned_at() {
         serde_json::json!([["nvml_gr_clock", 1410], ["nvml_pwr_limit", 450]])
     );
     assert_eq!(v[0]["apply"][1], "sudo nvidia-smi -i <gpu> -pl 450");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// An entry tuned for two objectives: `show` prints its front below the table, the shipped
+/// point marked, and `--json` lists it under `front`.
+#[test]
+fn show_prints_the_front_of_an_entry_tuned_for_several_objectives() {
+    use tunable_runtime::store::{Front, FrontPoint};
+    let dir = std::env::temp_dir().join(format!("tunable-show-front-{}", std::process::id()));
+    let point = |block: i64, time_ms: f64, joules: f64| FrontPoint {
+        values: vec![StoredValue::Int(block)],
+        time_ms,
+        objectives: vec![time_ms, joules],
+    };
+    let entry = TunedEntry {
+        kernel: "gemm".into(),
+        device: "cpu: test x2".into(),
+        key: 512,
+        space_hash: 1,
+        params: vec![("block".into(), StoredValue::Int(32))],
+        time_ms: 1.05,
+        evaluations: 30,
+        strategy: "auto".into(),
+        timestamp: 1_795_462_807,
+        top: Vec::new(),
+        sources: Vec::new(),
+        binaries: Vec::new(),
+        front: Some(Front {
+            objectives: vec!["time".into(), "energy".into()],
+            prefer: "least_energy within 1.10 of fastest".into(),
+            points: vec![
+                point(64, 1.0, 0.5),
+                point(32, 1.05, 0.4),
+                point(8, 2.0, 0.3),
+            ],
+        }),
+    };
+    store(&tuned_file(&dir, "gemm").unwrap(), entry).unwrap();
+    let show = |json: bool| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-tunable"));
+        cmd.args(["tunable", "show"]).arg(&dir);
+        if json {
+            cmd.arg("--json");
+        }
+        String::from_utf8(cmd.output().unwrap().stdout).unwrap()
+    };
+    let text = show(false);
+    assert!(
+        text.contains("front of gemm on cpu: test x2, key 512 (time, energy; ships least_energy within 1.10 of fastest):"),
+        "{text}"
+    );
+    assert!(
+        text.contains("| configuration | time (ms) | time | energy | ships |"),
+        "{text}"
+    );
+    assert!(
+        text.contains("| block=64 | 1.0000 | 1.000000 | 0.500000 |  |"),
+        "{text}"
+    );
+    assert!(
+        text.contains("| block=32 | 1.0500 | 1.050000 | 0.400000 | yes |"),
+        "{text}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&show(true)).unwrap();
+    let front = &v[0]["front"];
+    assert_eq!(front["objectives"], serde_json::json!(["time", "energy"]));
+    assert_eq!(front["points"][1]["chosen"], true);
+    assert_eq!(front["points"][2]["values"], serde_json::json!([2.0, 0.3]));
     std::fs::remove_dir_all(&dir).ok();
 }

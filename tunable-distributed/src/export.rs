@@ -237,6 +237,7 @@ pub fn tuned_entry(
     Ok(Some(TunedEntry {
         sources: Vec::new(),
         binaries: Vec::new(),
+        front: None,
         kernel: study.spec.kernel.clone(),
         device: study.spec.device.clone(),
         key: study.spec.key,

@@ -588,6 +588,7 @@ fn export_writes_what_local_tuning_writes_with_the_same_results() {
     let local = tunable_runtime::store::TunedEntry {
         sources: Vec::new(),
         binaries: Vec::new(),
+        front: None,
         kernel: "toy".into(),
         device: "Toy GPU".into(),
         key: 7,

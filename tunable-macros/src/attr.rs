@@ -7,13 +7,16 @@ use syn::{Expr, Ident, Lit, LitInt, LitStr, Token, bracketed, parenthesized};
 
 /// Options of the attribute. Any other `name = [...]` or `name = a..=b` is a parameter; any other
 /// name with another value (or none) is an unknown option.
-pub(crate) const OPTIONS: [&str; 18] = [
+pub(crate) const OPTIONS: [&str; 21] = [
     "constraint",
     "key",
     "budget",
     "strategy",
     "seed",
     "objective",
+    "objectives",
+    "metric",
+    "prefer",
     "repeats",
     "warmup",
     "default",
@@ -111,6 +114,8 @@ pub(crate) enum Arg {
     Default(Ident, Vec<(Ident, ParamLit)>),
     /// `source = "file"` or `source = ("a", "b")`: the kernel's source files.
     Sources(Ident, Vec<LitStr>),
+    /// `objectives = ["time", "energy"]`.
+    Strs(Ident, Vec<LitStr>),
     Flag(Ident),
     /// A name that is no option, with a value that is no parameter's (not a list, not a range)
     /// or without a value; the value is skipped so that the other arguments are still checked.
@@ -128,6 +133,7 @@ impl Arg {
             | Arg::Str(i, _)
             | Arg::Default(i, _)
             | Arg::Sources(i, _)
+            | Arg::Strs(i, _)
             | Arg::Flag(i)
             | Arg::Unknown(i) => i,
         }
@@ -154,7 +160,15 @@ impl Parse for Arg {
             }
             "tolerance" => Ok(Arg::Number(name, input.parse()?)),
             "budget" | "repeats" | "warmup" | "seed" => Ok(Arg::Int(name, input.parse()?)),
-            "strategy" | "name" | "objective" => Ok(Arg::Str(name, input.parse()?)),
+            "strategy" | "name" | "objective" | "metric" | "prefer" => {
+                Ok(Arg::Str(name, input.parse()?))
+            }
+            "objectives" => {
+                let content;
+                bracketed!(content in input);
+                let names = content.parse_terminated(<LitStr as Parse>::parse, Token![,])?;
+                Ok(Arg::Strs(name, names.into_iter().collect()))
+            }
             "default" => {
                 let content;
                 parenthesized!(content in input);

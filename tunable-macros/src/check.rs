@@ -10,7 +10,7 @@ use proc_macro2::Span;
 use std::sync::Arc;
 use syn::{Expr, Ident, LitStr};
 use tunable_search::clock::Knob;
-use tunable_search::objective::Objective;
+use tunable_search::objective::{Aim, Goal, Metric, Prefer};
 #[cfg(feature = "search")]
 use tunable_search::strategy;
 use tunable_search::{Space, SpaceBuilder, SpaceError, Value};
@@ -59,8 +59,12 @@ pub(crate) struct Model {
     pub strategy: String,
     /// The strategy's seed (`seed`, default `defaults::SEED`).
     pub seed: u64,
-    /// What tuning minimizes (`objective`, default time).
-    pub objective: Objective,
+    /// The metrics (`metric`, repeatable), as written: `name = expression`.
+    pub metrics: Vec<String>,
+    /// What tuning pursues (`objective`, or `objectives`; default `["time"]`), as written.
+    pub objectives: Vec<String>,
+    /// The rule that chooses the shipped point of a front (`prefer`).
+    pub prefer: Option<String>,
     pub repeats: u32,
     pub warmup: u32,
     /// Index into each parameter's values.
@@ -111,12 +115,13 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
         (None, syn::ext::IdentExt::unraw(fn_name).to_string(), false);
     let mut name_span = None;
     let mut seed = defaults::SEED;
-    let mut objective = Objective::default();
+    let (mut metrics, mut objectives, mut prefer) = (Vec::new(), Vec::new(), None);
     let mut sources = Vec::new();
     for arg in args {
         let id = arg.ident().to_string();
         // Constraints repeat; an unknown option is reported as such each time.
-        let may_repeat = matches!(arg, Arg::Constraint(..) | Arg::Unknown(_));
+        let may_repeat = matches!(arg, Arg::Constraint(..) | Arg::Unknown(_))
+            || matches!(&arg, Arg::Str(i, _) if i == "metric");
         if !may_repeat && seen.contains(&id) {
             let what = if OPTIONS.contains(&id.as_str()) {
                 "option"
@@ -173,10 +178,23 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
                 _ => errs.push(lit.span(), format!("`{i}` takes a positive integer")),
             },
             Arg::Str(i, s) if i == "strategy" => strategy = Some(s),
-            Arg::Str(i, s) if i == "objective" => match s.value().parse() {
-                Ok(o) => objective = o,
-                Err(e) => errs.push(s.span(), format!("`objective`: {e}")),
-            },
+            Arg::Str(i, s) if i == "objective" => {
+                if seen.iter().any(|s| s == "objectives") {
+                    errs.push(i.span(), "give `objective` or `objectives`, not both");
+                }
+                objectives.push(s);
+            }
+            Arg::Strs(i, list) => {
+                if seen.iter().any(|s| s == "objective") {
+                    errs.push(i.span(), "give `objective` or `objectives`, not both");
+                }
+                if list.is_empty() {
+                    errs.push(i.span(), "`objectives` names at least one objective");
+                }
+                objectives.extend(list);
+            }
+            Arg::Str(i, s) if i == "metric" => metrics.push(s),
+            Arg::Str(i, s) if i == "prefer" => prefer = Some(s),
             Arg::Str(_, s) => {
                 name = s.value();
                 name_span = Some(s.span());
@@ -234,6 +252,8 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
         .into_iter()
         .filter_map(|d| check_param(d, &mut errs))
         .collect();
+    let names: Vec<String> = params.iter().map(|p| p.name.to_string()).collect();
+    let (objectives, prefer) = check_goal(&metrics, objectives, prefer, &names, &mut errs);
     errs.finish()?;
 
     // The space, with the run-time engine.
@@ -280,10 +300,14 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
         .map_or_else(|| defaults::STRATEGY.to_owned(), LitStr::value);
     // Only builds that tune use the strategy, and only they have the search engine to build it
     // (feature `search`, turned on by the facade's `autotune`).
+    // With several objectives, a multi-objective strategy searches.
     #[cfg(feature = "search")]
     if let Err(e) = strategy_text
         .parse::<strategy::StrategySpec>()
-        .and_then(|s| strategy::build(&s, Arc::clone(&space), 1).map(|_| ()))
+        .and_then(|s| match objectives.len() {
+            0 | 1 => strategy::build(&s, Arc::clone(&space), 1).map(|_| ()),
+            n => strategy::build_multi(&s, Arc::clone(&space), n, 1).map(|_| ()),
+        })
     {
         errs.push(strategy.as_ref().map_or(Span::call_site(), LitStr::span), e);
     }
@@ -312,7 +336,9 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
         budget,
         strategy: strategy_text,
         seed,
-        objective,
+        metrics: metrics.iter().map(LitStr::value).collect(),
+        objectives,
+        prefer,
         repeats,
         warmup,
         default,
@@ -321,6 +347,68 @@ pub(crate) fn model(args: Vec<Arg>, fn_name: &Ident, fn_args: &[Ident]) -> syn::
         space,
         sources,
     })
+}
+
+/// Checks the goal (`metric`, `objective` or `objectives`, `prefer`) as the runtime will read
+/// it ([`Goal`]), each error on the string it comes from: the objectives and the rule, as
+/// written.
+fn check_goal(
+    metrics: &[LitStr],
+    objectives: Vec<LitStr>,
+    prefer: Option<LitStr>,
+    params: &[String],
+    errs: &mut Errors,
+) -> (Vec<String>, Option<String>) {
+    let params: Vec<&str> = params.iter().map(String::as_str).collect();
+    // A metric that parses names an objective even when its names are wrong, so that the
+    // objective naming it is not reported too.
+    let (mut parsed, mut failed) = (Vec::new(), false);
+    for m in metrics {
+        match Metric::parse(&m.value()) {
+            Ok(metric) => {
+                if let Err(e) = metric.check(&params) {
+                    errs.push(m.span(), e);
+                    failed = true;
+                }
+                parsed.push(metric);
+            }
+            Err(e) => errs.push(m.span(), e),
+        }
+    }
+    let mut aims = Vec::new();
+    for o in &objectives {
+        match Aim::parse(&o.value(), &parsed) {
+            Ok(a) => aims.push(a),
+            Err(e) => errs.push(o.span(), e),
+        }
+    }
+    if failed || aims.len() < objectives.len() || parsed.len() < metrics.len() {
+        return (Vec::new(), None);
+    }
+    if aims.is_empty() {
+        aims.push(Aim::parse("time", &parsed).expect("time is an objective"));
+    }
+    let rule = prefer
+        .as_ref()
+        .and_then(|p| match Prefer::parse(&p.value(), &aims) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                errs.push(p.span(), e);
+                None
+            }
+        });
+    let written: Vec<String> = aims.iter().map(ToString::to_string).collect();
+    if let Err(e) = Goal::from_parts(parsed, aims, rule) {
+        let span = match e {
+            tunable_search::objective::GoalError::Prefer { .. } => {
+                prefer.as_ref().map(LitStr::span)
+            }
+            tunable_search::objective::GoalError::Taken(..) => metrics.last().map(LitStr::span),
+            _ => objectives.last().map(LitStr::span),
+        };
+        errs.push(span.unwrap_or_else(Span::call_site), e);
+    }
+    (written, prefer.map(|p| p.value()))
 }
 
 /// "unknown option `x`, did you mean `y`?", or, with no option close to the name, the options

@@ -106,7 +106,10 @@ use syn::{ImplItem, ItemFn, ItemImpl, Token, parse_macro_input};
 /// | `budget` | a positive integer | `100` |
 /// | `strategy` | a strategy spec string | `"auto"` |
 /// | `seed` | a whole number | `1` |
-/// | `objective` | `"time"`, `"energy"` or `"edp"` | `"time"` |
+/// | `objective` | `"time"`, `"energy"`, `"edp"`, or `"max <metric>"` / `"min <metric>"` | `"time"` |
+/// | `objectives` | `[objective, ...]`, several at once (instead of `objective`) | none |
+/// | `metric` | `"name = expression"` in the constraint language; repeatable | none |
+/// | `prefer` | a rule choosing the shipped point of the front, e.g. `"least_energy within 1.10 of fastest"` | the first objective's best |
 /// | `repeats` | an integer | `7` |
 /// | `warmup` | an integer | `1` |
 /// | `default` | `(param = value, ...)`, every parameter | the first valid configuration |
@@ -159,15 +162,61 @@ use syn::{ImplItem, ItemFn, ItemImpl, Token, parse_macro_input};
 ///
 /// ## `objective`
 /// What tuning minimizes: `"time"`, the time of one run (the default); `"energy"`, the energy
-/// of one run in joules; `"edp"`, the energy-delay product, energy times time. An energy
+/// of one run in joules; `"edp"`, the energy-delay product, energy times time; or a metric of
+/// the kernel's with its direction, `"max gflops_per_watt"` (see `metric`). An energy
 /// objective reads the device's energy meter (NVML on an NVIDIA GPU, RAPL on the CPU
 /// packages): each configuration that passes `verify` is timed as usual, then run again for
 /// about a second (`TUNABLE_ENERGY_SECONDS`) while the meter reads. The winner is the
 /// configuration of least energy (or EDP); its time is still recorded. Where no meter can read
 /// (no driver, counters only root may read), tuning fails before any evaluation with the
 /// reason. `TUNABLE_OBJECTIVE` (and `cargo tunable tune --objective`) overrides it at run time.
-/// Any other name is a compile error listing these three. See the guide's chapter "Energy and
-/// several objectives".
+/// Any other name is a compile error listing the accepted ones; so are `max` before `time`,
+/// `energy` or `edp` (they are minimized), a metric without `max` or `min`, and another word
+/// than those two. See the guide's chapter "Energy and several objectives".
+///
+/// ## `metric`
+/// A quantity of your own, `metric = "name = expression"`, such as
+/// `"gflops_per_watt = 2 * key**3 / energy / 1e9"`: the expression is in the constraint
+/// language, over the measured quantities of one run in SI units (`time` in seconds, `energy`
+/// in joules, `power` in watts, `edp` in joule-seconds), the parameters and `key`, the
+/// problem-size key. Repeat the option for several metrics. An objective names a metric with
+/// its direction (`objective = "max gflops_per_watt"`); a metric that reads `energy`, `power`
+/// or `edp` needs an energy meter. Checked at compile time: a definition that does not parse,
+/// an unknown name (with the closest one) or a metric named like a parameter, a quantity or
+/// `key` is an error on its string.
+///
+/// ## `objectives`, `prefer`
+/// `objectives = ["time", "energy"]` tunes for several objectives at once (measured ones and
+/// metrics, written as for `objective`; give one of `objective` and `objectives`). The search
+/// is multi-objective (`strategy` names one of
+/// `tunable_search::strategy::MULTI_STRATEGY_NAMES`; `"auto"` by default), the tuned file keeps
+/// the Pareto front of what was measured (`cargo tunable show` prints it), and the entry, the
+/// configuration a build bakes, is the point `prefer` chooses: `"fastest"`,
+/// `"least_<objective>"` (`"least_energy"`), `"most_<metric>"` for a maximized metric, or
+/// `"<rule> within <factor> of <rule>"`, e.g. `"least_energy within 1.10 of fastest"`: the least
+/// energy among the points at most 10% slower than the fastest. Without `prefer`, the first
+/// objective's best. A rule that names no objective of the list, a factor below 1, or a rule
+/// with a single objective is a compile error on the string. `TUNABLE_PREFER` (and
+/// `cargo tunable tune --prefer`) overrides it at run time.
+///
+/// ```
+/// # use tunable::tunable;
+/// #[tunable(
+///     tile = [1, 2, 4, 8],
+///     key = x.len() as u64,
+///     metric = "elements_per_joule = key / energy",
+///     objectives = ["time", "max elements_per_joule"],
+///     prefer = "most_elements_per_joule within 1.10 of fastest",
+/// )]
+/// fn scale(x: &mut [f32], s: f32) {
+///     for c in x.chunks_mut(tile) {
+///         c.iter_mut().for_each(|v| *v *= s);
+///     }
+/// }
+/// # let mut x = [1.0; 4];
+/// # scale(&mut x, 2.0);
+/// # assert_eq!(x, [2.0; 4]);
+/// ```
 ///
 /// ## `repeats`, `warmup`
 /// How each configuration is timed: `warmup` untimed runs, then `repeats` timed runs (at least

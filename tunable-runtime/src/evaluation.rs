@@ -15,8 +15,8 @@
 //!
 //! This module is the only place that holds the installed context. Further quantities the tuner
 //! and the backends share during an evaluation (an energy meter, the objective, clock settings)
-//! are fields of [`EvalContext`]: the objective, the meter and the clocks are installed by the
-//! tuner, and the CUDA backend notes its device there.
+//! are fields of [`EvalContext`]: the meter and the clocks are installed by the tuner, and the
+//! CUDA backend notes its device there.
 //!
 //! Thread-locals that are not this protocol stay where they are used: the quiet flag of panic
 //! capture (`tuner::capture`), the spare output buffer of [`crate::verify`], the re-entrancy
@@ -27,7 +27,6 @@
 
 use crate::prebuild::build::Build;
 use std::cell::RefCell;
-use tunable_search::objective::Objective;
 
 /// What the tuner and the backends share while one configuration is evaluated (see the
 /// [module docs](self)).
@@ -48,8 +47,6 @@ pub struct EvalContext {
     pub kernel_ms: f64,
     /// Compilation the backends reported, in seconds.
     pub compile_s: f64,
-    /// What the tuning minimizes: the tuner installs it for its evaluations.
-    pub objective: Objective,
     /// The tuning's energy meter, when its objective needs energy
     /// ([`crate::tuner::metering`], with the feature `autotune`): an evaluation measures
     /// energy with it after the timing.

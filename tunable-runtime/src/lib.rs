@@ -112,8 +112,8 @@ pub enum RuntimeError {
     /// evaluation.
     #[error("cannot tune for {objective}: {reason}")]
     NotMeasurable {
-        /// The objective.
-        objective: tunable_search::objective::Objective,
+        /// The objectives, as written.
+        objective: String,
         /// Why no meter can read.
         reason: crate::meter::NotMeasurable,
     },
@@ -122,6 +122,19 @@ pub enum RuntimeError {
     #[cfg(feature = "autotune")]
     #[error("cannot tune clock parameters: {0}")]
     Clocks(#[from] crate::clock::ClockError),
+    /// An objective or `prefer` rule of a setting that does not fit the kernel's goal: the
+    /// names and rules of the attribute's, with its metrics.
+    #[error("{name}={value:?} is not valid for kernel {kernel}: {error}")]
+    BadGoal {
+        /// The variable.
+        name: &'static str,
+        /// Its value.
+        value: String,
+        /// The kernel.
+        kernel: &'static str,
+        /// What is wrong.
+        error: Box<tunable_search::objective::GoalError>,
+    },
     /// An environment setting holds a value it cannot take.
     #[error("{name}={value:?} is not valid; expected one of: {expected}")]
     BadSetting {

@@ -15,7 +15,6 @@ pub use crate::{
     tuner::{Call, Run, Verify},
 };
 pub use serde;
-pub use tunable_search::objective::Objective;
 pub use tunable_search::{Space, SpaceBuilder, Value};
 
 use crate::verify::Output;

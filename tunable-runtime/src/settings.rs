@@ -18,9 +18,13 @@
 //! - `TUNABLE_PREBUILD=on|off`: whether the configurations the strategy expects to ask next are
 //!   prebuilt speculatively on a pool of threads (default `off`; a GPU kernel, never on a CPU
 //!   device); it never changes which configurations are evaluated ([`prebuild`]).
-//! - `TUNABLE_OBJECTIVE=time|energy|edp`: what tuning minimizes; overrides the attribute's
-//!   `objective` (default `time`). An objective that needs energy fails before any evaluation
-//!   where no meter can read ([`objective`]).
+//! - `TUNABLE_OBJECTIVE`: what tuning pursues, one objective or several separated by commas
+//!   (`time`, `energy`, `edp`, or a metric of the kernel's with its direction, `max
+//!   gflops_per_watt`; `time,energy` keeps their front); overrides the attribute's
+//!   `objective` or `objectives` (default `time`). An objective that needs energy fails before
+//!   any evaluation where no meter can read ([`objective`]).
+//! - `TUNABLE_PREFER`: the rule that chooses the shipped point of a front, `fastest`,
+//!   `least_energy within 1.10 of fastest`; overrides the attribute's `prefer` ([`prefer`]).
 //! - `TUNABLE_ENERGY_SECONDS`: how long, in seconds, the repeated runs of one configuration's
 //!   energy measurement last at least (default 1, [`crate::meter::MIN_DURATION`];
 //!   [`energy_seconds`]).
@@ -49,7 +53,6 @@
 //! first tunable call, as for an unknown mode.
 
 use crate::RuntimeError;
-use tunable_search::objective::Objective;
 
 /// What to do with an untuned (or tuned) call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -241,32 +244,41 @@ pub fn prebuild() -> Result<bool, RuntimeError> {
 /// The variable [`objective`] reads.
 pub const OBJECTIVE_VAR: &str = "TUNABLE_OBJECTIVE";
 
-/// The objective from `TUNABLE_OBJECTIVE`: `None` if unset (the attribute's `objective`
-/// applies, default `time`), an error naming the variable and the accepted values otherwise.
+/// The variable [`prefer`] reads.
+pub const PREFER_VAR: &str = "TUNABLE_PREFER";
+
+/// The objectives from `TUNABLE_OBJECTIVE`, separated by commas (`energy`, `time,energy`,
+/// `max gflops_per_watt`): `None` if unset or blank (the attribute's `objective` or
+/// `objectives` apply, default `time`). They are the attribute's words, measured objectives or
+/// the kernel's metrics with a direction, and are checked against each kernel's goal when it
+/// is tuned ([`Goal::with_objectives`](tunable_search::objective::Goal::with_objectives)):
+/// a name the kernel does not know fails that tuning before any evaluation.
 ///
 /// ```
 /// use tunable_runtime::settings::{OBJECTIVE_VAR, objective};
-/// use tunable_search::objective::Objective;
 ///
 /// // SAFETY of the example: no other thread reads the environment.
-/// unsafe { std::env::set_var(OBJECTIVE_VAR, "energy") };
-/// assert_eq!(objective().unwrap(), Some(Objective::Energy));
-/// unsafe { std::env::set_var(OBJECTIVE_VAR, "joules") };
-/// assert!(objective().unwrap_err().to_string().contains("time, energy, edp"));
+/// unsafe { std::env::set_var(OBJECTIVE_VAR, " time, energy ") };
+/// assert_eq!(objective(), Some(vec!["time".to_owned(), "energy".to_owned()]));
 /// unsafe { std::env::remove_var(OBJECTIVE_VAR) };
+/// assert_eq!(objective(), None);
 /// ```
-pub fn objective() -> Result<Option<Objective>, RuntimeError> {
-    let Some(raw) = std::env::var_os(OBJECTIVE_VAR) else {
-        return Ok(None);
-    };
-    raw.to_str()
-        .and_then(|s| s.trim().parse().ok())
-        .map(Some)
-        .ok_or_else(|| RuntimeError::BadSetting {
-            name: OBJECTIVE_VAR,
-            value: raw.to_string_lossy().into_owned(),
-            expected: Objective::NAMES.join(", "),
-        })
+pub fn objective() -> Option<Vec<String>> {
+    let raw = std::env::var(OBJECTIVE_VAR).ok()?;
+    let list: Vec<String> = tunable_search::objective::Goal::split(&raw)
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    (!list.is_empty()).then_some(list)
+}
+
+/// The rule from `TUNABLE_PREFER` that chooses the shipped point of a front
+/// ([`Prefer`](tunable_search::objective::Prefer): `fastest`, `least_energy within 1.10 of
+/// fastest`): `None` if unset or blank (the attribute's `prefer` applies).
+pub fn prefer() -> Option<String> {
+    let raw = std::env::var(PREFER_VAR).ok()?;
+    let raw = raw.trim();
+    (!raw.is_empty()).then(|| raw.to_owned())
 }
 
 /// The variable [`energy_seconds`] reads.

@@ -23,8 +23,8 @@ use tunable_search::format::artifact::{self, Artifact, Owner, Recipe};
 use tunable_search::format::tuned::ReadError;
 
 pub use tunable_search::format::tuned::{
-    DecodeError, FORMAT_VERSION, Ranked, StoredValue, TunedEntry, decode, encode, tuned_dir,
-    tuned_file,
+    DecodeError, FORMAT_VERSION, Front, FrontPoint, Ranked, StoredValue, TunedEntry, decode,
+    encode, tuned_dir, tuned_file,
 };
 
 /// Reads a tuned file; a missing file is empty.
@@ -187,6 +187,7 @@ mod tests {
         TunedEntry {
             sources: Vec::new(),
             binaries: Vec::new(),
+            front: None,
             kernel: kernel.into(),
             device: "cpu: test x2".into(),
             key,
@@ -316,6 +317,7 @@ mod tests {
         let with_tile = |key, tile| TunedEntry {
             sources: Vec::new(),
             binaries: Vec::new(),
+            front: None,
             params: vec![("tile".into(), StoredValue::Int(tile))],
             ..entry("k", key, 1.0)
         };

@@ -186,6 +186,7 @@ fn entry() -> impl Strategy<Value = TunedEntry> {
         .prop_map(|(kernel, device, key, params, top)| TunedEntry {
             sources: Vec::new(),
             binaries: Vec::new(),
+            front: None,
             kernel,
             device,
             key,

@@ -220,10 +220,11 @@ pub(super) fn kernel_spec(k: &Kernel) -> TokenStream {
         model.warmup,
     );
     let verify_mode = verify::glue(model).mode;
-    let objective = syn::Ident::new(
-        &format!("{:?}", model.objective),
-        proc_macro2::Span::call_site(),
-    );
+    let (metrics, objectives) = (&model.metrics, &model.objectives);
+    let prefer = match &model.prefer {
+        Some(p) => quote!(::core::option::Option::Some(#p)),
+        None => quote!(::core::option::Option::None),
+    };
     let body = body_fingerprint(k);
     let device_given = model.device.is_some();
     let sources = model.sources.iter().map(|s| s.hash);
@@ -234,7 +235,9 @@ pub(super) fn kernel_spec(k: &Kernel) -> TokenStream {
             budget: #budget,
             strategy: #strategy,
             seed: #seed,
-            objective: ::tunable::__private::Objective::#objective,
+            metrics: &[#(#metrics),*],
+            objectives: &[#(#objectives),*],
+            prefer: #prefer,
             repeats: #repeats,
             warmup: #warmup,
             verify: #verify_mode,

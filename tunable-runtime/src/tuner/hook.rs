@@ -12,8 +12,8 @@
 //! the requested call measures the requested configuration and the process ends.
 
 use super::{
-    Bar, Call, Evaluation, Journaled, Log, Lookup, Observer, Origin, Run, Summary, TimeSplit,
-    TuneOptions, Variants, Verify, capture, clocking, confirm, describe, evaluate,
+    Bar, Call, Evaluation, Journaled, Log, Lookup, Observer, Origin, Point, Run, Summary,
+    TimeSplit, TuneOptions, Variants, Verify, capture, clocking, confirm, describe, evaluate,
     lookup::Baked,
     metering,
     session::{self, Record},
@@ -32,7 +32,8 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use tunable_search::Space;
 use tunable_search::format::artifact::Recipe;
-use tunable_search::objective::Objective;
+use tunable_search::format::tuned::{Front, FrontPoint};
+use tunable_search::objective::{Goal, Objective};
 
 pub use super::spec::KernelSpec;
 
@@ -74,7 +75,9 @@ pub fn autotune<P: Params>(
         Lookup::Hit(p, _) | Lookup::Pending(p) => p,
         Lookup::Miss(claim) => {
             // Read only when tuning: a call answered from the slot costs no more lookups.
-            let opts = kernel.options().unwrap_or_else(|e| panic!("tunable: {e}"));
+            let opts = kernel
+                .options(space)
+                .unwrap_or_else(|e| panic!("tunable: {e}"));
             let (p, origin) = claim
                 .exclusively(|| tune_call(kernel, space, device, key, default, (mode, opts), run));
             claim.settle(&p, origin);
@@ -137,7 +140,7 @@ fn tune_in_context<P: Params>(
     // device the reference or probe run asked for a kernel, else the CPU's for a CPU kernel.
     let cuda = evaluation::with(|c| c.cuda).flatten();
     let metering = settings::energy_seconds()
-        .and_then(|min| metering::select(opts.objective, kernel.device_given, cuda, min));
+        .and_then(|min| metering::select(&opts.goal, kernel.device_given, cuda, min));
     let metering = match metering {
         Ok(m) => m,
         Err(e) => return tuning_failed(kernel, key, device, &e, default),
@@ -157,9 +160,12 @@ fn tune_in_context<P: Params>(
     } else {
         Journal::open
     };
-    let build = match opts.objective {
-        Objective::Time => build,
-        o => tunable_search::fingerprint::fnv1a(&[&build.to_le_bytes(), o.name().as_bytes()]),
+    let build = match opts.goal.single() {
+        Some(Objective::Time) => build,
+        _ => {
+            let goal = opts.goal.to_string();
+            tunable_search::fingerprint::fnv1a(&[&build.to_le_bytes(), goal.as_bytes()])
+        }
     };
     let journal = Journal::path_for_run(&dir, kernel.name, key, space, build, device)
         .map_err(RuntimeError::from)
@@ -173,6 +179,7 @@ fn tune_in_context<P: Params>(
     let (first, warm) = first_positions(kernel, space, device, key, default_at);
     let opts = TuneOptions {
         first,
+        key,
         meter: metering,
         clocks,
         ..opts
@@ -197,10 +204,13 @@ fn tune_in_context<P: Params>(
     // The best few, re-timed interleaved: the confirmation can change the winner. A tuning
     // answered wholly by the journal measures nothing, this included.
     let confirming = Instant::now();
-    // Re-timing ranks by time: a tuning for energy keeps the winner its energy chose. With
+    // Re-timing ranks by time: a tuning for anything else keeps the winner its goal chose. With
     // clock parameters, the clocks are back to those in force before the tuning by now, so
     // re-timing would not time the configurations as they were measured.
-    let confirmed = if report.measured == 0 || opts.meter.is_some() || opts.clocks.is_some() {
+    let confirmed = if report.measured == 0
+        || opts.goal.single() != Some(Objective::Time)
+        || opts.clocks.is_some()
+    {
         0
     } else {
         CONFIRM
@@ -247,6 +257,7 @@ fn tune_in_context<P: Params>(
         evaluations: report.evaluations,
         strategy: &opts.strategy,
         binaries,
+        front: stored_front(&opts.goal, space, &report.front),
     };
     if let Err(e) = winner.store(kernel, space, device, key) {
         eprintln!(
@@ -382,6 +393,27 @@ struct Winner<'a> {
     strategy: &'a str,
     /// The device binaries built for the winner, stored beside the tuned file.
     binaries: Vec<(Recipe, Vec<u8>)>,
+    /// The front of a tuning for other objectives than time alone.
+    front: Option<Front>,
+}
+
+/// The front a tuning for `goal` stores ([`TunedEntry::front`]): none for time alone.
+fn stored_front(goal: &Goal, space: &Space, front: &[Point]) -> Option<Front> {
+    if goal.single() == Some(Objective::Time) {
+        return None;
+    }
+    Some(Front {
+        objectives: goal.aims().iter().map(ToString::to_string).collect(),
+        prefer: goal.prefer().to_string(),
+        points: front
+            .iter()
+            .map(|p| FrontPoint {
+                values: Ranked::at(space, p.position, p.ms).values,
+                time_ms: p.ms,
+                objectives: p.values.clone(),
+            })
+            .collect(),
+    })
 }
 
 /// The kept list: the confirmed winner `best` first, at its confirmed time, then the tuning's
@@ -425,6 +457,7 @@ impl Winner<'_> {
             sources: kernel.sources.to_vec(),
             // Filled by the store with the files it writes for the winner.
             binaries: Vec::new(),
+            front: self.front,
         };
         store_with_artifacts(
             &tuned_file(&tuned_dir(kernel.manifest_dir), kernel.name)?,
@@ -545,6 +578,21 @@ mod tests {
         found
     }
 
+    /// A kernel over `tile` that runs in the planted time and draws the planted power of
+    /// each tile ([`crate::tuner::energy_tests::planted`]) from `fake`.
+    fn metered(
+        fake: &crate::meter::Fake,
+    ) -> impl FnMut(Call<'_, Tile>) -> Result<Option<Vec<f64>>, String> + '_ {
+        move |call| {
+            if let Call::Run(&Tile(t)) = call {
+                let (ms, watts) = crate::tuner::energy_tests::planted(t);
+                fake.set_watts(watts);
+                crate::measure::report_device_time(ms);
+            }
+            Ok(None)
+        }
+    }
+
     /// A whole tuning for energy through the first-run hook, on a planted meter whose power the
     /// kernel sets: the least energy wins, not the fastest, and the journal records the energy.
     #[test]
@@ -553,22 +601,14 @@ mod tests {
         let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
         let (kernel, space, dir) = fake_kernel("hook_energy", 2);
         let kernel = KernelSpec {
-            objective: Objective::Energy,
+            objectives: &["energy"],
             verify: Verify::Off,
             ..kernel
         };
         let fake = Arc::new(Fake::new(0.0));
         let _planted = metering::plant(Arc::clone(&fake) as Arc<dyn Meter>);
-        let mut run = |call: Call<'_, Tile>| match call {
-            Call::Run(&Tile(t)) => {
-                // The fastest is tile 1; the least energy (power times time) is tile 4.
-                let (ms, watts) = crate::tuner::energy_tests::planted(t);
-                fake.set_watts(watts);
-                crate::measure::report_device_time(ms);
-                Ok(None)
-            }
-            Call::Output | Call::Answer => Ok(None),
-        };
+        // The fastest is tile 1; the least energy (power times time) is tile 4.
+        let mut run = metered(&fake);
         let p = autotune(&kernel, &space, "dev", 1, &[], Tile(1), &mut run);
         assert_eq!(p, Tile(4));
         let stored = read(&tuned_file(&tuned_dir(kernel.manifest_dir), "hook_energy").unwrap());
@@ -636,6 +676,40 @@ mod tests {
         }
     }
 
+    /// A whole tuning for two objectives through the first-run hook, on a planted meter: the
+    /// tuned file holds the front of what was measured, and the entry (what a build bakes) is
+    /// the point the rule chose.
+    #[test]
+    fn a_tuning_for_two_objectives_stores_its_front_and_the_chosen_point() {
+        use crate::meter::{Fake, Meter};
+        let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+        let (kernel, space, dir) = fake_kernel("hook_front", 2);
+        let kernel = KernelSpec {
+            objectives: &["time", "energy"],
+            prefer: Some("least_energy within 2.5 of fastest"),
+            strategy: "random",
+            verify: Verify::Off,
+            ..kernel
+        };
+        let fake = Arc::new(Fake::new(0.0));
+        let _planted = metering::plant(Arc::clone(&fake) as Arc<dyn Meter>);
+        let mut run = metered(&fake);
+        // The front is tiles 1, 2 and 4; within 2.5 times the fastest's time, tile 2 uses the
+        // least energy.
+        let p = autotune(&kernel, &space, "dev", 1, &[], Tile(1), &mut run);
+        assert_eq!(p, Tile(2));
+        let stored = read(&tuned_file(&tuned_dir(kernel.manifest_dir), "hook_front").unwrap());
+        let entry = stored.unwrap().remove(0);
+        assert_eq!(entry.values(), [Value::Int(2)]);
+        let front = entry.front.expect("a front is stored");
+        assert_eq!(front.objectives, ["time", "energy"]);
+        assert_eq!(front.prefer, "least_energy within 2.5 of fastest");
+        let tiles: Vec<_> = front.points.iter().map(|p| p.values.clone()).collect();
+        let tile = |t| vec![tunable_search::format::tuned::StoredValue::Int(t)];
+        assert_eq!(tiles, [tile(1), tile(2), tile(4)]);
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
     /// A tuning for energy where no meter can read fails before any evaluation: only the
     /// default runs, and nothing is journaled or stored. Real: the CPU's meter, where this
     /// process may not read RAPL (on a machine where it may, there is nothing to test here).
@@ -647,7 +721,7 @@ mod tests {
         };
         let (kernel, space, dir) = fake_kernel("hook_unmetered", 2);
         let kernel = KernelSpec {
-            objective: Objective::Edp,
+            objectives: &["edp"],
             verify: Verify::Off,
             ..kernel
         };
@@ -746,7 +820,7 @@ mod tests {
             // (`TUNABLE_SEED`, were it set, would override the kernel's seed in both runs.)
             let opts = TuneOptions {
                 batch: 1,
-                ..kernel.options().unwrap()
+                ..kernel.options(&space).unwrap()
             };
             let mut order = Vec::new();
             let mut seen = |_: &Progress, t: &Trial, _: &Evaluation| order.push(t.position);

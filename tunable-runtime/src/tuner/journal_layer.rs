@@ -116,10 +116,8 @@ impl<E: Evaluator<Report = Evaluation>> Evaluator for Journaled<E> {
             if let Some(r) = &answer {
                 self.known.insert(p, r.clone());
             }
-            let objective = evaluation::with(|c| c.objective).unwrap_or_default();
             out.push(answer.map(|r| Evaluation {
                 energy: self.energies.get(&p).copied(),
-                objective,
                 ..Evaluation::recorded(r)
             }));
         }

@@ -1,6 +1,6 @@
 //! # The meter of a tuning
 //!
-//! A tuning whose objective needs energy ([`Objective::needs_energy`]) selects its meter once,
+//! A tuning whose goal needs energy ([`Goal::needs_energy`]) selects its meter once,
 //! before any evaluation: the meter of the CUDA device the kernel's backend runs on (NVML), or
 //! that of the CPU packages (RAPL) for a kernel that names no device. Where none can read, the
 //! tuning fails with the reason ([`RuntimeError::NotMeasurable`]) instead of tuning on zeros.
@@ -15,7 +15,7 @@ use crate::meter::{self, Meter, NotMeasurable};
 use std::cell::RefCell;
 use std::sync::Arc;
 use std::time::Duration;
-use tunable_search::objective::Objective;
+use tunable_search::objective::Goal;
 
 /// The meter of a tuning, how long each reading lasts at least, and the journal's names for
 /// what it reads.
@@ -61,20 +61,23 @@ pub fn plant(meter: Arc<dyn Meter>) -> Planted<Arc<dyn Meter>> {
     super::planted::plant(&PLANTED, meter)
 }
 
-/// The meter of a tuning for `objective`: none for time; for an energy objective, a planted
+/// The meter of a tuning for `goal`: none for time; for a goal that needs energy, a planted
 /// meter (tests), else that of CUDA device `cuda` when the kernel's backend named one, else for
 /// a kernel that names no device the CPU's, else none can read. `min` is how long each
 /// reading lasts at least.
 pub fn select(
-    objective: Objective,
+    goal: &Goal,
     device_given: bool,
     cuda: Option<usize>,
     min: Duration,
 ) -> Result<Option<Metering>, RuntimeError> {
-    if !objective.needs_energy() {
+    if !goal.needs_energy() {
         return Ok(None);
     }
-    let failed = |reason| RuntimeError::NotMeasurable { objective, reason };
+    let failed = |reason| RuntimeError::NotMeasurable {
+        objective: goal.to_string(),
+        reason,
+    };
     if let Some(meter) = PLANTED.with_borrow(Clone::clone) {
         return Ok(Some(Metering {
             meter,
@@ -104,20 +107,23 @@ pub fn select(
 mod tests {
     use super::*;
     use crate::meter::Fake;
+    use tunable_search::objective::Objective;
 
     #[test]
     fn time_needs_no_meter_and_a_planted_one_is_taken_while_planted() {
         let min = Duration::from_millis(5);
-        assert_eq!(select(Objective::Time, false, None, min).unwrap(), None);
+        assert_eq!(select(&Goal::default(), false, None, min).unwrap(), None);
         let fake: Arc<dyn Meter> = Arc::new(Fake::new(3.0));
         {
             let _planted = plant(Arc::clone(&fake));
-            let m = select(Objective::Energy, true, None, min).unwrap().unwrap();
+            let m = select(&Objective::Energy.into(), true, None, min)
+                .unwrap()
+                .unwrap();
             assert!(Arc::ptr_eq(&m.meter, &fake));
             assert_eq!(m.energy_field(), "fake_energy");
         }
         // Lifted: a GPU kernel without a CUDA device has no meter, and says why.
-        let e = select(Objective::Edp, true, None, min).unwrap_err();
+        let e = select(&Objective::Edp.into(), true, None, min).unwrap_err();
         assert!(matches!(e, RuntimeError::NotMeasurable { .. }), "{e}");
         assert!(e.to_string().contains("not measurable here"), "{e}");
     }
@@ -125,10 +131,15 @@ mod tests {
     #[test]
     fn the_cpus_meter_or_why_it_cannot_read() {
         // Real: RAPL where this process may read it, else the reason, never a zero.
-        match select(Objective::Energy, false, None, Duration::from_millis(5)) {
+        match select(
+            &Objective::Energy.into(),
+            false,
+            None,
+            Duration::from_millis(5),
+        ) {
             Ok(m) => assert_eq!(m.unwrap().prefix, "rapl"),
             Err(RuntimeError::NotMeasurable { objective, reason }) => {
-                assert_eq!(objective, Objective::Energy);
+                assert_eq!(objective, "energy");
                 assert_eq!(Some(reason), crate::meter::for_cpu().err());
             }
             Err(e) => panic!("{e}"),

@@ -51,11 +51,13 @@ pub mod hook;
 mod journal_layer;
 pub mod lookup;
 pub mod metering;
+mod multi;
 mod observer;
 mod panic;
 mod planted;
 pub mod portable;
 mod report;
+mod scoring;
 pub mod session;
 pub(crate) mod spec;
 mod summary;
@@ -71,7 +73,7 @@ pub use journal_layer::Journaled;
 pub use lookup::{Lookup, Origin};
 pub use observer::{Bar, Log};
 pub use panic::{capture, panic_message};
-pub use report::{Cost, EnergyUse, Evaluation, ResultSource};
+pub use report::{Cost, EnergyUse, Evaluation, Point, ResultSource};
 pub use summary::Summary;
 pub use time_split::TimeSplit;
 pub use tunable_search::strategy::{Evaluator, Observer, Progress, Stopped};
@@ -82,7 +84,7 @@ use crate::evaluation::{self, EvalContext};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tunable_search::Space;
-use tunable_search::objective::Objective;
+use tunable_search::objective::Goal;
 use tunable_search::strategy::{self, Driver, StrategySpec, Trial};
 
 /// What to spend and how to search.
@@ -103,7 +105,9 @@ pub struct TuneOptions {
     /// Wall-time limit in seconds, checked between batches (default none).
     pub max_seconds: Option<f64>,
     /// The strategy spec, e.g. `genetic` or `random` (default `auto`, the strategy
-    /// `tunable_search::strategy::AUTO` names).
+    /// `tunable_search::strategy::AUTO` names). With several objectives, a multi-objective
+    /// strategy (`tunable_search::strategy::MULTI_STRATEGY_NAMES`; `auto` is
+    /// `tunable_search::strategy::AUTO_MULTI`).
     pub strategy: String,
     /// Seed of the strategy (default [`SEED`](tunable_search::defaults::SEED), 1): a strategy
     /// is deterministic for its seed, so two runs with the same seed and the same results ask
@@ -115,9 +119,13 @@ pub struct TuneOptions {
     /// baseline of its summary and the first incumbent of the measurement's early stop, then
     /// the [warm start](warm) from other devices' entries.
     pub first: Vec<usize>,
-    /// What the tuning minimizes (default time). The first-run hook takes it from the
-    /// attribute's `objective` or `TUNABLE_OBJECTIVE` ([`crate::settings::objective`]).
-    pub objective: Objective,
+    /// What the tuning pursues (default time alone): one objective or several, and the
+    /// metrics they name. The first-run hook takes it from the attribute's `objective`,
+    /// `objectives`, `metric` and `prefer`, or `TUNABLE_OBJECTIVE` and `TUNABLE_PREFER`
+    /// ([`crate::settings::objective`]).
+    pub goal: Goal,
+    /// The problem-size key of the tuning, which metrics may read (default 0).
+    pub key: u64,
     /// The meter an objective that needs energy reads ([`metering::select`]; default none). A
     /// tuning for energy without one fails before any evaluation.
     pub meter: Option<metering::Metering>,
@@ -138,7 +146,8 @@ impl Default for TuneOptions {
             strategy: tunable_search::defaults::STRATEGY.to_owned(),
             seed: tunable_search::defaults::SEED,
             first: Vec::new(),
-            objective: Objective::Time,
+            goal: Goal::default(),
+            key: 0,
             meter: None,
             clocks: None,
         }
@@ -148,16 +157,19 @@ impl Default for TuneOptions {
 /// What a tuning run found.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TuneReport {
-    /// The best configuration by the objective: its position and time in milliseconds (`None`
-    /// if all failed).
+    /// The best configuration by the goal: its position and time in milliseconds (`None` if
+    /// all failed). With several objectives, the point of the front the goal's rule chooses.
     pub best: Option<(usize, f64)>,
-    /// The best configurations evaluated by the objective, best first, at most
-    /// [`KEPT`](tunable_search::portable::KEPT): positions and times in milliseconds (the first
-    /// is [`best`](Self::best)). What the tuned file keeps beside the winner.
+    /// The best configurations evaluated by the objective the strategy is told, best first
+    /// ([`best`](Self::best) first), at most [`KEPT`](tunable_search::portable::KEPT):
+    /// positions and times in milliseconds. What the tuned file keeps beside the winner.
     pub top: Vec<(usize, f64)>,
-    /// The objective's value of the best configuration (milliseconds, joules or joule-seconds;
-    /// `None` if all failed).
+    /// The value the strategy was told of the best configuration (milliseconds, joules,
+    /// joule-seconds, a metric, negated when it is maximized; `None` if all failed).
     pub score: Option<f64>,
+    /// The Pareto front of what was evaluated, in the goal's objectives, best first in the
+    /// first ([`Goal::front`]): one point, the best, for a single objective.
+    pub front: Vec<Point>,
     /// Unique evaluations spent, including those answered by the journal.
     pub evaluations: usize,
     /// Of those, how many were measured in this run.
@@ -213,17 +225,31 @@ where
     // (The errors are converted by name: `E::Error` converts into `RuntimeError` too, which
     // leaves `?` alone ambiguous.)
     let spec: StrategySpec = opts.strategy.parse().map_err(RuntimeError::Strategy)?;
-    let mut strategy =
-        strategy::build(&spec, Arc::clone(space), opts.seed).map_err(RuntimeError::Strategy)?;
-    if opts.objective.needs_energy() && opts.meter.is_none() {
+    // Several objectives: a multi-objective strategy, told each configuration's objectives
+    // through the table the scoring layer fills.
+    let table = opts.goal.several().then(multi::Values::default);
+    let mut strategy: Box<dyn strategy::Strategy> = match &table {
+        None => strategy::build(&spec, Arc::clone(space), opts.seed),
+        Some(t) => multi::Multi::build(
+            &spec,
+            Arc::clone(space),
+            opts.goal.aims().len(),
+            opts.seed,
+            Arc::clone(t),
+        )
+        .map(|m| Box::new(m) as Box<dyn strategy::Strategy>),
+    }
+    .map_err(RuntimeError::Strategy)?;
+    if opts.goal.needs_energy() && opts.meter.is_none() {
         return Err(RuntimeError::NotMeasurable {
-            objective: opts.objective,
+            objective: opts.goal.to_string(),
             reason: crate::meter::NotMeasurable::NoDevice {
                 what: "no energy meter was selected for this tuning".to_owned(),
             },
         });
     }
     let mut times = std::collections::HashMap::new();
+    let mut points = Vec::new();
     let start = Instant::now();
     let (mut measured, mut failures, mut early) = (0, Vec::new(), 0);
     let mut contenders = Vec::new();
@@ -232,6 +258,13 @@ where
         early += usize::from(e.early);
         if let Ok(ms) = e.result {
             times.insert(t.position, ms);
+            if !e.values.is_empty() && !points.iter().any(|p: &Point| p.position == t.position) {
+                points.push(Point {
+                    position: t.position,
+                    ms,
+                    values: e.values.clone(),
+                });
+            }
         }
         match &e.result {
             Err(reason) => failures.push((t.position, reason.clone())),
@@ -254,15 +287,21 @@ where
     for o in observers.iter_mut() {
         driver = driver.observe(&mut **o);
     }
-    let mut timed = time_split::Timed {
+    let mut scored = scoring::Scoring {
         inner: evaluator,
+        goal: &opts.goal,
+        space,
+        key: opts.key,
+        table,
+    };
+    let mut timed = time_split::Timed {
+        inner: &mut scored,
         split: TimeSplit::default(),
     };
     TimeSplit::set_live(TimeSplit::default());
     // The tuning's own evaluation context: each evaluation's split adds up here, where `timed`
     // takes it after each batch.
     let context = EvalContext {
-        objective: opts.objective,
         meter: opts.meter.clone(),
         clocks: opts.clocks.clone(),
         ..EvalContext::default()
@@ -285,14 +324,34 @@ where
         .collect();
     ranked.sort_by(|a, b| a.1.total_cmp(&b.1));
     ranked.truncate(tunable_search::portable::KEPT);
-    let top: Vec<(usize, f64)> = ranked
+    let mut top: Vec<(usize, f64)> = ranked
         .iter()
         .filter_map(|&(p, _)| Some((p, *times.get(&p)?)))
         .collect();
+    // The front of what was measured; with several objectives, the rule's point ships, first
+    // in the kept list.
+    let values: Vec<Vec<f64>> = points.iter().map(|p| p.values.clone()).collect();
+    let front: Vec<Point> = opts
+        .goal
+        .front(&values)
+        .into_iter()
+        .map(|i| points[i].clone())
+        .collect();
+    let chosen = opts.goal.choose(&values).map(|i| &points[i]);
+    if let (true, Some(c)) = (opts.goal.several(), chosen) {
+        top.retain(|t| t.0 != c.position);
+        top.insert(0, (c.position, c.ms));
+        top.truncate(tunable_search::portable::KEPT);
+    }
+    let told = |p: usize| {
+        let values = &points.iter().find(|q| q.position == p)?.values;
+        Some(opts.goal.told(values))
+    };
     Ok(TuneReport {
         best: top.first().copied(),
+        score: top.first().and_then(|t| told(t.0)),
         top,
-        score: ranked.first().map(|r| r.1),
+        front,
         evaluations: run.trials.len(),
         measured,
         failures,
@@ -504,6 +563,40 @@ mod tests {
         );
     }
 
+    /// Two objectives, time and a metric over a parameter, searched by the default
+    /// multi-objective strategy through the driver: every point is on the front, and the rule
+    /// chooses among them.
+    #[test]
+    fn the_default_multi_objective_strategy_searches_through_the_driver() {
+        let space = Arc::new(SpaceBuilder::new().param("a", 0..20).build().unwrap());
+        let goal = Goal::new(
+            &["size = a"],
+            &["time", "min size"],
+            Some("least_size within 1.05 of fastest"),
+            &["a"],
+        )
+        .unwrap();
+        let opts = TuneOptions {
+            budget: 20,
+            batch: 2,
+            goal,
+            ..TuneOptions::default()
+        };
+        let mut eval = Closure(|p: usize| Ok(100.0 - p as f64));
+        let r = tune(&space, &opts, &mut eval, &mut []).unwrap();
+        assert_eq!(r.evaluations, 20);
+        assert_eq!(r.front.len(), 20, "{:?}", r.front);
+        // The fastest is a = 19 (81 ms); within 5% of it (85.05 ms), the least a is 15.
+        assert_eq!(r.best, Some((15, 85.0)));
+        // A single-objective strategy is refused for several objectives.
+        let opts = TuneOptions {
+            strategy: "genetic".into(),
+            ..opts
+        };
+        let e = tune(&space, &opts, &mut eval, &mut []).unwrap_err();
+        assert!(e.to_string().contains("for several objectives"), "{e}");
+    }
+
     #[test]
     fn a_bad_strategy_is_the_tuners_error() {
         let space = Arc::new(SpaceBuilder::new().param("a", 0..4).build().unwrap());
@@ -525,6 +618,7 @@ pub(crate) mod energy_tests {
     use std::cell::Cell;
     use testing::Tile;
     use tunable_search::SpaceBuilder;
+    use tunable_search::objective::Objective;
 
     /// The planted time (ms) and power (W) of `tile` in 1..=6: the fastest is 1, the least
     /// energy (power times time) is 4, the least energy-delay product is 2, each ahead of the
@@ -543,6 +637,11 @@ pub(crate) mod energy_tests {
     /// whose power the kernel sets; tile `broken`'s reading fails. The report and how many
     /// runs the kernel got.
     fn tuning(objective: Objective, broken: Option<i64>) -> (TuneReport, Vec<Evaluation>) {
+        tuning_for(objective.into(), broken)
+    }
+
+    /// [`tuning`] for any goal, with key 2.
+    fn tuning_for(goal: Goal, broken: Option<i64>) -> (TuneReport, Vec<Evaluation>) {
         let space = Arc::new(SpaceBuilder::new().param("tile", 1..7).build().unwrap());
         // A counter that updates every 20 ms: a window may wait ten updates for two ticks, long
         // enough for the sampling thread to be scheduled on a loaded machine.
@@ -569,13 +668,20 @@ pub(crate) mod energy_tests {
         let mut variants = Variants::new(&space, &mut run, None, Repeats::new(0, 3));
         let opts = TuneOptions {
             budget: 6,
-            strategy: "exhaustive".into(),
-            objective,
-            meter: objective.needs_energy().then(|| Metering {
+            // Every configuration, by a strategy of the goal's kind.
+            strategy: if goal.several() {
+                "random"
+            } else {
+                "exhaustive"
+            }
+            .into(),
+            meter: goal.needs_energy().then(|| Metering {
                 meter,
                 min: Duration::from_millis(150),
                 prefix: "fake",
             }),
+            goal,
+            key: 2,
             ..TuneOptions::default()
         };
         let mut seen = Vec::new();
@@ -624,7 +730,7 @@ pub(crate) mod energy_tests {
     fn an_energy_objective_without_a_meter_fails_before_any_evaluation() {
         let space = Arc::new(SpaceBuilder::new().param("a", 0..4).build().unwrap());
         let opts = TuneOptions {
-            objective: Objective::Edp,
+            goal: Objective::Edp.into(),
             ..TuneOptions::default()
         };
         let calls = Cell::new(0);
@@ -635,5 +741,56 @@ pub(crate) mod energy_tests {
         let e = tune(&space, &opts, &mut eval, &mut []).unwrap_err();
         assert!(matches!(e, RuntimeError::NotMeasurable { .. }), "{e}");
         assert_eq!(calls.get(), 0);
+    }
+
+    #[test]
+    fn a_metric_of_the_users_is_maximized_over_the_measured_energy() {
+        let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+        // key * tile^4 / energy: 5, 320, 900, 7314, 8333, 14400 per joule; tile 6 is ahead of
+        // tile 5 by 70%.
+        let goal = Goal::new(
+            &["work_per_joule = key * tile**4 / energy"],
+            &["max work_per_joule"],
+            None,
+            &["tile"],
+        )
+        .unwrap();
+        let (report, seen) = tuning_for(goal, None);
+        assert_eq!(report.best.map(|b| b.0), Some(5), "{:?}", report.top);
+        // The strategy was told the metric negated; the front is the best point alone.
+        let told = report.score.unwrap();
+        assert!((told + 14400.0).abs() < 14400.0 * 0.25, "{told}");
+        assert_eq!(report.front.len(), 1);
+        assert_eq!(report.front[0].position, 5);
+        assert!(
+            seen.iter()
+                .all(|e| e.values.len() == 1 && e.told == Some(-e.values[0]))
+        );
+    }
+
+    #[test]
+    fn two_objectives_keep_the_front_and_the_rule_chooses_the_winner() {
+        let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+        // (ms, mJ) of tiles 1..=6: (1, 400), (2, 100), (3, 180), (4, 70), (5, 150), (6, 180):
+        // the front is tiles 1, 2 and 4.
+        let two = |prefer: Option<&str>| {
+            let goal = Goal::new(&[], &["time", "energy"], prefer, &["tile"]).unwrap();
+            tuning_for(goal, None).0
+        };
+        let fastest = two(None);
+        let front: Vec<usize> = fastest.front.iter().map(|p| p.position).collect();
+        assert_eq!(front, [0, 1, 3], "{:?}", fastest.front);
+        assert!(
+            fastest
+                .front
+                .iter()
+                .all(|p| p.values.len() == 2 && p.values[0] == p.ms)
+        );
+        assert_eq!(fastest.best, Some((0, 1.0)));
+        assert_eq!(two(Some("least_energy")).best, Some((3, 4.0)));
+        let within = two(Some("least_energy within 2.5 of fastest"));
+        assert_eq!(within.best, Some((1, 2.0)));
+        // The chosen point heads the kept list.
+        assert_eq!(within.top[0], (1, 2.0));
     }
 }

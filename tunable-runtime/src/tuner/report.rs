@@ -6,7 +6,6 @@
 
 use crate::measure::Timing;
 use crate::meter::Clocks;
-use tunable_search::objective::Objective;
 use tunable_search::strategy::{Evaluated, Outcome};
 
 /// Where an evaluation's result comes from.
@@ -37,8 +36,24 @@ pub struct Evaluation {
     pub cost: Option<Cost>,
     /// What one run used, when the tuning's objective needs energy and it was measured.
     pub energy: Option<EnergyUse>,
-    /// What the tuning minimizes: the value told to the strategy ([`Objective::value`]).
-    pub objective: Objective,
+    /// The values of the tuning's objectives ([`Goal::values`](tunable_search::objective::Goal::values),
+    /// as stated), set by the tuner ([`super::tune`]); empty until then, and when it failed.
+    pub values: Vec<f64>,
+    /// The value the strategy is told ([`Goal::told`](tunable_search::objective::Goal::told)),
+    /// set by the tuner with [`values`](Self::values); `None` until then: its time.
+    pub told: Option<f64>,
+}
+
+/// One configuration evaluated with the values of the tuning's objectives: a point of its
+/// front.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Point {
+    /// Its position in the space.
+    pub position: usize,
+    /// Its time in milliseconds.
+    pub ms: f64,
+    /// The values of the objectives, as stated ([`Evaluation::values`]).
+    pub values: Vec<f64>,
 }
 
 /// The energy one run of a configuration used: the mean power its repeated runs drew
@@ -54,11 +69,11 @@ pub struct EnergyUse {
 }
 
 impl Evaluation {
-    /// The value the strategy is told: the objective of its time and energy, `None` when it
-    /// failed or the objective needs an energy it lacks.
+    /// The value the strategy is told: the tuning's ([`told`](Self::told)), else its time;
+    /// `None` when it failed.
     pub fn value(&self) -> Option<f64> {
         let ms = *self.result.as_ref().ok()?;
-        self.objective.value(ms, self.energy.map(|e| e.joules))
+        Some(self.told.unwrap_or(ms))
     }
 }
 
@@ -93,7 +108,8 @@ impl Evaluation {
             early: false,
             cost: None,
             energy: None,
-            objective: Objective::Time,
+            values: Vec::new(),
+            told: None,
         }
     }
 
@@ -116,7 +132,8 @@ impl Evaluation {
             early: false,
             cost: None,
             energy: None,
-            objective: Objective::Time,
+            values: Vec::new(),
+            told: None,
         }
     }
 
@@ -130,7 +147,8 @@ impl Evaluation {
             early: false,
             cost: None,
             energy: None,
-            objective: Objective::Time,
+            values: Vec::new(),
+            told: None,
         }
     }
 }

@@ -198,10 +198,9 @@ impl<'a, 'r, P: Params, M: Measurement> Variants<'a, 'r, P, M> {
             ));
         };
         let (run, expected, measurement) = (&mut *self.run, &self.expected, &mut self.measurement);
-        // The tuning's objective and meter (see `super::metering`). A configuration slower than
-        // the incumbent may still use less energy: with a meter, none is stopped early.
-        let (objective, metering) =
-            evaluation::with(|c| (c.objective, c.meter.clone())).unwrap_or_default();
+        // The tuning's meter (see `super::metering`). A configuration slower than the incumbent
+        // may still use less energy: with a meter, none is stopped early.
+        let metering = evaluation::with(|c| c.meter.clone()).flatten();
         let best = if metering.is_some() {
             f64::INFINITY
         } else {
@@ -211,10 +210,7 @@ impl<'a, 'r, P: Params, M: Measurement> Variants<'a, 'r, P, M> {
         if let Some(clocking) = evaluation::with(|c| c.clocks.clone()).flatten()
             && let Err(reason) = clocking.apply(self.space, position)
         {
-            return Evaluation {
-                objective,
-                ..Evaluation::measured(Err(reason))
-            };
+            return Evaluation::measured(Err(reason));
         }
         let start = Instant::now();
         let mut check_ms = 0.0;
@@ -273,7 +269,6 @@ impl<'a, 'r, P: Params, M: Measurement> Variants<'a, 'r, P, M> {
         };
         Evaluation {
             cost: Some(cost),
-            objective,
             ..evaluation
         }
     }

@@ -11,7 +11,8 @@
 //! is recognized as such and never decoded into garbage. Older versions still decode: a version
 //! 1 file (before [`TunedEntry::top`]) reads as entries whose list of best configurations holds
 //! the winner alone; a version 2 file (before [`TunedEntry::sources`]) as entries that recorded
-//! no kernel source and no binary's identity. Besides [`Value`] (plain data) it depends on serde, bincode and std only, so
+//! no kernel source and no binary's identity; a version 3 file (before [`TunedEntry::front`]) as
+//! entries of a tuning for time alone, with no front. Besides [`Value`] (plain data) it depends on serde, bincode and std only, so
 //! that a shipped build can read tuned files without the search engine.
 //!
 //! Reading is bounded (see `frame.rs`, "Size limits"): a file over [`MAX_SIZE`] is refused
@@ -38,6 +39,7 @@
 //!     top: vec![Ranked { values: vec![StoredValue::Int(32)], time_ms: 1.5 }],
 //!     sources: vec![],
 //!     binaries: vec![],
+//!     front: None,
 //! };
 //! let bytes = encode(std::slice::from_ref(&entry));
 //! assert_eq!(decode(&bytes).unwrap(), [entry]);
@@ -54,8 +56,9 @@ pub use super::frame::DecodeError;
 use std::path::{Path, PathBuf};
 
 /// The format version written; files with a larger one are refused. Version 2 added
-/// [`TunedEntry::top`], version 3 [`TunedEntry::sources`] and [`TunedEntry::binaries`]; files of versions 1 and 2 still decode.
-pub const FORMAT_VERSION: u32 = 3;
+/// [`TunedEntry::top`], version 3 [`TunedEntry::sources`] and [`TunedEntry::binaries`],
+/// version 4 [`TunedEntry::front`]; files of versions 1 to 3 still decode.
+pub const FORMAT_VERSION: u32 = 4;
 const MAGIC: &[u8; 8] = b"TUNABLE\0";
 
 /// The largest payload a tuned file may have: 64 MiB (some hundred thousand entries). A larger
@@ -132,6 +135,35 @@ pub struct TunedEntry {
     /// device binaries (and for entries of files before version 3, whose binaries are taken as
     /// they are).
     pub binaries: Vec<[u8; 32]>,
+    /// What a tuning for other objectives than time alone found: its objectives, the rule
+    /// that chose the configuration and the Pareto front of what it measured. `None` for a
+    /// tuning for time alone (and for entries of files before version 4).
+    pub front: Option<Front>,
+}
+
+/// The objectives of a tuning and the front of what it measured: the configurations no other
+/// one measured beats in every objective. The entry's configuration is the point its rule
+/// chose (`tunable_search::objective::Prefer`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Front {
+    /// The objectives as written, in order: `time`, `energy`, `max gflops_per_watt`.
+    pub objectives: Vec<String>,
+    /// The rule that chose the entry's configuration: `least_energy within 1.10 of fastest`.
+    pub prefer: String,
+    /// The points of the front, best first in the first objective.
+    pub points: Vec<FrontPoint>,
+}
+
+/// One point of a [`Front`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FrontPoint {
+    /// The configuration's values, in the order of the entry's parameters.
+    pub values: Vec<StoredValue>,
+    /// Its measured time in milliseconds.
+    pub time_ms: f64,
+    /// Its value of each objective, in the order of [`Front::objectives`], as stated (a
+    /// maximized one not negated; time in milliseconds, energy in joules).
+    pub objectives: Vec<f64>,
 }
 
 /// The hash of a kernel source text that tuned entries record: FNV-1a 64 of its bytes, the hash
@@ -180,6 +212,7 @@ struct EntryV1 {
 impl From<EntryV1> for TunedEntry {
     fn from(e: EntryV1) -> Self {
         TunedEntry {
+            front: None,
             top: Vec::new(),
             sources: Vec::new(),
             binaries: Vec::new(),
@@ -213,6 +246,25 @@ impl From<EntryV2> for TunedEntry {
     }
 }
 
+/// An entry as format version 3 wrote it (no front): version 2's fields, then the source
+/// hashes and the binaries' identities.
+#[derive(Deserialize)]
+struct EntryV3 {
+    v2: EntryV2,
+    sources: Vec<u64>,
+    binaries: Vec<[u8; 32]>,
+}
+
+impl From<EntryV3> for TunedEntry {
+    fn from(e: EntryV3) -> Self {
+        TunedEntry {
+            sources: e.sources,
+            binaries: e.binaries,
+            ..TunedEntry::from(e.v2)
+        }
+    }
+}
+
 impl TunedEntry {
     /// Whether `other` is stored in the same slot (kernel, device and key).
     pub fn same_slot(&self, other: &TunedEntry) -> bool {
@@ -228,7 +280,7 @@ impl TunedEntry {
     /// # use tunable_search::format::tuned::{TunedEntry, source_hash};
     /// # let mut entry = TunedEntry { kernel: "k".into(), device: "d".into(), key: 0, space_hash: 0,
     /// #     params: vec![], time_ms: 1.0, evaluations: 1, strategy: "auto".into(), timestamp: 0,
-    /// #     top: vec![], sources: vec![], binaries: vec![] };
+    /// #     top: vec![], sources: vec![], binaries: vec![], front: None };
     /// entry.sources = vec![source_hash("__kernel void k() {}")];
     /// assert!(entry.is_current(&[source_hash("__kernel void k() {}")]));
     /// assert!(!entry.is_current(&[source_hash("__kernel void k() { edited(); }")]));
@@ -324,6 +376,9 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<TunedEntry>, DecodeError> {
     } else if version == 2 {
         let (old, used): (Vec<EntryV2>, usize) = decode_bounded(payload)?;
         (old.into_iter().map(TunedEntry::from).collect(), used)
+    } else if version == 3 {
+        let (old, used): (Vec<EntryV3>, usize) = decode_bounded(payload)?;
+        (old.into_iter().map(TunedEntry::from).collect(), used)
     } else {
         decode_bounded(payload)?
     };
@@ -379,6 +434,12 @@ mod tests {
     use super::*;
 
     fn entry(kernel: &str, key: u64) -> TunedEntry {
+        let winner = vec![
+            StoredValue::Int(4),
+            StoredValue::Float(0.5),
+            StoredValue::Bool(true),
+            StoredValue::Str("fast".into()),
+        ];
         TunedEntry {
             kernel: kernel.into(),
             device: "cpu: test x2".into(),
@@ -396,12 +457,7 @@ mod tests {
             timestamp: 1,
             top: vec![
                 Ranked {
-                    values: vec![
-                        StoredValue::Int(4),
-                        StoredValue::Float(0.5),
-                        StoredValue::Bool(true),
-                        StoredValue::Str("fast".into()),
-                    ],
+                    values: winner.clone(),
                     time_ms: 2.0,
                 },
                 Ranked {
@@ -416,13 +472,22 @@ mod tests {
             ],
             sources: vec![source_hash("__kernel void a() {}")],
             binaries: vec![[7; 32]],
+            front: Some(Front {
+                objectives: vec!["time".into(), "max gflops_per_watt".into()],
+                prefer: "most_gflops_per_watt within 1.10 of fastest".into(),
+                points: vec![FrontPoint {
+                    values: winner.clone(),
+                    time_ms: 2.0,
+                    objectives: vec![2.0, 41.5],
+                }],
+            }),
         }
     }
 
-    /// A version 2 file (before the source hashes), written here as its encoder did: it
-    /// decodes, each entry recording no source, so that every build still bakes it.
-    #[test]
-    fn version_2_files_still_load() {
+    /// The payload of a file of format version 2 holding `e` alone, written here as its
+    /// encoder did (version 1's fields, then the best configurations); version 3 appended the
+    /// source hashes and the binaries' identities (bincode writes fields inline).
+    fn old_payload(e: &TunedEntry, version: u32) -> Vec<u8> {
         #[derive(Serialize)]
         struct V2<'a>(
             &'a str,
@@ -436,7 +501,6 @@ mod tests {
             u64,
             &'a [Ranked],
         );
-        let e = entry("a", 1);
         let old = vec![V2(
             &e.kernel,
             &e.device,
@@ -449,17 +513,39 @@ mod tests {
             e.timestamp,
             &e.top,
         )];
-        let payload = bincode::serde::encode_to_vec(&old, bincode::config::standard()).unwrap();
-        let decoded = decode(&frame(MAGIC, 2, &payload)).unwrap();
+        let config = bincode::config::standard();
+        let mut payload = bincode::serde::encode_to_vec(&old, config).unwrap();
+        if version == 3 {
+            payload.extend(bincode::serde::encode_to_vec(&e.sources, config).unwrap());
+            payload.extend(bincode::serde::encode_to_vec(&e.binaries, config).unwrap());
+        }
+        payload
+    }
+
+    /// A version 2 file (before the source hashes) decodes, each entry recording no source,
+    /// so that every build still bakes it.
+    #[test]
+    fn version_2_files_still_load() {
+        let e = entry("a", 1);
+        let decoded = decode(&frame(MAGIC, 2, &old_payload(&e, 2))).unwrap();
         assert_eq!(
             decoded,
             [TunedEntry {
                 sources: vec![],
                 binaries: vec![],
+                front: None,
                 ..e
             }]
         );
         assert!(decoded[0].is_current(&[source_hash("anything")]));
+    }
+
+    /// A version 3 file (before the front) decodes, each entry a tuning for time alone.
+    #[test]
+    fn version_3_files_still_load() {
+        let e = entry("a", 1);
+        let decoded = decode(&frame(MAGIC, 3, &old_payload(&e, 3))).unwrap();
+        assert_eq!(decoded, [TunedEntry { front: None, ..e }]);
     }
 
     /// `tests/fixtures/tuned-v1.bin` was written by the encoder of format version 1 (before

@@ -18,6 +18,7 @@ mod layout;
 pub mod load;
 pub mod neighbours;
 mod param;
+pub(crate) use param::is_identifier;
 #[cfg(test)]
 mod proptests;
 #[cfg(feature = "search")]

@@ -26,12 +26,7 @@ impl Param {
     /// ```
     pub fn new(name: impl Into<String>, values: Vec<Value>) -> Result<Self, SpaceError> {
         let name = name.into();
-        let ident = name
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        if !ident {
+        if !is_identifier(&name) {
             return Err(SpaceError::BadParamName { name });
         }
         let Some(first) = values.first() else {
@@ -102,4 +97,13 @@ impl Param {
             })
             .map(|i| i as u16)
     }
+}
+
+/// Whether `name` is a name of the constraint language (a parameter's, a metric's): an ASCII
+/// letter or `_`, then ASCII letters, digits or `_`.
+pub(crate) fn is_identifier(name: &str) -> bool {
+    name.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }

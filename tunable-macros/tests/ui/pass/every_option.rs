@@ -23,6 +23,25 @@ fn kernel(n: usize, out: &mut Vec<f64>) -> Result<usize, String> {
     if mode == "fast" && fused { Ok(n) } else { Ok(n + 1) }
 }
 
+/// Two objectives and a metric of the user's, the front's point chosen by a rule.
+#[tunable(
+    tile = [1, 2, 4],
+    key = n as u64,
+    metric = "gflops_per_watt = 2 * key**3 / energy / 1e9",
+    metric = "per_tile = time / tile",
+    objectives = ["time", "max gflops_per_watt"],
+    prefer = "most_gflops_per_watt within 1.10 of fastest",
+)]
+fn several(n: usize) -> usize {
+    n * tile
+}
+
+/// One metric, minimized.
+#[tunable(tile = [1, 2], metric = "per_tile = time / tile", objective = "min per_tile")]
+fn metric_alone(n: usize) -> usize {
+    n + tile
+}
+
 /// Checked while tuning against an answer, on a named device.
 #[tunable(block = [1, 2, 4], device = device_name, verify = out, answer = expected, tolerance = 1e-6)]
 fn checked(device_name: &str, out: &mut Vec<f32>, expected: &[f32]) {

@@ -160,6 +160,9 @@ mod tests {
                 build_multi(&spec, Arc::clone(&space), 2, 1).is_ok(),
                 "{name}"
             );
+            // Every strategy but `ehvi` searches any number of objectives.
+            let three = build_multi(&spec, Arc::clone(&space), 3, 1);
+            assert_eq!(three.is_ok(), name != "ehvi", "{name}");
         }
         let bad: StrategySpec = "genetic".parse().unwrap();
         assert!(matches!(

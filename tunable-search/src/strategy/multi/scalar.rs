@@ -35,8 +35,8 @@ declare_options! {
         /// options in brackets).
         members: Vec<StrategySpec> = specs(&["annealing", "annealing", "annealing"]),
             "members" => member_specs;
-        /// With two objectives, the first objective's weight per member, separated by `+`
-        /// (the second's is one minus it); empty: spread evenly from 1 to 0.
+        /// The first objective's weight per member, separated by `+` (the others share one
+        /// minus it equally); empty: spread evenly from 1 to 0.
         weights: Vec<f64> = Vec::new(), "weights" => first_weights;
         /// The share of asks that walk along the front before any walk is judged.
         walk: f64 = 0.3, "walk" => probability();
@@ -105,6 +105,17 @@ fn weights(i: usize, m: usize, k: usize) -> Vec<f64> {
         .collect()
 }
 
+/// Weights over `k` objectives whose first is `w`, the others sharing `1 - w` equally.
+fn first_weighted(w: f64, k: usize) -> Vec<f64> {
+    if k < 2 {
+        return vec![1.0; k];
+    }
+    let rest = (1.0 - w) / (k - 1) as f64;
+    std::iter::once(w)
+        .chain(std::iter::repeat_n(rest, k - 1))
+        .collect()
+}
+
 impl Scalar {
     /// The portfolio over `space` for `objectives` objectives, seeded; member `i` is seeded as
     /// an ensemble's.
@@ -117,17 +128,17 @@ impl Scalar {
         let members = build_members(&opts.members, &space, seed)?;
         let m = members.len();
         let given = !opts.weights.is_empty();
-        if given && (opts.weights.len() != m || objectives != 2) {
+        if given && opts.weights.len() != m {
             return Err(StrategyError::BadValue {
                 strategy: "scalar".into(),
                 key: "weights".into(),
                 value: format!("{:?}", opts.weights),
-                reason: format!("expected one weight per member ({m}) and two objectives"),
+                reason: format!("expected one weight per member ({m})"),
             });
         }
         let weights = (0..m)
             .map(|i| match opts.weights.get(i) {
-                Some(&w) => vec![w, 1.0 - w],
+                Some(&w) => first_weighted(w, objectives),
                 None => weights(i, m, objectives),
             })
             .collect();
@@ -236,6 +247,13 @@ impl MultiStrategy for Scalar {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_first_weight_leaves_the_rest_to_the_other_objectives_alike() {
+        assert_eq!(first_weighted(0.25, 2), [0.25, 0.75]);
+        assert_eq!(first_weighted(1.0, 3), [1.0, 0.0, 0.0]);
+        assert_eq!(first_weighted(0.5, 3), [0.5, 0.25, 0.25]);
+    }
 
     #[test]
     fn weights_run_from_one_objective_to_the_other() {

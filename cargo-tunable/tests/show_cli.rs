@@ -1,6 +1,7 @@
 //! `cargo tunable show` on a folder written by the store: UTC dates, and the mark of entries the
 //! last build's annotation no longer fits.
 
+use std::path::Path;
 use std::process::Command;
 use tunable_runtime::store::{StoredValue, TunedEntry, store, tuned_file};
 
@@ -168,38 +169,62 @@ fn show_survives_forged_files_and_escapes_names() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `cargo tunable show` of `dir` (with `--json` when `json`): its standard output, once it
+/// succeeded.
+fn show(dir: &Path, json: bool) -> String {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-tunable"));
+    cmd.args(["tunable", "show"]).arg(dir);
+    if json {
+        cmd.arg("--json");
+    }
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// An entry of `gemm` with these parameters, as a tuning by `auto` of 30 evaluations stores it.
+fn gemm(device: &str, key: u64, params: &[(&str, i64)], time_ms: f64) -> TunedEntry {
+    TunedEntry {
+        kernel: "gemm".into(),
+        device: device.into(),
+        key,
+        space_hash: 1,
+        params: params
+            .iter()
+            .map(|&(n, v)| (n.into(), StoredValue::Int(v)))
+            .collect(),
+        time_ms,
+        evaluations: 30,
+        strategy: "auto".into(),
+        timestamp: 1_795_462_807,
+        top: Vec::new(),
+        sources: Vec::new(),
+        binaries: Vec::new(),
+        front: None,
+    }
+}
+
 /// An entry tuned with clock parameters: the table shows them in its configuration, and below
 /// it the settings and the `nvidia-smi` commands an operator applies them with.
 #[test]
 fn show_says_how_to_apply_the_clocks_an_entry_was_tuned_at() {
     let dir = std::env::temp_dir().join(format!("tunable-show-clocks-{}", std::process::id()));
-    let entry = TunedEntry {
-        sources: Vec::new(),
-        binaries: Vec::new(),
-        kernel: "gemm".into(),
-        device: "cuda: NVIDIA H100 80GB HBM3 (sm_90, driver 13.0)".into(),
-        key: 4096,
-        space_hash: 1,
-        params: vec![
-            ("block".into(), StoredValue::Int(64)),
-            ("nvml_gr_clock".into(), StoredValue::Int(1410)),
-            ("nvml_pwr_limit".into(), StoredValue::Int(450)),
-        ],
-        time_ms: 1.5,
-        evaluations: 30,
-        strategy: "auto".into(),
-        timestamp: 1_795_462_807,
-        top: Vec::new(),
-        front: None,
-    };
-    store(&tuned_file(&dir, "gemm").unwrap(), entry).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_cargo-tunable"))
-        .args(["tunable", "show"])
-        .arg(&dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
+    let params = [
+        ("block", 64),
+        ("nvml_gr_clock", 1410),
+        ("nvml_pwr_limit", 450),
+    ];
+    let device = "cuda: NVIDIA H100 80GB HBM3 (sm_90, driver 13.0)";
+    store(
+        &tuned_file(&dir, "gemm").unwrap(),
+        gemm(device, 4096, &params, 1.5),
+    )
+    .unwrap();
+    let text = show(&dir, false);
     assert!(
         text.contains("| block=64, nvml_gr_clock=1410, nvml_pwr_limit=450 |"),
         "{text}"
@@ -212,12 +237,7 @@ fn show_says_how_to_apply_the_clocks_an_entry_was_tuned_at() {
         ),
         "{text}"
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_cargo-tunable"))
-        .args(["tunable", "show", "--json"])
-        .arg(&dir)
-        .output()
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&show(&dir, true)).unwrap();
     assert_eq!(
         v[0]["clocks"],
         serde_json::json!([["nvml_gr_clock", 1410], ["nvml_pwr_limit", 450]])
@@ -238,18 +258,6 @@ fn show_prints_the_front_of_an_entry_tuned_for_several_objectives() {
         objectives: vec![time_ms, joules],
     };
     let entry = TunedEntry {
-        kernel: "gemm".into(),
-        device: "cpu: test x2".into(),
-        key: 512,
-        space_hash: 1,
-        params: vec![("block".into(), StoredValue::Int(32))],
-        time_ms: 1.05,
-        evaluations: 30,
-        strategy: "auto".into(),
-        timestamp: 1_795_462_807,
-        top: Vec::new(),
-        sources: Vec::new(),
-        binaries: Vec::new(),
         front: Some(Front {
             objectives: vec!["time".into(), "energy".into()],
             prefer: "least_energy within 1.10 of fastest".into(),
@@ -259,17 +267,10 @@ fn show_prints_the_front_of_an_entry_tuned_for_several_objectives() {
                 point(8, 2.0, 0.3),
             ],
         }),
+        ..gemm("cpu: test x2", 512, &[("block", 32)], 1.05)
     };
     store(&tuned_file(&dir, "gemm").unwrap(), entry).unwrap();
-    let show = |json: bool| {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-tunable"));
-        cmd.args(["tunable", "show"]).arg(&dir);
-        if json {
-            cmd.arg("--json");
-        }
-        String::from_utf8(cmd.output().unwrap().stdout).unwrap()
-    };
-    let text = show(false);
+    let text = show(&dir, false);
     assert!(
         text.contains("front of gemm on cpu: test x2, key 512 (time, energy; ships least_energy within 1.10 of fastest):"),
         "{text}"
@@ -286,7 +287,7 @@ fn show_prints_the_front_of_an_entry_tuned_for_several_objectives() {
         text.contains("| block=32 | 1.0500 | 1.050000 | 0.400000 | yes |"),
         "{text}"
     );
-    let v: serde_json::Value = serde_json::from_str(&show(true)).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&show(&dir, true)).unwrap();
     let front = &v[0]["front"];
     assert_eq!(front["objectives"], serde_json::json!(["time", "energy"]));
     assert_eq!(front["points"][1]["chosen"], true);

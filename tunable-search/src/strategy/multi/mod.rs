@@ -19,6 +19,8 @@
 //!   along the front ([`Scalar`]);
 //! - `ehvi`: expected hypervolume improvement over a Gaussian process per objective, two
 //!   objectives ([`Ehvi`]);
+//! - `sweep`: a single-objective strategy over the parameters other than the clocks, with the
+//!   clocks held, and sweeps of the best configuration's clock levels ([`Sweep`]);
 //! - `auto`: the default, the strategy [`AUTO_MULTI`] names.
 
 mod archive;
@@ -28,11 +30,13 @@ pub mod nsga;
 pub mod random;
 mod ratio;
 pub mod scalar;
+pub mod sweep;
 
 pub use ehvi::{Ehvi, EhviOptions};
 pub use nsga::{Nsga, NsgaOptions};
 pub use random::MultiRandom;
 pub use scalar::{Scalar, ScalarOptions};
+pub use sweep::{Sweep, SweepOptions};
 
 use super::{StrategyError, StrategySpec};
 use crate::Space;
@@ -62,7 +66,7 @@ pub trait MultiStrategy: Send {
 }
 
 /// The names [`build_multi`] accepts.
-pub const MULTI_STRATEGY_NAMES: [&str; 5] = ["auto", "random", "nsga", "scalar", "ehvi"];
+pub const MULTI_STRATEGY_NAMES: [&str; 6] = ["auto", "random", "nsga", "scalar", "ehvi", "sweep"];
 
 /// The strategy `auto` stands for, as a spec of [`build_multi`]: the scalarization portfolio
 /// with one simulated annealing on the first objective and no walk. On the clock landscapes
@@ -119,6 +123,12 @@ pub fn build_multi(
             space,
             objectives,
             spec.apply(ScalarOptions::default())?,
+            seed,
+        )?),
+        "sweep" => Box::new(Sweep::new(
+            space,
+            objectives,
+            spec.apply(SweepOptions::default())?,
             seed,
         )?),
         "ehvi" => {

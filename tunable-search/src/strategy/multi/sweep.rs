@@ -15,8 +15,8 @@
 //! early. When the best changes, the sweep moves to the new best. A configuration that is
 //! invalid at a level skips that level.
 //!
-//! Without trade-off parameters, or with nothing but them, the member searches the whole space
-//! alone. Once the member has nothing to propose, every ask sweeps, and then any unasked
+//! Without trade-off parameters, or with no other parameter of more than one value, the member
+//! searches the whole space alone. Once the member has nothing to propose, every ask sweeps, and then any unasked
 //! position is drawn at random, so the whole budget is spent.
 
 use super::archive::Archive;
@@ -24,7 +24,7 @@ use super::ratio::ratio;
 use super::{MultiStrategy, MultiTrial};
 use crate::clock::Knob;
 use crate::strategy::ensemble::member_seed;
-use crate::strategy::options::{declare_options, probability};
+use crate::strategy::options::{checked, declare_options, probability};
 use crate::strategy::{Outcome, Strategy, StrategyError, StrategySpec, Trial, build};
 use crate::{Space, SpaceBuilder};
 use std::collections::HashMap;
@@ -38,7 +38,9 @@ declare_options! {
         member: StrategySpec = "annealing".parse().expect("valid default member"),
             "member" => member_spec;
         /// The share of asks that sweep the best configuration's levels.
-        share: f64 = 0.2, "share" => probability();
+        share: f64 = 0.3, "share" => probability();
+        /// How many results at the held level the best must have stood before it is swept.
+        settle: usize = 6, "settle" => checked("a count", |_| true);
         /// The first objective's weight in what the member is told; the others share the rest.
         weight: f64 = 1.0, "weight" => probability();
     }
@@ -69,13 +71,15 @@ struct Held {
 }
 
 impl Held {
-    /// The held part of `space`, or `None` if it has no trade-off parameter or nothing else.
+    /// The held part of `space`, or `None` if it has no trade-off parameter or no other parameter
+    /// of more than one value.
     fn of(space: &Space) -> Option<Held> {
         let params = space.params();
         let dims: Vec<usize> = (0..space.dims())
             .filter(|&d| Knob::of_name(params[d].name()).is_some() && params[d].values().len() > 1)
             .collect();
-        if dims.is_empty() || dims.len() == space.dims() {
+        let searched = (0..space.dims()).any(|d| !dims.contains(&d) && params[d].values().len() > 1);
+        if dims.is_empty() || !searched {
             return None;
         }
         let level: Vec<u16> = dims.iter().map(|&d| highest(params[d].values())).collect();
@@ -193,6 +197,9 @@ pub struct Sweep {
     scales: Option<Vec<f64>>,
     /// The best value the member was told, and the whole space's position it is of.
     best: Option<(f64, usize)>,
+    /// Results at the held level told since the best last changed.
+    stood: usize,
+    settle: usize,
     /// Asks so far, and those that swept.
     asks: (usize, usize),
 }
@@ -235,6 +242,8 @@ impl Sweep {
             weights,
             scales: None,
             best: None,
+            stood: 0,
+            settle: opts.settle,
             asks: (0, 0),
         })
     }
@@ -251,9 +260,13 @@ impl Sweep {
         log.exp()
     }
 
-    /// The next unasked level of the best configuration, marked asked.
-    fn sweep(&mut self) -> Option<usize> {
+    /// The next unasked level of the best configuration, marked asked; unless `now`, only once
+    /// the best has settled.
+    fn sweep(&mut self, now: bool) -> Option<usize> {
         let (held, (_, best)) = (self.held.as_ref()?, self.best?);
+        if !now && self.stood < self.settle {
+            return None;
+        }
         let space = &self.archive.space;
         let p = held
             .sweep
@@ -285,14 +298,14 @@ impl MultiStrategy for Sweep {
             let mut swept = false;
             let mut got = None;
             if due {
-                got = self.sweep();
+                got = self.sweep(false);
                 swept = got.is_some();
             }
             if got.is_none() {
                 got = self.propose();
             }
             if got.is_none() {
-                got = self.sweep();
+                got = self.sweep(true);
                 swept = got.is_some();
             }
             if got.is_none() {
@@ -335,6 +348,9 @@ impl MultiStrategy for Sweep {
                 && self.best.is_none_or(|(b, _)| v < b)
             {
                 self.best = Some((v, t.position));
+                self.stood = 0;
+            } else {
+                self.stood += 1;
             }
             told.push(Trial {
                 position: q,

@@ -78,7 +78,8 @@ impl Held {
         let dims: Vec<usize> = (0..space.dims())
             .filter(|&d| Knob::of_name(params[d].name()).is_some() && params[d].values().len() > 1)
             .collect();
-        let searched = (0..space.dims()).any(|d| !dims.contains(&d) && params[d].values().len() > 1);
+        let searched =
+            (0..space.dims()).any(|d| !dims.contains(&d) && params[d].values().len() > 1);
         if dims.is_empty() || !searched {
             return None;
         }
@@ -164,8 +165,9 @@ fn spread_order(sizes: &[u16], start: &[u16]) -> Vec<Vec<u16>> {
     };
     let mut nearest: Vec<u32> = all.iter().map(|c| distance(c, start)).collect();
     let mut out = Vec::with_capacity(all.len().saturating_sub(1));
-    loop {
-        let Some((k, _)) = nearest
+    // The farthest remaining combination, the earlier one on a tie.
+    let farthest = |nearest: &[u32]| {
+        nearest
             .iter()
             .enumerate()
             .filter(|(_, d)| **d > 0)
@@ -173,9 +175,9 @@ fn spread_order(sizes: &[u16], start: &[u16]) -> Vec<Vec<u16>> {
                 Some((_, b)) if b >= d => best,
                 _ => Some((k, d)),
             })
-        else {
-            break;
-        };
+            .map(|(k, _)| k)
+    };
+    while let Some(k) = farthest(&nearest) {
         let chosen = all[k].clone();
         for (c, n) in all.iter().zip(nearest.iter_mut()) {
             *n = (*n).min(distance(c, &chosen));
@@ -224,7 +226,9 @@ impl Sweep {
         seed: u64,
     ) -> Result<Self, StrategyError> {
         let held = Held::of(&space);
-        let searched = held.as_ref().map_or(Arc::clone(&space), |h| Arc::clone(&h.sub));
+        let searched = held
+            .as_ref()
+            .map_or(Arc::clone(&space), |h| Arc::clone(&h.sub));
         let member = build(&opts.member, searched, member_seed(seed, 0))?;
         let weights = if objectives < 2 {
             vec![1.0; objectives]

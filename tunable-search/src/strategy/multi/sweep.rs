@@ -21,6 +21,7 @@
 
 use super::archive::Archive;
 use super::ratio::ratio;
+use super::scalar::first_weighted;
 use super::{MultiStrategy, MultiTrial};
 use crate::clock::Knob;
 use crate::strategy::ensemble::member_seed;
@@ -230,14 +231,7 @@ impl Sweep {
             .as_ref()
             .map_or(Arc::clone(&space), |h| Arc::clone(&h.sub));
         let member = build(&opts.member, searched, member_seed(seed, 0))?;
-        let weights = if objectives < 2 {
-            vec![1.0; objectives]
-        } else {
-            let rest = (1.0 - opts.weight) / (objectives - 1) as f64;
-            std::iter::once(opts.weight)
-                .chain(std::iter::repeat_n(rest, objectives - 1))
-                .collect()
-        };
+        let weights = first_weighted(opts.weight, objectives);
         Ok(Sweep {
             archive: Archive::new(space, objectives, seed),
             member,

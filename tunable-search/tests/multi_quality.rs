@@ -3,7 +3,7 @@
 //! in 100 evaluations, as a fraction of the true front's (against the reference point of
 //! `pareto::reference`), must exceed random search's by at least 0.1; and `auto`, which holds the
 //! clock while it searches the tiles and then sweeps the clock of the best one, must find more
-//! of it than the same simulated annealing searching the whole space on time.
+//! of it than simulated annealing searching the whole space on time (the previous default).
 
 use std::sync::Arc;
 use tunable_search::pareto;

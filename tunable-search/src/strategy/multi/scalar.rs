@@ -106,7 +106,7 @@ fn weights(i: usize, m: usize, k: usize) -> Vec<f64> {
 }
 
 /// Weights over `k` objectives whose first is `w`, the others sharing `1 - w` equally.
-fn first_weighted(w: f64, k: usize) -> Vec<f64> {
+pub(super) fn first_weighted(w: f64, k: usize) -> Vec<f64> {
     if k < 2 {
         return vec![1.0; k];
     }

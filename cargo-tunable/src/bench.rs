@@ -15,7 +15,7 @@
 //!
 //! `--objective FIELD` replays another field of the caches' records (`ps_energy`, `GFLOPS/W`
 //! with `--maximize`, a product `nvml_power*time`) or a stress landscape's `energy`;
-//! `--objectives time,FIELD` runs the multi-objective strategies (`auto`, `nsga`, `scalar`,
+//! `--objectives time,FIELD` runs the multi-objective strategies (`auto`, `sweep`, `nsga`, `scalar`,
 //! `ehvi`, `random`: [`tunable_search::strategy::multi`]) told both objectives, and the others on
 //! the first, and scores each run by the hypervolume of its found front ([`crate::front`]).
 //!
@@ -167,7 +167,7 @@ pub(crate) struct BenchArgs {
     #[arg(long)]
     maximize: bool,
     /// Two objectives, `time,FIELD` (fields as for `--objective`): a strategy named in
-    /// `MULTI_STRATEGY_NAMES` (`auto`, `random`, `nsga`, `scalar`, `ehvi`) searches for the
+    /// `MULTI_STRATEGY_NAMES` (`auto`, `random`, `sweep`, `nsga`, `scalar`, `ehvi`) searches for the
     /// front of both, any other minimizes the first, and every run is also scored by the
     /// hypervolume of the front of what it has evaluated so far, as a fraction of the true
     /// front's, at the `--anytime` checkpoints.

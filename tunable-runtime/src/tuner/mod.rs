@@ -699,9 +699,12 @@ pub(crate) mod energy_tests {
         assert_eq!(time.score, Some(1.0));
         let (energy, seen) = tuning(Objective::Energy, None);
         assert_eq!(energy.best, Some((3, 4.0)), "{:?}", energy.top);
-        // 17.5 W for 4 ms, measured through the window: joules, not a time nor an EDP.
+        // 17.5 W for 4 ms, measured through the window: joules (0.07), not a time (4) nor an
+        // EDP (0.00028). The window's edges follow the wall clock, so on a loaded machine part
+        // of a neighbouring configuration's power can fall inside it: the bound tells the
+        // quantities apart without timing the machine.
         let joules = energy.score.unwrap();
-        assert!((joules - 0.07).abs() < 0.07 * 0.25, "{joules}");
+        assert!((joules - 0.07).abs() < 0.07 * 0.5, "{joules}");
         assert!(seen.iter().all(|e| e.energy.is_some() && !e.early));
         let (edp, _) = tuning(Objective::Edp, None);
         assert_eq!(edp.best, Some((1, 2.0)), "{:?}", edp.top);

@@ -578,26 +578,28 @@ mod tests {
         found
     }
 
-    /// A kernel over `tile` that runs in the planted time and draws the planted power of
-    /// each tile ([`crate::tuner::energy_tests::planted`]) from `fake`.
-    fn metered(
-        fake: &crate::meter::Fake,
-    ) -> impl FnMut(Call<'_, Tile>) -> Result<Option<Vec<f64>>, String> + '_ {
-        move |call| {
+    /// `kernel` tuned through the first-run hook on a planted meter, its kernel running in the
+    /// planted time and drawing the planted power of each tile
+    /// ([`crate::tuner::energy_tests::planted`]): the configuration the call runs.
+    fn metered_tuning(kernel: &KernelSpec, space: &Arc<Space>) -> Tile {
+        use crate::meter::{Fake, Meter};
+        let fake = Arc::new(Fake::new(0.0));
+        let _planted = metering::plant(Arc::clone(&fake) as Arc<dyn Meter>);
+        let mut run = |call: Call<'_, Tile>| {
             if let Call::Run(&Tile(t)) = call {
                 let (ms, watts) = crate::tuner::energy_tests::planted(t);
                 fake.set_watts(watts);
                 crate::measure::report_device_time(ms);
             }
             Ok(None)
-        }
+        };
+        autotune(kernel, space, "dev", 1, &[], Tile(1), &mut run)
     }
 
     /// A whole tuning for energy through the first-run hook, on a planted meter whose power the
     /// kernel sets: the least energy wins, not the fastest, and the journal records the energy.
     #[test]
     fn a_tuning_for_energy_stores_the_least_energy_and_journals_it() {
-        use crate::meter::{Fake, Meter};
         let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
         let (kernel, space, dir) = fake_kernel("hook_energy", 2);
         let kernel = KernelSpec {
@@ -605,12 +607,8 @@ mod tests {
             verify: Verify::Off,
             ..kernel
         };
-        let fake = Arc::new(Fake::new(0.0));
-        let _planted = metering::plant(Arc::clone(&fake) as Arc<dyn Meter>);
         // The fastest is tile 1; the least energy (power times time) is tile 4.
-        let mut run = metered(&fake);
-        let p = autotune(&kernel, &space, "dev", 1, &[], Tile(1), &mut run);
-        assert_eq!(p, Tile(4));
+        assert_eq!(metered_tuning(&kernel, &space), Tile(4));
         let stored = read(&tuned_file(&tuned_dir(kernel.manifest_dir), "hook_energy").unwrap());
         assert_eq!(stored.unwrap()[0].values(), [Value::Int(4)]);
         let journals = files_holding(&dir, "\"fake_energy\"");
@@ -681,7 +679,6 @@ mod tests {
     /// the point the rule chose.
     #[test]
     fn a_tuning_for_two_objectives_stores_its_front_and_the_chosen_point() {
-        use crate::meter::{Fake, Meter};
         let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
         let (kernel, space, dir) = fake_kernel("hook_front", 2);
         let kernel = KernelSpec {
@@ -691,13 +688,9 @@ mod tests {
             verify: Verify::Off,
             ..kernel
         };
-        let fake = Arc::new(Fake::new(0.0));
-        let _planted = metering::plant(Arc::clone(&fake) as Arc<dyn Meter>);
-        let mut run = metered(&fake);
         // The front is tiles 1, 2 and 4; within 2.5 times the fastest's time, tile 2 uses the
         // least energy.
-        let p = autotune(&kernel, &space, "dev", 1, &[], Tile(1), &mut run);
-        assert_eq!(p, Tile(2));
+        assert_eq!(metered_tuning(&kernel, &space), Tile(2));
         let stored = read(&tuned_file(&tuned_dir(kernel.manifest_dir), "hook_front").unwrap());
         let entry = stored.unwrap().remove(0);
         assert_eq!(entry.values(), [Value::Int(2)]);

@@ -580,10 +580,11 @@ mod tests {
 
     /// `kernel` tuned through the first-run hook on a planted meter, its kernel running in the
     /// planted time and drawing the planted power of each tile
-    /// ([`crate::tuner::energy_tests::planted`]): the configuration the call runs.
+    /// ([`crate::tuner::energy_tests::planted`]), which the fake reads whenever it is sampled:
+    /// the configuration the call runs.
     fn metered_tuning(kernel: &KernelSpec, space: &Arc<Space>) -> Tile {
         use crate::meter::{Fake, Meter};
-        let fake = Arc::new(Fake::new(0.0));
+        let fake = Arc::new(Fake::new(0.0).reading_power());
         let _planted = metering::plant(Arc::clone(&fake) as Arc<dyn Meter>);
         let mut run = |call: Call<'_, Tile>| {
             if let Call::Run(&Tile(t)) = call {

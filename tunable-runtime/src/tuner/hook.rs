@@ -581,23 +581,33 @@ mod tests {
         found
     }
 
-    /// `kernel` tuned through the first-run hook on a planted meter, its kernel running in the
-    /// planted time and drawing the planted power of each tile
-    /// ([`crate::tuner::energy_tests::planted`]), which the fake reads whenever it is sampled:
-    /// the configuration the call runs.
-    fn metered_tuning(kernel: &KernelSpec, space: &Arc<Space>) -> Tile {
+    /// What `tune` gives with a planted meter, handed a kernel that runs in the planted time
+    /// and draws the planted power of each tile ([`crate::tuner::energy_tests::planted`]),
+    /// which the fake reads whenever it is sampled; and the runs of each tile.
+    fn metered<T>(
+        tune: impl FnOnce(&mut Run<'_, Tile>) -> T,
+    ) -> (T, std::collections::BTreeMap<i64, usize>) {
         use crate::meter::{Fake, Meter};
         let fake = Arc::new(Fake::new(0.0).reading_power());
         let _planted = metering::plant(Arc::clone(&fake) as Arc<dyn Meter>);
+        let mut runs = std::collections::BTreeMap::new();
         let mut run = |call: Call<'_, Tile>| {
             if let Call::Run(&Tile(t)) = call {
                 let (ms, watts) = crate::tuner::energy_tests::planted(t);
                 fake.set_watts(watts);
                 crate::measure::report_device_time(ms);
+                *runs.entry(t).or_default() += 1;
             }
             Ok(None)
         };
-        autotune(kernel, space, "dev", 1, &[], Tile(1), &mut run)
+        let out = tune(&mut run);
+        (out, runs)
+    }
+
+    /// `kernel` tuned through the first-run hook on a planted meter ([`metered`]): the
+    /// configuration the call runs.
+    fn metered_tuning(kernel: &KernelSpec, space: &Arc<Space>) -> Tile {
+        metered(|run| autotune(kernel, space, "dev", 1, &[], Tile(1), run)).0
     }
 
     /// A whole tuning for energy through the first-run hook, on a planted meter whose power the
@@ -625,8 +635,7 @@ mod tests {
     /// winner and the stored ranking are those of a tuning that was never interrupted.
     #[test]
     fn an_interrupted_tuning_for_energy_resumes_with_the_journaled_energy() {
-        use crate::meter::{Fake, Meter};
-        use std::collections::BTreeMap;
+        use crate::meter::Fake;
         let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
         let energy = |name| {
             let (kernel, space, dir) = fake_kernel(name, 2);
@@ -644,21 +653,8 @@ mod tests {
         let (kernel, _, dir) = energy("hook_energy_resumed");
         let tuned = |budget: usize| {
             let kernel = KernelSpec { budget, ..kernel };
-            let fake = Arc::new(Fake::new(0.0).reading_power());
-            let _planted = metering::plant(Arc::clone(&fake) as Arc<dyn Meter>);
-            let mut runs = BTreeMap::<i64, usize>::new();
-            let mut run = |call: Call<'_, Tile>| {
-                if let Call::Run(&Tile(t)) = call {
-                    let (ms, watts) = crate::tuner::energy_tests::planted(t);
-                    fake.set_watts(watts);
-                    crate::measure::report_device_time(ms);
-                    *runs.entry(t).or_default() += 1;
-                }
-                Ok(None)
-            };
             let options = (Mode::Tune, kernel.options(&space).unwrap());
-            let (p, _) = tune_call(&kernel, &space, "dev", 1, Tile(1), options, &mut run);
-            (p, runs)
+            metered(|run| tune_call(&kernel, &space, "dev", 1, Tile(1), options, run).0)
         };
         let (_, before) = tuned(4);
         let journal = || {

@@ -14,20 +14,14 @@ use std::process::Command;
 
 mod common;
 mod temp_crate;
-use common::skip;
-use temp_crate::{journals, ok, root};
+use temp_crate::{first_call, journals, ok, root, summary, texts, winner};
 
 fn adapter() -> bool {
-    match tunable::backend::cubecl::CubeCl::new() {
-        Ok(gpu) => {
-            println!("CubeCL device: {}", gpu.device_id());
-            true
-        }
-        Err(e) => {
-            skip("vulkan", e);
-            false
-        }
-    }
+    let gpu = tunable::backend::cubecl::CubeCl::new();
+    common::found(
+        "vulkan",
+        gpu.map(|g| format!("CubeCL device: {}", g.device_id())),
+    )
 }
 
 #[test]
@@ -56,15 +50,12 @@ fn matmul_cubecl_tunes_then_ships_the_baked_comptime_values() {
             .env("CARGO_TARGET_DIR", &target)
             .env("TUNABLE_DIR", &tuned));
     };
-    let first_call = |env: &[(&str, &str)]| {
+    let run = |env: &[(&str, &str)]| {
         let out = ok(Command::new(target.join("release/examples/matmul_cubecl"))
             .args(["--n", "64", "--first-call"])
             .env_remove("TUNABLE_MODE")
             .envs(env.iter().copied()));
-        let (stdout, stderr) = (
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        );
+        let (stdout, stderr) = texts(&out);
         println!("{stdout}{stderr}");
         (stdout, stderr)
     };
@@ -72,39 +63,29 @@ fn matmul_cubecl_tunes_then_ships_the_baked_comptime_values() {
     // 1. Tuning: a budget of 12 evaluations, each verified against the default's output.
     build("cubecl,autotune");
     let dir = tuned.to_str().unwrap();
-    let (stdout, stderr) = first_call(&[("TUNABLE_DIR", dir), ("TUNABLE_BUDGET", "12")]);
+    let (stdout, stderr) = run(&[("TUNABLE_DIR", dir), ("TUNABLE_BUDGET", "12")]);
     assert!(
         stdout.contains("result matches the CPU"),
         "{stdout}{stderr}"
     );
-    let summary = stderr
-        .lines()
-        .find(|l| l.starts_with("tunable: tuned matmul_cubecl (key 64) on cubecl: "))
-        .unwrap_or_else(|| panic!("no summary:\n{stderr}"));
+    let summary = summary(&stderr, "tunable: tuned matmul_cubecl (key 64) on cubecl: ");
     assert!(summary.contains("12 evaluations"), "{summary}");
     let journal = journals(&tuned);
     assert!(journal.matches("\"time\":").count() >= 12, "{journal}");
     assert!(!journal.contains("wrong output"), "{journal}");
     // The winner, as the tuning printed it ("[bx=.., by=.., ...]").
-    let winner = summary
-        .rsplit_once('[')
-        .and_then(|(_, w)| w.split_once(']'))
-        .map(|(w, _)| w.to_owned())
-        .unwrap();
+    let winner = winner(summary);
     assert!(tuned.join("matmul_cubecl.bin").exists());
 
     // 2. A plain build bakes the winner: its first call launches the winner's comptime values
     // and CubeDim, with no tuning and no tuned file to read.
     build("cubecl");
-    let (shipped, err) = first_call(&[]);
+    let (shipped, err) = run(&[]);
     assert!(
         !err.contains("tunable: tuned"),
         "the shipped build tuned: {err}"
     );
-    let line = shipped
-        .lines()
-        .find(|l| l.trim_start().starts_with("first call: "))
-        .unwrap_or_else(|| panic!("no first call line:\n{shipped}"));
+    let line = first_call(&shipped);
     assert!(line.contains("shipped") && line.contains("Baked"), "{line}");
     let fields = winner.replace('=', ": ");
     assert!(line.contains(&fields), "{line} (tuned {winner})");

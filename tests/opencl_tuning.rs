@@ -14,20 +14,14 @@ use std::process::Command;
 
 mod common;
 mod temp_crate;
-use common::skip;
-use temp_crate::{TempCrate, journals, ok, root, scratch};
+use temp_crate::{TempCrate, first_call, journals, ok, root, scratch};
 
 fn opencl_device() -> bool {
-    match tunable::backend::opencl::OpenCl::new() {
-        Ok(cl) => {
-            println!("OpenCL device: {}", cl.device_id());
-            true
-        }
-        Err(e) => {
-            skip("opencl", e);
-            false
-        }
-    }
+    let cl = tunable::backend::opencl::OpenCl::new();
+    common::found(
+        "opencl",
+        cl.map(|cl| format!("OpenCL device: {}", cl.device_id())),
+    )
 }
 
 #[test]
@@ -83,16 +77,11 @@ fn gemm_opencl_tunes_with_verified_output() {
         .current_dir(root())
         .env("CARGO_TARGET_DIR", &target)
         .env("TUNABLE_DIR", &tuned));
-    let first_call = |embedded: &str| {
+    let run = |embedded: &str| {
         let out = ok(Command::new(target.join("debug/examples/gemm_opencl"))
             .args(["--n", "128", "--first-call"])
             .env("TUNABLE_EMBEDDED", embedded));
-        let text = String::from_utf8_lossy(&out.stdout).into_owned();
-        let line = text
-            .lines()
-            .find(|l| l.trim_start().starts_with("first call: "))
-            .unwrap_or_else(|| panic!("no first call line:\n{text}"))
-            .to_owned();
+        let line = first_call(&String::from_utf8_lossy(&out.stdout)).to_owned();
         let checksum = line.rsplit_once("checksum ").unwrap().1.to_owned();
         (
             line,
@@ -100,10 +89,10 @@ fn gemm_opencl_tunes_with_verified_output() {
             String::from_utf8_lossy(&out.stderr).into_owned(),
         )
     };
-    let (loaded, sum_loaded, err) = first_call("on");
+    let (loaded, sum_loaded, err) = run("on");
     assert!(loaded.contains("ms (embedded binary)"), "{loaded}\n{err}");
     assert!(!err.contains("compiling from source"), "{err}");
-    let (compiled, sum_compiled, _) = first_call("off");
+    let (compiled, sum_compiled, _) = run("off");
     assert!(compiled.contains("ms (compiled)"), "{compiled}");
     assert_eq!(sum_loaded, sum_compiled, "{loaded}\n{compiled}");
     // The tuning run's own first call computed the same.

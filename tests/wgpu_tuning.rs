@@ -17,20 +17,14 @@ use std::process::Command;
 
 mod common;
 mod temp_crate;
-use common::skip;
-use temp_crate::{TempCrate, journals, ok, root, scratch};
+use temp_crate::{TempCrate, first_call, journals, ok, root, scratch, summary, texts, winner};
 
 fn adapter() -> bool {
-    match tunable::backend::wgpu::Wgpu::new() {
-        Ok(gpu) => {
-            println!("wgpu device: {}", gpu.device_id());
-            true
-        }
-        Err(e) => {
-            skip("vulkan", e);
-            false
-        }
-    }
+    let gpu = tunable::backend::wgpu::Wgpu::new();
+    common::found(
+        "vulkan",
+        gpu.map(|g| format!("wgpu device: {}", g.device_id())),
+    )
 }
 
 #[test]
@@ -52,30 +46,23 @@ fn vector_add_wgpu_tunes_then_ships_the_baked_overrides() {
     let out = ok(Command::new(target.join("debug/examples/vector_add_wgpu"))
         .args(["--n", "262144"])
         .env("TUNABLE_DIR", &tuned));
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
+    let (stdout, stderr) = texts(&out);
     println!("{stdout}{stderr}");
     assert!(
         stdout.contains("result matches the CPU"),
         "{stdout}{stderr}"
     );
     // The whole space was measured and journaled; every variant that ran computed the sum.
-    let summary = stderr
-        .lines()
-        .find(|l| l.starts_with("tunable: tuned vector_add_wgpu (key 262144) on wgpu: "))
-        .unwrap_or_else(|| panic!("no summary:\n{stderr}"));
+    let summary = summary(
+        &stderr,
+        "tunable: tuned vector_add_wgpu (key 262144) on wgpu: ",
+    );
     assert!(summary.contains("24 evaluations (24 measured"), "{summary}");
     let journal = journals(&tuned);
     assert_eq!(journal.matches("\"time\":").count(), 24, "{journal}");
     assert!(!journal.contains("wrong output"), "{journal}");
     // The winner, as the tuning printed it ("[block_size_x=.., per_thread=..]").
-    let winner = summary
-        .rsplit_once('[')
-        .and_then(|(_, w)| w.split_once(']'))
-        .map(|(w, _)| w.to_owned())
-        .unwrap();
+    let winner = winner(summary);
     let block: u32 = winner
         .split(", ")
         .find_map(|kv| kv.strip_prefix("block_size_x="))
@@ -100,25 +87,20 @@ fn vector_add_wgpu_tunes_then_ships_the_baked_overrides() {
     // A plain build bakes the winner: its first call creates the pipeline with the winner's
     // overrides (the workgroup size naga resolved from them) and the embedded blob, no tuning.
     build("wgpu", &tuned);
-    let first_call = |embedded: &str| {
-        let out = ok(Command::new(target.join("debug/examples/vector_add_wgpu"))
-            .args(["--n", "262144", "--first-call"])
-            .env("TUNABLE_EMBEDDED", embedded)
-            .env_remove("TUNABLE_DIR"));
-        (
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
+    let run = |embedded: &str| {
+        texts(&ok(Command::new(
+            target.join("debug/examples/vector_add_wgpu"),
         )
+        .args(["--n", "262144", "--first-call"])
+        .env("TUNABLE_EMBEDDED", embedded)
+        .env_remove("TUNABLE_DIR")))
     };
-    let (shipped, err) = first_call("on");
+    let (shipped, err) = run("on");
     assert!(
         !err.contains("tunable: tuned"),
         "the shipped build tuned: {err}"
     );
-    let line = shipped
-        .lines()
-        .find(|l| l.trim_start().starts_with("first call: "))
-        .unwrap_or_else(|| panic!("no first call line:\n{shipped}"));
+    let line = first_call(&shipped);
     assert!(
         line.contains(&format!("shipped, workgroup [{block}, 1, 1]")),
         "{line} (tuned {winner})"
@@ -136,7 +118,7 @@ fn vector_add_wgpu_tunes_then_ships_the_baked_overrides() {
                     && err.contains("the driver kept nothing of the embedded pipeline cache"),
             "{line}\n{err}"
         );
-        let (off, off_err) = first_call("off");
+        let (off, off_err) = run("off");
         assert!(off.contains("embedded pipeline cache not used"), "{off}");
         assert!(!off_err.contains("pipeline cache"), "{off_err}");
     }
@@ -235,10 +217,7 @@ fn planted_faults_are_failed_configurations_and_a_killed_tuning_resumes() {
     // variant for the caller.
     let (stdout, stderr) = c.run(true, &[]);
     assert!(stdout.contains("correct true"), "{stdout}{stderr}");
-    let summary = stderr
-        .lines()
-        .find(|l| l.starts_with("tunable: tuned add_one (key 4096) on wgpu: "))
-        .unwrap_or_else(|| panic!("no summary:\n{stderr}"));
+    let summary = summary(&stderr, "tunable: tuned add_one (key 4096) on wgpu: ");
     let measured: usize = summary
         .split_once(" evaluations (")
         .and_then(|(_, rest)| rest.split_once(" measured"))

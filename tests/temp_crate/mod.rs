@@ -118,6 +118,41 @@ pub fn line<'a>(out: &'a str, label: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no line {label:?} in:\n{out}"))
 }
 
+/// A run's standard output and standard error, as text.
+pub fn texts(out: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The summary line a tuning printed on `stderr`, the one that starts with `start`
+/// (`tunable: tuned vector_add_wgpu (key 262144) on wgpu: `).
+pub fn summary<'a>(stderr: &'a str, start: &str) -> &'a str {
+    stderr
+        .lines()
+        .find(|l| l.starts_with(start))
+        .unwrap_or_else(|| panic!("no summary:\n{stderr}"))
+}
+
+/// The winner a summary line names, as it prints it between its last brackets
+/// (`block_size_x=64, per_thread=2`).
+pub fn winner(summary: &str) -> String {
+    summary
+        .rsplit_once('[')
+        .and_then(|(_, w)| w.split_once(']'))
+        .map(|(w, _)| w.to_owned())
+        .unwrap_or_else(|| panic!("no winner in {summary}"))
+}
+
+/// The `first call: ` line an example's `--first-call` printed on `stdout`.
+pub fn first_call(stdout: &str) -> &str {
+    stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("first call: "))
+        .unwrap_or_else(|| panic!("no first call line:\n{stdout}"))
+}
+
 /// Runs `cmd`, failing the test with its output if it fails.
 pub fn ok(cmd: &mut Command) -> Output {
     let out = cmd.output().unwrap();

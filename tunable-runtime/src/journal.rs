@@ -21,6 +21,19 @@
 //! cleanly, keeping the records of this space measured on this device, before new records are
 //! appended.
 //!
+//! ## Measured quantities besides the time
+//!
+//! A record may carry what was measured beside the time, by Kernel Tuner's names: the energy
+//! and mean power of a run (`nvml_energy` in joules, `nvml_power` in watts, and the same
+//! pattern for other meters) and the clocks read (`core_freq`, `mem_freq`, in MHz). A journal
+//! opened with the [`Quantities`] a tuning measures ([`Journal::open_measuring`]) reads them
+//! back ([`Journal::fields`]), so that a resumed tuning for energy goes on from the energy
+//! measured before the interruption. A successful record without a quantity the tuning
+//! *needs* (written by a tuning that did not measure it) is no answer: it is left out, so
+//! measured again, and the original file kept as a copy, as for damage below. A record is
+//! never taken for a time-only answer to a tuning that ranks by energy, nor given an energy
+//! that was not measured.
+//!
 //! ## Damage and concurrent writers
 //!
 //! - **A bad line loses that line only.** The journal is read line by line
@@ -54,6 +67,20 @@ use tunable_search::name::{NameError, check};
 /// What the journal holds for one configuration: its time in milliseconds, or why it failed.
 pub type Recorded = Result<f64, String>;
 
+/// The measured quantities a journal reads back beside each record's time, by their Kernel
+/// Tuner names ([`Journal::open_measuring`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Quantities {
+    /// Those a successful record must hold to answer (`nvml_energy`, `nvml_power` for a
+    /// tuning for energy on NVML): a record without one of them is measured again.
+    pub needed: Vec<String>,
+    /// Those read back where a record holds them (the clocks read: `core_freq`, `mem_freq`).
+    pub optional: Vec<String>,
+}
+
+/// One record read back: its configuration, what it holds, and its measured quantities.
+type Old = (usize, Recorded, Vec<(String, f64)>);
+
 /// An open journal.
 #[derive(Debug)]
 pub struct Journal {
@@ -61,6 +88,8 @@ pub struct Journal {
     space: Arc<Space>,
     writer: CacheWriter<File>,
     known: HashMap<usize, Recorded>,
+    /// The measured quantities of each record that has any.
+    fields: HashMap<usize, Vec<(String, f64)>>,
     /// Holds the exclusive lock on `.<journal>.lock` while the journal is open.
     _lock: File,
 }
@@ -111,19 +140,61 @@ impl Journal {
         kernel: &str,
         device: &str,
     ) -> Result<Self, RuntimeError> {
-        Journal::open_with(path, space, kernel, device, true)
+        Journal::open_with(path, space, kernel, device, true, &Quantities::default())
     }
 
     /// Opens (or creates) the journal at `path` for `space`, keeping what it already holds for
     /// this space and `device`; waits while another process has it open (see the
-    /// [module docs](self)).
+    /// [module docs](self)). It keeps each record's time or failure only: a tuning that
+    /// measures more opens its journal with [`open_measuring`](Self::open_measuring).
     pub fn open(
         path: &Path,
         space: Arc<Space>,
         kernel: &str,
         device: &str,
     ) -> Result<Self, RuntimeError> {
-        Journal::open_with(path, space, kernel, device, false)
+        Journal::open_with(path, space, kernel, device, false, &Quantities::default())
+    }
+
+    /// Opens the journal like [`open`](Self::open), keeping beside each record's time the
+    /// `quantities` it holds ([`fields`](Self::fields)). A successful record without every
+    /// quantity [`needed`](Quantities::needed) is left out, so that it is measured again; the
+    /// original file is then kept as a copy beside the journal and a warning says how many
+    /// records were left out and why.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use tunable_runtime::journal::{Journal, Quantities};
+    /// use tunable_search::SpaceBuilder;
+    ///
+    /// let space = Arc::new(SpaceBuilder::new().param("tile", [1, 2]).build()?);
+    /// let dir = std::env::temp_dir().join(format!("tunable-doc-quantities-{}", std::process::id()));
+    /// let path = Journal::path_for(&dir, "k", 0, &space)?;
+    /// let energy = Quantities {
+    ///     needed: vec!["nvml_energy".into(), "nvml_power".into()],
+    ///     optional: vec![],
+    /// };
+    /// let mut j = Journal::open_measuring(&path, Arc::clone(&space), "k", "gpu", &energy)?;
+    /// let used = [("nvml_energy".to_owned(), 0.25), ("nvml_power".to_owned(), 125.0)];
+    /// j.record_fields(0, Ok(2.0), &[], &used)?;
+    /// j.record(1, Ok(1.0))?; // a time without its energy
+    /// drop(j);
+    /// let j = Journal::open_measuring(&path, space, "k", "gpu", &energy)?;
+    /// assert_eq!(j.lookup(0), Some(&Ok(2.0)));
+    /// assert_eq!(j.fields(0), used);
+    /// assert_eq!(j.lookup(1), None); // to be measured again
+    /// # drop(j);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn open_measuring(
+        path: &Path,
+        space: Arc<Space>,
+        kernel: &str,
+        device: &str,
+        quantities: &Quantities,
+    ) -> Result<Self, RuntimeError> {
+        Journal::open_with(path, space, kernel, device, false, quantities)
     }
 
     fn open_with(
@@ -132,6 +203,7 @@ impl Journal {
         kernel: &str,
         device: &str,
         fresh: bool,
+        quantities: &Quantities,
     ) -> Result<Self, RuntimeError> {
         let io = |source| RuntimeError::Io {
             path: path.into(),
@@ -147,8 +219,8 @@ impl Journal {
                 _ => {}
             }
         }
-        let mut old = read_old(path, &space, device)?;
-        old.sort_by_key(|(p, _)| *p);
+        let mut old = read_old(path, &space, device, quantities)?;
+        old.sort_by_key(|(p, _, _)| *p);
         // Rewrite: the header, then the records kept, in a temporary file renamed into place;
         // the records that follow are appended through the same handle.
         let tmp = path.with_extension("json.tmp");
@@ -158,21 +230,32 @@ impl Journal {
             params: space.params(),
         };
         let mut writer = CacheWriter::new(File::create(&tmp).map_err(io)?, &header).map_err(io)?;
-        for (p, r) in &old {
+        for (p, r, fields) in &old {
             writer
-                .append(
+                .append_fields(
                     &space.values(*p),
                     r.as_ref().copied().map_err(String::as_str),
+                    &[],
+                    fields,
                 )
                 .map_err(io)?;
         }
         writer.get_ref().sync_all().map_err(io)?;
         std::fs::rename(&tmp, path).map_err(io)?;
+        let mut known = HashMap::new();
+        let mut kept = HashMap::new();
+        for (p, r, fields) in old {
+            known.insert(p, r);
+            if !fields.is_empty() {
+                kept.insert(p, fields);
+            }
+        }
         Ok(Journal {
             path: path.into(),
             space,
             writer,
-            known: old.into_iter().collect(),
+            known,
+            fields: kept,
             _lock: lock,
         })
     }
@@ -180,6 +263,13 @@ impl Journal {
     /// What the journal holds for the configuration at `position`, if anything.
     pub fn lookup(&self, position: usize) -> Option<&Recorded> {
         self.known.get(&position)
+    }
+
+    /// The measured quantities besides the time that the record of the configuration at
+    /// `position` holds, by name: those recorded in this run ([`record_fields`](Self::record_fields)),
+    /// and those read back of the [`Quantities`] the journal was opened with. Empty for none.
+    pub fn fields(&self, position: usize) -> &[(String, f64)] {
+        self.fields.get(&position).map_or(&[], Vec::as_slice)
     }
 
     /// Number of records.
@@ -235,6 +325,11 @@ impl Journal {
                 source,
             })?;
         self.known.insert(position, result.map_err(str::to_owned));
+        if fields.is_empty() {
+            self.fields.remove(&position);
+        } else {
+            self.fields.insert(position, fields.to_vec());
+        }
         Ok(())
     }
 }
@@ -268,18 +363,20 @@ fn lock(path: &Path) -> Result<File, RuntimeError> {
     Ok(file)
 }
 
-/// The records of the journal at `path` that are answers for `space` on `device`. If the file
-/// holds anything else (lines that do not parse, other records) or does not read at all, the
-/// original is copied beside it first and a warning says what was left out.
+/// The records of the journal at `path` that are answers for `space` on `device`, with their
+/// `quantities`. If the file holds anything else (lines that do not parse, other records,
+/// successful records without a needed quantity) or does not read at all, the original is
+/// copied beside it first and a warning says what was left out.
 fn read_old(
     path: &Path,
     space: &Space,
     device: &str,
-) -> Result<Vec<(usize, Recorded)>, RuntimeError> {
+    quantities: &Quantities,
+) -> Result<Vec<Old>, RuntimeError> {
     if !path.exists() {
         return Ok(Vec::new());
     }
-    let (kept, lost) = match KernelTunerCache::load_salvaging(path) {
+    let (kept, mut lost) = match KernelTunerCache::load_salvaging(path) {
         Ok(cache) => {
             let other_device = cache.device_name.as_deref().is_some_and(|d| d != device);
             let total = cache.entries.len();
@@ -309,6 +406,24 @@ fn read_old(
         }
         Err(e) => (Vec::new(), vec![format!("the file does not read: {e}")]),
     };
+    let mut fields = read_quantities(path, space, quantities);
+    let (kept, unmeasured): (Vec<Old>, Vec<Old>) = kept
+        .into_iter()
+        .map(|(p, r)| (p, r, fields.remove(&p).unwrap_or_default()))
+        .partition(|(_, r, f)| {
+            r.is_err()
+                || quantities
+                    .needed
+                    .iter()
+                    .all(|n| f.iter().any(|(m, _)| m == n))
+        });
+    if !unmeasured.is_empty() {
+        lost.push(format!(
+            "{} record(s) without {} (to be measured again)",
+            unmeasured.len(),
+            quantities.needed.join(" or ")
+        ));
+    }
     if !lost.is_empty() {
         let secs = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -335,6 +450,38 @@ fn read_old(
         );
     }
     Ok(kept)
+}
+
+/// The `quantities` the records of the journal at `path` hold, by configuration, in the order
+/// `quantities` names them. A quantity the file cannot be read for (a damaged file) is read as
+/// held by no record.
+fn read_quantities(
+    path: &Path,
+    space: &Space,
+    quantities: &Quantities,
+) -> HashMap<usize, Vec<(String, f64)>> {
+    let mut fields: HashMap<usize, Vec<(String, f64)>> = HashMap::new();
+    let names = quantities.needed.iter().chain(&quantities.optional);
+    let Some(text) = names
+        .clone()
+        .next()
+        .and_then(|_| std::fs::read_to_string(path).ok())
+    else {
+        return fields;
+    };
+    for name in names {
+        let Ok(cache) = KernelTunerCache::from_json_text_field(&text, path, name) else {
+            continue;
+        };
+        for e in cache.entries {
+            if let (Observation::Value(v), Some(p)) =
+                (e.observation, space.position_of_values(&e.values))
+            {
+                fields.entry(p).or_default().push((name.clone(), v));
+            }
+        }
+    }
+    fields
 }
 
 #[cfg(test)]

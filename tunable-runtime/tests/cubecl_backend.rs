@@ -11,50 +11,24 @@ use cubecl::prelude::*;
 use std::sync::Arc;
 use tunable_runtime::backend::cubecl::{Array as DeviceArray, CubeCl, CubeclError};
 use tunable_runtime::evaluation::{self, EvalContext};
-use tunable_runtime::measure::{Repeats, time_once};
-use tunable_runtime::params::Params;
-use tunable_runtime::tuner::{Call, Expected, TuneOptions, Variants, tune};
+use tunable_runtime::measure::time_once;
+use tunable_runtime::tuner::Call;
 use tunable_runtime::verify::Output;
 use tunable_search::{SpaceBuilder, Value};
 
 mod common;
-use common::skip;
+use common::{add_one_data, failed, params, tune_every};
 
-/// The device, or `None` after [`skip`]ping. One per test binary: lavapipe is slow to open.
+/// The device, or `None` after skipping. One per test binary: lavapipe is slow to open.
 fn device() -> Option<CubeCl> {
     static GPU: std::sync::OnceLock<Result<CubeCl, String>> = std::sync::OnceLock::new();
-    match GPU.get_or_init(|| CubeCl::new().map_err(|e| e.to_string())) {
-        Ok(gpu) => {
-            println!("device: {} {:?}", gpu.device_id(), gpu.limits());
-            Some(gpu.clone())
-        }
-        Err(e) => {
-            skip("vulkan", e);
-            None
-        }
-    }
+    let open = || CubeCl::new().map_err(|e| e.to_string());
+    common::device(&GPU, "vulkan", open, |gpu| {
+        format!("{} {:?}", gpu.device_id(), gpu.limits())
+    })
 }
 
-/// A configuration of integer parameters, by name.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Config([i64; 4]);
-
-impl Params for Config {
-    const NAMES: &'static [&'static str] = &["block", "per_thread", "refuse", "wrong"];
-    fn from_values(v: &[Value]) -> Option<Self> {
-        let mut out = [0i64; 4];
-        for (o, v) in out.iter_mut().zip(v) {
-            *o = match v {
-                Value::Int(i) => *i,
-                _ => return None,
-            };
-        }
-        (v.len() == 4).then_some(Config(out))
-    }
-    fn to_values(&self) -> Vec<Value> {
-        self.0.iter().map(|&i| Value::Int(i)).collect()
-    }
-}
+params!(Config: "block", "per_thread", "refuse", "wrong");
 
 /// `y = x + 1`, `per_thread` elements per unit; `refuse` fails the kernel's expansion (the
 /// way a comptime check of a real kernel refuses a configuration), `wrong` adds 0.5.
@@ -225,7 +199,7 @@ fn a_kernel_that_fails_to_expand_is_a_launch_error_of_its_configuration() {
 fn a_tuning_records_limit_expansion_and_wrong_answer_failures_and_completes() {
     let Some(gpu) = device() else { return };
     let n = 4096usize;
-    let host: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let (host, expected) = add_one_data(n);
     let x = gpu.upload(&host);
     let y = gpu.zeros::<f32>(n);
     let too_big = i64::from(gpu.limits().max_invocations) * 2;
@@ -245,22 +219,10 @@ fn a_tuning_records_limit_expansion_and_wrong_answer_failures_and_completes() {
         Call::Output => y.snapshot().map(Some),
         Call::Answer => Ok(None),
     };
-    let expected = Expected {
-        output: host.iter().map(|v| f64::from(*v) + 1.0).collect(),
-        tolerance: 1e-6,
-    };
-    let mut variants = Variants::new(&space, &mut call, Some(expected), Repeats::new(1, 2));
-    let opts = TuneOptions {
-        budget: space.len(),
-        strategy: "exhaustive".into(),
-        first: vec![0],
-        ..TuneOptions::default()
-    };
-    let report = tune(&space, &opts, &mut variants, &mut []).unwrap();
-    drop(variants);
+    let report = tune_every(&space, &mut call, expected, 1);
     assert_eq!(report.evaluations, 24);
-    let reasons: Vec<&str> = report.failures.iter().map(|f| f.1.as_str()).collect();
-    let count = |what: &str| reasons.iter().filter(|r| r.contains(what)).count();
+    let reasons = &report.failures;
+    let count = |what: &str| failed(&report, what);
     // 8 are over the limit (block beyond the device's), 8 of the remaining 16 refuse to
     // expand, 4 of the remaining 8 are wrong.
     assert_eq!(count(&format!("block={too_big}")), 8, "{reasons:#?}");

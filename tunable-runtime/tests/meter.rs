@@ -106,6 +106,20 @@ fn a_window_reads_the_runs_between_start_and_stop() {
 }
 
 #[test]
+fn a_window_its_caller_samples_reads_before_its_sampling_thread_has_run() {
+    // The thread sleeps a poll period (1 ms here) before its first sample; the caller's two
+    // samples, taken at once, are what the window holds.
+    let meter: Arc<dyn Meter> = Arc::new(Fake::new(80.0).reading_power());
+    let window = Window::start(Arc::clone(&meter)).unwrap();
+    window.sample();
+    window.sample();
+    assert!(window.ready());
+    let reading = window.stop().unwrap();
+    // A planted power is read exactly, whenever it is sampled.
+    assert!((reading.power - 80.0).abs() <= 80.0 * 1e-12, "{reading:?}");
+}
+
+#[test]
 fn a_meter_that_cannot_read_says_why_and_gives_no_energy() {
     let why = NotMeasurable::Unsupported {
         meter: "NVML of a test GPU".into(),

@@ -10,49 +10,23 @@ use std::sync::Arc;
 use std::time::Duration;
 use tunable_runtime::backend::wgpu::{Buffer, Wgpu, WgpuError};
 use tunable_runtime::backend::{Dims, Source};
-use tunable_runtime::measure::{Repeats, time_once};
+use tunable_runtime::measure::time_once;
 use tunable_runtime::params::Params;
 use tunable_runtime::prebuild;
-use tunable_runtime::tuner::{Call, Expected, TuneOptions, Variants, tune};
+use tunable_runtime::tuner::Call;
 use tunable_runtime::verify::Output;
 use tunable_search::{SpaceBuilder, Value};
 
 mod common;
-use common::skip;
+use common::{add_one_data, failed, params, tune_every};
 
-/// The device, or `None` after [`skip`]ping. One per test binary: lavapipe is slow to open.
+/// The device, or `None` after skipping. One per test binary: lavapipe is slow to open.
 fn device() -> Option<Wgpu> {
     static GPU: std::sync::OnceLock<Result<Wgpu, String>> = std::sync::OnceLock::new();
-    match GPU.get_or_init(|| Wgpu::new().map_err(|e| e.to_string())) {
-        Ok(gpu) => {
-            println!("device: {} {:?}", gpu.device_id(), gpu.limits());
-            Some(gpu.clone())
-        }
-        Err(e) => {
-            skip("vulkan", e);
-            None
-        }
-    }
-}
-
-macro_rules! params {
-    ($name:ident: $($p:literal),*) => {
-        #[derive(Clone, Copy, Debug, PartialEq)]
-        struct $name([i64; [$($p),*].len()]);
-        impl Params for $name {
-            const NAMES: &'static [&'static str] = &[$($p),*];
-            fn from_values(v: &[Value]) -> Option<Self> {
-                let mut out = [0i64; [$($p),*].len()];
-                for (o, v) in out.iter_mut().zip(v) {
-                    *o = match v { Value::Int(i) => *i, _ => return None };
-                }
-                (v.len() == out.len()).then_some($name(out))
-            }
-            fn to_values(&self) -> Vec<Value> {
-                self.0.iter().map(|&i| Value::Int(i)).collect()
-            }
-        }
-    };
+    let open = || Wgpu::new().map_err(|e| e.to_string());
+    common::device(&GPU, "vulkan", open, |gpu| {
+        format!("{} {:?}", gpu.device_id(), gpu.limits())
+    })
 }
 
 params!(Vadd: "block_size_x", "per_thread");
@@ -377,7 +351,7 @@ params!(Faulty: "block_size_x", "per_thread", "wrong");
 fn a_tuning_records_wgsl_limit_and_wrong_answer_failures_and_completes() {
     let Some(gpu) = device() else { return };
     let n = 4096usize;
-    let host: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let (host, expected) = add_one_data(n);
     let x = gpu.upload(&host).unwrap();
     let y = gpu.alloc::<f32>(n).unwrap();
     let too_big = i64::from(gpu.limits().max_invocations) * 2;
@@ -406,23 +380,10 @@ fn a_tuning_records_wgsl_limit_and_wrong_answer_failures_and_completes() {
         Call::Output => y.snapshot().map(Some),
         Call::Answer => Ok(None),
     };
-    let expected = Expected {
-        output: host.iter().map(|v| f64::from(*v) + 1.0).collect(),
-        tolerance: 1e-6,
-    };
-    let mut variants = Variants::new(&space, &mut run, Some(expected), Repeats::new(1, 2));
-    let opts = TuneOptions {
-        budget: space.len(),
-        batch: 4,
-        strategy: "exhaustive".into(),
-        first: vec![0],
-        ..TuneOptions::default()
-    };
-    let report = tune(&space, &opts, &mut variants, &mut []).unwrap();
-    drop(variants);
+    let report = tune_every(&space, &mut run, expected, 4);
     assert_eq!(report.evaluations, 18);
-    let reasons: Vec<&str> = report.failures.iter().map(|f| f.1.as_str()).collect();
-    let count = |what: &str| reasons.iter().filter(|r| r.contains(what)).count();
+    let reasons = &report.failures;
+    let count = |what: &str| failed(&report, what);
     // 6 do not compile (per_thread = 3), 4 more are over the limit (block_size_x beyond the
     // device's), 4 of the remaining 8 are wrong (wrong = 1).
     assert_eq!(

@@ -13,7 +13,15 @@ use std::time::{Duration, Instant};
 /// A meter of planted values, for tests only.
 ///
 /// By default a continuous energy counter at the planted power, from its creation: exact at
-/// every read, no quantum, no update period, no stated accuracy.
+/// every read, no quantum, no update period, no stated accuracy. Like a real counter it runs
+/// on the wall clock, so a window's power from it is as exact as the timing of the ticks the
+/// window saw, which a loaded machine delays.
+///
+/// Read as a power instead ([`reading_power`](Fake::reading_power)), every sample answers the
+/// planted power of the moment, whenever it is taken: a window open while one power is
+/// planted reads that power exactly. Tests that assert exact figures of a tuning read it so,
+/// the kernel planting its configuration's power ([`set_watts`](Fake::set_watts)) and its
+/// device time (`report_device_time`), from which the tuner's energy follows.
 #[derive(Debug)]
 pub struct Fake {
     watts: f64,

@@ -2,7 +2,9 @@
 //!
 //! [`measure`] runs a piece of work again and again inside one [`Window`] until a minimum
 //! duration has passed and the meter's counter has ticked twice inside it, then divides the
-//! window's energy by the runs.
+//! window's energy by the runs. Once the minimum has passed, the calling thread samples the
+//! meter between runs as well while the window is not ready: a sampling thread starved of a
+//! core on a loaded machine then costs a few more runs, not the reading.
 
 use super::{Energy, Failure, Meter, Window};
 use std::num::NonZeroU32;
@@ -18,8 +20,10 @@ pub const MIN_DURATION: Duration = Duration::from_secs(1);
 /// period; [`MIN_DURATION`] is the usual choice).
 ///
 /// The work runs on the calling thread; a run that fails ends the measurement with
-/// [`Failure::Run`]. A meter that cannot read, or whose counter does not move in `min` plus
-/// ten update periods, gives [`Failure::NotMeasurable`], never an energy of zero.
+/// [`Failure::Run`]. From `min` on, while the window is not ready, the calling thread also
+/// samples the meter after each run. A meter that cannot read, or whose counter does not move
+/// in `min` plus ten update periods and two samples of the calling thread, gives
+/// [`Failure::NotMeasurable`], never an energy of zero.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -44,11 +48,21 @@ pub fn measure(
     let limit = min + update * 10 + Duration::from_millis(100);
     let window = Window::start(Arc::clone(meter))?;
     let mut runs: u32 = 0;
+    // The samples this thread took.
+    let mut sampled = 0;
     loop {
         work().map_err(Failure::Run)?;
         runs = runs.saturating_add(1);
         let elapsed = window.elapsed();
-        if elapsed >= min && (window.ready() || elapsed >= limit) || runs == u32::MAX {
+        if elapsed >= min && !window.ready() {
+            window.sample();
+            sampled += 1;
+        }
+        // Past the limit, a window without two ticks ends once this thread has sampled it
+        // twice itself: then the counter did not move, not merely a starved sampling thread
+        // (a run the machine's load stretched past the limit leaves it no other sample).
+        let given_up = elapsed >= limit && sampled >= 2;
+        if elapsed >= min && (window.ready() || given_up) || runs == u32::MAX {
             break;
         }
     }

@@ -3,6 +3,10 @@
 //! A [`Window`] is open around a set of runs: a thread samples the meter from [`Window::start`]
 //! to [`Window::stop`] and notes each tick of its cumulative counter, from which the window's
 //! [`Reading`] is estimated as the [meter module](super) describes.
+//!
+//! The caller may sample too ([`Window::sample`]): on a loaded machine the sampling thread can
+//! wait for a core longer than the runs last, and a window it never sampled has no reading.
+//! Both take their samples under one lock, so the ticks stay in order whoever took them.
 
 use super::energy::Tick;
 use super::{Clocks, Meter, NotMeasurable, Reading, Resolution, Sample};
@@ -39,7 +43,7 @@ pub struct Window {
 }
 
 /// What the sampling thread and the window share.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Shared {
     /// Set by the window to end the sampling.
     stop: AtomicBool,
@@ -50,12 +54,19 @@ struct Shared {
     state: Mutex<State>,
 }
 
-/// What the sampling thread saw.
-#[derive(Debug, Default)]
+/// What the samples saw.
+#[derive(Debug)]
 struct State {
     ticks: Vec<Tick>,
     clocks: Vec<(Instant, Clocks)>,
     error: Option<NotMeasurable>,
+    /// The previous sample: when it was taken (the middle of its call), how long half its call
+    /// took, and what it read.
+    previous: (Instant, Duration, Sample),
+    /// A power reading integrated since the window opened, in joules.
+    integrated: f64,
+    /// When the clocks are to be sampled next.
+    next_clocks: Instant,
 }
 
 impl Shared {
@@ -71,12 +82,24 @@ impl Window {
         let resolution = meter.resolution();
         let first = meter.sample()?;
         let start = Instant::now();
-        let shared = Arc::new(Shared::default());
+        let shared = Arc::new(Shared {
+            stop: AtomicBool::new(false),
+            settled: AtomicUsize::new(0),
+            failed: AtomicBool::new(false),
+            state: Mutex::new(State {
+                ticks: Vec::new(),
+                clocks: Vec::new(),
+                error: None,
+                previous: (start, Duration::ZERO, first),
+                integrated: 0.0,
+                next_clocks: start,
+            }),
+        });
         let sampler = {
             let (sampled, shared) = (Arc::clone(&meter), Arc::clone(&shared));
             std::thread::Builder::new()
                 .name("tunable-meter".into())
-                .spawn(move || sample(&*sampled, resolution, &shared, first, start))
+                .spawn(move || sample_until_stopped(&*sampled, resolution, &shared, start))
                 .map_err(|e| NotMeasurable::Failed {
                     meter: meter.name(),
                     call: "starting the sampling thread".into(),
@@ -102,6 +125,16 @@ impl Window {
     /// The time since the window opened.
     pub fn elapsed(&self) -> Duration {
         self.start.elapsed()
+    }
+
+    /// Samples the meter now, on the calling thread, as the sampling thread does: for a caller
+    /// that needs the window to become [`ready`](Self::ready) whether or not that thread gets a
+    /// core (see [`measure`](super::measure)). A failed sample ends the window's sampling, as
+    /// one on the thread does.
+    pub fn sample(&self) {
+        if !self.shared.failed.load(Ordering::Acquire) {
+            take(&*self.meter, self.resolution, &self.shared, self.start);
+        }
     }
 
     /// Closes the window now and returns its reading, or why there is none (a sample failed,
@@ -159,94 +192,84 @@ fn poll(update: Duration) -> Duration {
     (update / 50).clamp(Duration::from_millis(1), Duration::from_millis(10))
 }
 
-/// The sampling thread: polls `meter` until told to stop, noting each tick of its counter
-/// (each change of an energy counter; each power reading, integrated by the trapezoid rule)
-/// and, now and then, the clocks.
-fn sample(
+/// The sampling thread: polls `meter` until told to stop or a sample fails.
+fn sample_until_stopped(
     meter: &dyn Meter,
     resolution: Resolution,
     shared: &Shared,
-    first: Sample,
     start: Instant,
 ) {
-    let settled = start + resolution.update;
     let every = poll(resolution.update);
+    while !shared.stop.load(Ordering::Acquire) && !shared.failed.load(Ordering::Acquire) {
+        std::thread::sleep(every);
+        take(meter, resolution, shared, start);
+    }
+}
+
+/// Takes one sample of `meter`, for the window opened at `start`: notes a tick of its counter
+/// (each change of an energy counter; each power reading, integrated by the trapezoid rule)
+/// and, now and then, the clocks. The state stays locked from the sample to its tick, so that
+/// samples taken on two threads are noted in the order they were taken.
+fn take(meter: &dyn Meter, resolution: Resolution, shared: &Shared, start: Instant) {
+    let settled = start + resolution.update;
     let failed = |reason: String| NotMeasurable::Failed {
         meter: meter.name(),
         call: "sampling".into(),
         reason,
     };
-    // The previous sample: when it was taken (the middle of its call), how long half its call
-    // took, and what it read.
-    let mut previous = (start, Duration::ZERO, first);
-    let mut integrated = 0.0;
-    let mut next_clocks = start;
-    while !shared.stop.load(Ordering::Acquire) {
-        std::thread::sleep(every);
-        let before = Instant::now();
-        let now = match meter.sample() {
-            Ok(now) => now,
-            Err(e) => return fail(shared, e),
-        };
-        let half = before.elapsed() / 2;
-        let at = before + half;
-        let (was_at, was_half, was) = previous;
-        let since = at.saturating_duration_since(was_at);
-        let tick = match (now, was) {
-            (Sample::Energy(e), Sample::Energy(w)) if e < w => {
-                return fail(
-                    shared,
-                    failed(format!("the counter went back from {w} J to {e} J")),
-                );
-            }
-            // The change happened after the previous sample read and, for a counter updated
-            // every `update`, within the last update period before this one read.
-            (Sample::Energy(e), Sample::Energy(w)) => (e != w).then_some(Tick {
+    let mut state = shared.state();
+    let before = Instant::now();
+    let now = match meter.sample() {
+        Ok(now) => now,
+        Err(e) => return fail(shared, &mut state, e),
+    };
+    let half = before.elapsed() / 2;
+    let at = before + half;
+    let (was_at, was_half, was) = state.previous;
+    let since = at.saturating_duration_since(was_at);
+    let tick = match (now, was) {
+        (Sample::Energy(e), Sample::Energy(w)) if e < w => {
+            let why = failed(format!("the counter went back from {w} J to {e} J"));
+            return fail(shared, &mut state, why);
+        }
+        // The change happened after the previous sample read and, for a counter updated
+        // every `update`, within the last update period before this one read.
+        (Sample::Energy(e), Sample::Energy(w)) => (e != w).then_some(Tick {
+            at,
+            energy: e,
+            spread: half + (since + was_half).min(resolution.update),
+        }),
+        (Sample::Power(p), Sample::Power(q)) => {
+            state.integrated += (p + q) / 2.0 * since.as_secs_f64();
+            Some(Tick {
                 at,
-                energy: e,
-                spread: half + (since + was_half).min(resolution.update),
-            }),
-            (Sample::Power(p), Sample::Power(q)) => {
-                integrated += (p + q) / 2.0 * since.as_secs_f64();
-                Some(Tick {
-                    at,
-                    energy: integrated,
-                    spread: half,
-                })
-            }
-            _ => {
-                return fail(
-                    shared,
-                    failed(format!("{now:?} after {was:?}: two kinds of sample")),
-                );
-            }
-        };
-        previous = (at, half, now);
-        let clocks = if at >= next_clocks {
-            next_clocks = at + CLOCKS_EVERY;
-            meter.clocks()
-        } else {
-            None
-        };
-        if tick.is_none() && clocks.is_none() {
-            continue;
+                energy: state.integrated,
+                spread: half,
+            })
         }
-        let mut state = shared.state();
-        if let Some(tick) = tick {
-            state.ticks.push(tick);
-            if tick.at >= settled {
-                shared.settled.fetch_add(1, Ordering::AcqRel);
-            }
+        _ => {
+            let why = failed(format!("{now:?} after {was:?}: two kinds of sample"));
+            return fail(shared, &mut state, why);
         }
-        if let Some(clocks) = clocks {
+    };
+    state.previous = (at, half, now);
+    if at >= state.next_clocks {
+        state.next_clocks = at + CLOCKS_EVERY;
+        if let Some(clocks) = meter.clocks() {
             state.clocks.push((at, clocks));
+        }
+    }
+    if let Some(tick) = tick {
+        state.ticks.push(tick);
+        if tick.at >= settled {
+            shared.settled.fetch_add(1, Ordering::AcqRel);
         }
     }
 }
 
 /// Records a failed sample, for [`Window::stop`] to return.
-fn fail(shared: &Shared, error: NotMeasurable) {
-    shared.state().error.get_or_insert(error);
+fn fail(shared: &Shared, state: &mut State, error: NotMeasurable) {
+    state.error.get_or_insert(error);
     shared.failed.store(true, Ordering::Release);
 }
 

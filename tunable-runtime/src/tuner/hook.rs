@@ -24,7 +24,7 @@ use crate::RuntimeError;
 use crate::backend::definitions;
 use crate::backend::record::{Recorded, record};
 use crate::evaluation::{self, EvalContext};
-use crate::journal::Journal;
+use crate::journal::{Journal, Quantities};
 use crate::params::Params;
 use crate::settings::{self, Mode};
 use crate::store::{Ranked, TunedEntry, read, store_with_artifacts, tuned_dir, tuned_file};
@@ -153,12 +153,15 @@ fn tune_in_context<P: Params>(
         Err(e) => return tuning_failed(kernel, key, device, &e, default),
     };
     let dir = tuned_dir(kernel.manifest_dir);
-    // A journal answers with times only: a tuning for energy measures afresh, into a journal
-    // of its own that records the energy beside the time.
-    let open = if mode == Mode::Retune || metering.is_some() {
-        Journal::restart
-    } else {
-        Journal::open
+    // A tuning for anything but time has a journal of its own (the goal is part of its name);
+    // one with a meter reads back the energy measured with each time, so that an interrupted
+    // tuning resumes without measuring again (see `crate::journal`).
+    let quantities = metering
+        .as_ref()
+        .map_or_else(Quantities::default, super::journal_layer::quantities);
+    let open = |path: &std::path::Path, space, name: &str, device: &str| match mode {
+        Mode::Retune => Journal::restart(path, space, name, device),
+        _ => Journal::open_measuring(path, space, name, device, &quantities),
     };
     let build = match opts.goal.single() {
         Some(Objective::Time) => build,
@@ -578,22 +581,33 @@ mod tests {
         found
     }
 
-    /// `kernel` tuned through the first-run hook on a planted meter, its kernel running in the
-    /// planted time and drawing the planted power of each tile
-    /// ([`crate::tuner::energy_tests::planted`]): the configuration the call runs.
-    fn metered_tuning(kernel: &KernelSpec, space: &Arc<Space>) -> Tile {
+    /// What `tune` gives with a planted meter, handed a kernel that runs in the planted time
+    /// and draws the planted power of each tile ([`crate::tuner::energy_tests::planted`]),
+    /// which the fake reads whenever it is sampled; and the runs of each tile.
+    fn metered<T>(
+        tune: impl FnOnce(&mut Run<'_, Tile>) -> T,
+    ) -> (T, std::collections::BTreeMap<i64, usize>) {
         use crate::meter::{Fake, Meter};
-        let fake = Arc::new(Fake::new(0.0));
+        let fake = Arc::new(Fake::new(0.0).reading_power());
         let _planted = metering::plant(Arc::clone(&fake) as Arc<dyn Meter>);
+        let mut runs = std::collections::BTreeMap::new();
         let mut run = |call: Call<'_, Tile>| {
             if let Call::Run(&Tile(t)) = call {
                 let (ms, watts) = crate::tuner::energy_tests::planted(t);
                 fake.set_watts(watts);
                 crate::measure::report_device_time(ms);
+                *runs.entry(t).or_default() += 1;
             }
             Ok(None)
         };
-        autotune(kernel, space, "dev", 1, &[], Tile(1), &mut run)
+        let out = tune(&mut run);
+        (out, runs)
+    }
+
+    /// `kernel` tuned through the first-run hook on a planted meter ([`metered`]): the
+    /// configuration the call runs.
+    fn metered_tuning(kernel: &KernelSpec, space: &Arc<Space>) -> Tile {
+        metered(|run| autotune(kernel, space, "dev", 1, &[], Tile(1), run)).0
     }
 
     /// A whole tuning for energy through the first-run hook, on a planted meter whose power the
@@ -613,6 +627,85 @@ mod tests {
         assert_eq!(stored.unwrap()[0].values(), [Value::Int(4)]);
         let journals = files_holding(&dir, "\"fake_energy\"");
         assert_eq!(journals.len(), 1, "{journals:?}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// An interrupted tuning for energy resumes from its journal: the configurations it
+    /// journaled are not run again and come back with the energy measured before, so the
+    /// winner and the stored ranking are those of a tuning that was never interrupted.
+    #[test]
+    fn an_interrupted_tuning_for_energy_resumes_with_the_journaled_energy() {
+        use crate::meter::Fake;
+        let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+        let energy = |name| {
+            let (kernel, space, dir) = fake_kernel(name, 2);
+            let kernel = KernelSpec {
+                objectives: &["energy"],
+                verify: Verify::Off,
+                ..kernel
+            };
+            (kernel, space, dir)
+        };
+        let (whole, space, whole_dir) = energy("hook_energy_whole");
+        assert_eq!(metered_tuning(&whole, &space), Tile(4));
+        // A tuning of the same kernel stopped after four evaluations, as a kill leaves its
+        // journal, then the same call again with the whole budget; the runs of each tile.
+        let (kernel, _, dir) = energy("hook_energy_resumed");
+        let tuned = |budget: usize| {
+            let kernel = KernelSpec { budget, ..kernel };
+            let options = (Mode::Tune, kernel.options(&space).unwrap());
+            metered(|run| tune_call(&kernel, &space, "dev", 1, Tile(1), options, run).0)
+        };
+        let (_, before) = tuned(4);
+        let journal = || {
+            let path = files_holding(&dir, "\"fake_energy\"");
+            assert_eq!(path.len(), 1, "{path:?}");
+            let metered = metering::Metering {
+                meter: Arc::new(Fake::new(0.0)),
+                min: std::time::Duration::ZERO,
+                prefix: "fake",
+            };
+            let quantities = super::super::journal_layer::quantities(&metered);
+            Journal::open_measuring(&path[0], Arc::clone(&space), "k", "dev", &quantities).unwrap()
+        };
+        let interrupted = journal();
+        assert_eq!(interrupted.len(), 4);
+        let journaled: Vec<usize> = (0..6)
+            .filter(|&p| interrupted.lookup(p).is_some())
+            .collect();
+        let fields: Vec<Vec<(String, f64)>> = journaled
+            .iter()
+            .map(|&p| interrupted.fields(p).to_vec())
+            .collect();
+        drop(interrupted);
+        let (winner, after) = tuned(6);
+        assert_eq!(winner, Tile(4));
+        // Only the configurations the journal lacked ran.
+        let tiles = |p: &[usize]| p.iter().map(|&p| p as i64 + 1).collect::<Vec<_>>();
+        assert_eq!(
+            before.keys().copied().collect::<Vec<_>>(),
+            tiles(&journaled)
+        );
+        let rest: Vec<usize> = (0..6).filter(|p| !journaled.contains(p)).collect();
+        assert_eq!(after.keys().copied().collect::<Vec<_>>(), tiles(&rest));
+        // The journal holds all six, the first four with the energy measured before.
+        let resumed = journal();
+        assert_eq!(resumed.len(), 6);
+        for (&p, f) in journaled.iter().zip(&fields) {
+            assert_eq!(resumed.fields(p), f.as_slice());
+        }
+        drop(resumed);
+        // The same winner and ranking as the tuning never interrupted.
+        let stored = |dir: &std::path::Path, name| {
+            read(&tuned_file(&tuned_dir(&dir.to_string_lossy()), name).unwrap()).unwrap()
+        };
+        let (whole, resumed) = (
+            stored(&whole_dir, "hook_energy_whole"),
+            stored(&dir, "hook_energy_resumed"),
+        );
+        assert_eq!(whole[0].values(), resumed[0].values());
+        assert_eq!(whole[0].ranked(), resumed[0].ranked());
+        std::fs::remove_dir_all(&whole_dir).ok();
         std::fs::remove_dir_all(&dir).ok();
     }
 

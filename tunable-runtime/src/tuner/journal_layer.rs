@@ -4,11 +4,17 @@
 //! without measuring, the rest goes to the inner evaluator as one batch, and every new result
 //! is appended to the journal. A journal that cannot be written any more is dropped with a
 //! warning: the measurements in hand are worth more than the file.
+//!
+//! In a tuning with a meter ([`Metering`]), an answer carries the energy that was measured
+//! with it: this run's, or the journal's fields of the tuning's meter ([`quantities`]). A
+//! successful record without them answers nothing: the configuration is measured again, so
+//! that a configuration ranked by energy always has one that was measured.
 
 use super::metering::Metering;
 use super::{EnergyUse, Evaluation};
 use crate::evaluation;
-use crate::journal::Journal;
+use crate::journal::{Journal, Quantities};
+use crate::meter::Clocks;
 use std::collections::HashMap;
 use tunable_search::strategy::Evaluator;
 
@@ -58,18 +64,29 @@ impl<E> Journaled<E> {
         &mut self.inner
     }
 
-    fn lookup(&self, position: usize) -> Option<Result<f64, String>> {
-        self.known
-            .get(&position)
-            .or_else(|| self.journal.as_ref()?.lookup(position))
-            .cloned()
+    /// What this run or the journal knows of the configuration at `position`, with the energy
+    /// measured with it; `None` where it is to be measured (with a meter, a success whose
+    /// energy is not known too).
+    fn lookup(
+        &self,
+        position: usize,
+        metering: Option<&Metering>,
+    ) -> Option<(Result<f64, String>, Option<EnergyUse>)> {
+        if let Some(r) = self.known.get(&position) {
+            return Some((r.clone(), self.energies.get(&position).copied()));
+        }
+        let journal = self.journal.as_ref()?;
+        let r = journal.lookup(position)?;
+        let energy = metering.and_then(|m| energy_of(journal.fields(position), m));
+        let unmeasured = metering.is_some() && r.is_ok() && energy.is_none();
+        (!unmeasured).then(|| (r.clone(), energy))
     }
 
     fn remember(&mut self, position: usize, e: &Evaluation) {
         let result = &e.result;
         let fields = e
             .energy
-            .zip(evaluation::with(|c| c.meter.clone()).flatten())
+            .zip(metering())
             .map_or_else(Vec::new, |(used, m)| fields(&used, &m));
         if let Some(used) = e.energy {
             self.energies.insert(position, used);
@@ -89,6 +106,42 @@ impl<E> Journaled<E> {
     }
 }
 
+/// The tuning's meter, from the evaluation context.
+fn metering() -> Option<Metering> {
+    evaluation::with(|c| c.meter.clone()).flatten()
+}
+
+/// The quantities a journal of a tuning with `metering` reads back: the energy and power it
+/// needs, the clocks where they were read (the names of [`fields`]).
+pub(crate) fn quantities(metering: &Metering) -> Quantities {
+    Quantities {
+        needed: vec![metering.energy_field(), metering.power_field()],
+        optional: vec![CORE_CLOCK.to_owned(), MEMORY_CLOCK.to_owned()],
+    }
+}
+
+/// Kernel Tuner's name of the graphics clock read during the runs, in MHz.
+const CORE_CLOCK: &str = "core_freq";
+/// Kernel Tuner's name of the memory clock read during the runs, in MHz.
+const MEMORY_CLOCK: &str = "mem_freq";
+
+/// What one run used, from a record's `fields` as [`fields`] wrote them for `metering`;
+/// `None` without its energy and power.
+fn energy_of(fields: &[(String, f64)], metering: &Metering) -> Option<EnergyUse> {
+    let get = |name: &str| fields.iter().find(|(n, _)| n == name).map(|(_, v)| *v);
+    let mhz = |name| get(name).map(|v| v as u32);
+    Some(EnergyUse {
+        joules: get(&metering.energy_field())?,
+        watts: get(&metering.power_field())?,
+        clocks: mhz(CORE_CLOCK)
+            .zip(mhz(MEMORY_CLOCK))
+            .map(|(graphics_mhz, memory_mhz)| Clocks {
+                graphics_mhz,
+                memory_mhz,
+            }),
+    })
+}
+
 /// The journal's fields of what one run used, by Kernel Tuner's names for NVML's
 /// (`nvml_energy`, `nvml_power`) and the same pattern for other meters (`rapl_energy`); the
 /// clocks read during the runs by the names of Kernel Tuner's observed clocks (`core_freq`,
@@ -99,8 +152,8 @@ fn fields(used: &EnergyUse, metering: &Metering) -> Vec<(String, f64)> {
         (metering.power_field(), used.watts),
     ];
     if let Some(c) = used.clocks {
-        fields.push(("core_freq".to_owned(), f64::from(c.graphics_mhz)));
-        fields.push(("mem_freq".to_owned(), f64::from(c.memory_mhz)));
+        fields.push((CORE_CLOCK.to_owned(), f64::from(c.graphics_mhz)));
+        fields.push((MEMORY_CLOCK.to_owned(), f64::from(c.memory_mhz)));
     }
     fields
 }
@@ -110,14 +163,18 @@ impl<E: Evaluator<Report = Evaluation>> Evaluator for Journaled<E> {
     type Error = E::Error;
 
     fn evaluate(&mut self, positions: &[usize]) -> Result<Vec<Evaluation>, E::Error> {
+        let metering = metering();
         let mut out: Vec<Option<Evaluation>> = Vec::with_capacity(positions.len());
         for &p in positions {
-            let answer = self.lookup(p);
-            if let Some(r) = &answer {
+            let answer = self.lookup(p, metering.as_ref());
+            if let Some((r, energy)) = &answer {
                 self.known.insert(p, r.clone());
+                if let Some(used) = energy {
+                    self.energies.insert(p, *used);
+                }
             }
-            out.push(answer.map(|r| Evaluation {
-                energy: self.energies.get(&p).copied(),
+            out.push(answer.map(|(r, energy)| Evaluation {
+                energy,
                 ..Evaluation::recorded(r)
             }));
         }
@@ -145,10 +202,11 @@ impl<E: Evaluator<Report = Evaluation>> Evaluator for Journaled<E> {
 
     /// Tells the inner evaluator the positions neither this run nor the journal answers.
     fn prepare(&mut self, likely: &[usize]) {
+        let metering = metering();
         let todo: Vec<usize> = likely
             .iter()
             .copied()
-            .filter(|&p| self.lookup(p).is_none())
+            .filter(|&p| self.lookup(p, metering.as_ref()).is_none())
             .collect();
         if !todo.is_empty() {
             self.inner.prepare(&todo);

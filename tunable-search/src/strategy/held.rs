@@ -28,39 +28,25 @@ pub(crate) struct Held {
 }
 
 impl Held {
-    /// The held part of `space` at the highest level of every trade-off parameter, or `None` if
-    /// it has no trade-off parameter or no other parameter of more than one value.
+    /// The held part of `space`, or `None` if it has no trade-off parameter or no other parameter
+    /// of more than one value.
     pub(crate) fn of(space: &Space) -> Option<Held> {
-        let dims = Held::dims(space)?;
-        let level: Vec<u16> = dims
-            .iter()
-            .map(|&d| highest(space.params()[d].values()))
-            .collect();
-        Held::at_level(space, dims, &level)
-    }
-
-    /// The trade-off parameters of `space` (those of more than one value), or `None` if it has
-    /// none or no other parameter of more than one value.
-    pub(crate) fn dims(space: &Space) -> Option<Vec<usize>> {
         let params = space.params();
         let dims: Vec<usize> = (0..space.dims())
             .filter(|&d| Knob::of_name(params[d].name()).is_some() && params[d].values().len() > 1)
             .collect();
         let searched =
             (0..space.dims()).any(|d| !dims.contains(&d) && params[d].values().len() > 1);
-        (!dims.is_empty() && searched).then_some(dims)
-    }
-
-    /// The held part of `space` with trade-off parameters `dims` at `level` (one value index
-    /// each), or `None` if no configuration is valid there.
-    pub(crate) fn at_level(space: &Space, dims: Vec<usize>, level: &[u16]) -> Option<Held> {
-        let params = space.params();
+        if dims.is_empty() || !searched {
+            return None;
+        }
+        let level: Vec<u16> = dims.iter().map(|&d| highest(params[d].values())).collect();
         let free: Vec<usize> = (0..space.dims()).filter(|d| !dims.contains(d)).collect();
         let mut whole = Vec::new();
         let mut listed = Vec::new();
         for p in 0..space.len() {
             let idx = space.indices(p);
-            if dims.iter().zip(level).all(|(&d, &l)| idx[d] == l) {
+            if dims.iter().zip(&level).all(|(&d, &l)| idx[d] == l) {
                 whole.push(p);
                 listed.push(free.iter().map(|&d| idx[d]).collect::<Vec<u16>>());
             }
@@ -69,7 +55,7 @@ impl Held {
             b.param(params[d].name(), params[d].values().iter().cloned())
         });
         let sub = builder.build_from_indices(&listed).ok()?;
-        if sub.is_empty() || sub.len() != whole.len() {
+        if sub.len() != whole.len() {
             return None;
         }
         // `build_from_indices` orders the configurations its own way: map them back.
@@ -81,7 +67,7 @@ impl Held {
             .map(|&d| params[d].values().len() as u16)
             .collect();
         Some(Held {
-            sweep: spread_order(&sizes, level),
+            sweep: spread_order(&sizes, &level),
             dims,
             sub: Arc::new(sub),
             whole,
@@ -114,7 +100,7 @@ fn highest(values: &[crate::Value]) -> u16 {
 
 /// Every combination of levels (value indices below `sizes`) but `start`, each the farthest (in
 /// the sum of index distances) from those before it and `start`; ties go to the earlier one.
-pub(crate) fn spread_order(sizes: &[u16], start: &[u16]) -> Vec<Vec<u16>> {
+fn spread_order(sizes: &[u16], start: &[u16]) -> Vec<Vec<u16>> {
     let mut all: Vec<Vec<u16>> = vec![Vec::new()];
     for &n in sizes {
         all = all

@@ -19,7 +19,7 @@
 
 use super::held::Held;
 use crate::Space;
-use crate::strategy::options::{at_least, choice, declare_options};
+use crate::strategy::options::{at_least, declare_options};
 use crate::strategy::{Memo, Outcome, Strategy, StrategyError, StrategySpec, Trial, build};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -36,24 +36,8 @@ declare_options! {
         /// Results at the held level the best must have stood before it is measured one level
         /// lower (0: never).
         settle: usize = 6, "settle" => at_least(0);
-        /// The held level: `top` (the highest of every held parameter, for time) or `probe` (the
-        /// best level of a first random configuration, every level of it measured).
-        level: Level = Level::Top, "level" => choice(&[("top", Level::Top), ("probe", Level::Probe)]);
     }
 }
-
-/// Where [`Hold`] holds the trade-off parameters (option `level`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Level {
-    /// Their highest values: no kernel is slower there.
-    Top,
-    /// The level at which a first random configuration is best, of its first [`PROBE`] levels;
-    /// a settled best is then walked both ways.
-    Probe,
-}
-
-/// The most levels of the first configuration a probe measures.
-pub const PROBE: usize = 12;
 
 /// `member`: one spec, in brackets if it has options.
 fn member_spec(_: &HoldOptions, value: &str) -> Result<StrategySpec, String> {
@@ -68,19 +52,8 @@ fn member_spec(_: &HoldOptions, value: &str) -> Result<StrategySpec, String> {
 /// the [module docs](self).
 pub struct Hold {
     space: Arc<Space>,
-    /// The member, once the held level is known.
-    member: Option<Box<dyn Strategy>>,
-    spec: StrategySpec,
-    seed: u64,
-    level: Level,
-    /// The trade-off parameters (empty: the member searches the whole space).
-    dims: Vec<usize>,
+    member: Box<dyn Strategy>,
     held: Option<Held>,
-    /// While probing: the first configuration's levels left to ask, and those asked and untold.
-    probe: VecDeque<usize>,
-    probing: usize,
-    /// The first configuration of a probe, once asked.
-    origin: Option<usize>,
     memo: Memo,
     rng: ChaCha8Rng,
     settle: usize,
@@ -92,9 +65,8 @@ pub struct Hold {
     lowered: HashSet<usize>,
     /// Lower levels to ask next.
     queue: VecDeque<usize>,
-    /// For each level asked by a walk: the configuration it stepped from, the held parameter
-    /// and the direction (`true`: up).
-    above: HashMap<usize, (usize, usize, bool)>,
+    /// For each lower level asked: the configuration one level up and the held parameter.
+    above: HashMap<usize, (usize, usize)>,
     /// Positions the member asked that are not told yet.
     member_untold: usize,
 }
@@ -111,23 +83,16 @@ impl std::fmt::Debug for Hold {
 impl Hold {
     /// The strategy over `space`, seeded; fails if the member cannot be built.
     pub fn new(space: Arc<Space>, opts: HoldOptions, seed: u64) -> Result<Self, StrategyError> {
-        let dims = Held::dims(&space).unwrap_or_default();
-        let held = match opts.level {
-            Level::Top => Held::of(&space),
-            Level::Probe => None,
-        };
-        let mut hold = Hold {
+        let held = Held::of(&space);
+        let searched = held
+            .as_ref()
+            .map_or(Arc::clone(&space), |h| Arc::clone(&h.sub));
+        let member = build(&opts.member, searched, seed)?;
+        Ok(Hold {
             memo: Memo::new(space.len()),
-            member: None,
-            spec: opts.member,
-            seed,
-            level: opts.level,
-            dims,
-            held,
-            probe: VecDeque::new(),
-            probing: 0,
-            origin: None,
             space,
+            member,
+            held,
             rng: ChaCha8Rng::seed_from_u64(seed),
             settle: opts.settle,
             best: None,
@@ -136,185 +101,62 @@ impl Hold {
             queue: VecDeque::new(),
             above: HashMap::new(),
             member_untold: 0,
-        };
-        if hold.held.is_none() && hold.level == Level::Probe && !hold.dims.is_empty() {
-            // Built now only to check the spec; built again once the level is known.
-            build(&hold.spec, Arc::clone(&hold.space), seed)?;
-        } else {
-            if hold.held.is_none() {
-                hold.dims.clear();
-            }
-            hold.start_member()?;
-        }
-        Ok(hold)
-    }
-
-    /// Builds the member over the held part (the whole space when nothing is held) and tells it
-    /// what is known there.
-    fn start_member(&mut self) -> Result<(), StrategyError> {
-        let searched = self
-            .held
-            .as_ref()
-            .map_or(Arc::clone(&self.space), |h| Arc::clone(&h.sub));
-        let mut member = build(&self.spec, searched, self.seed)?;
-        let known: Vec<Trial> = (0..self.space.len())
-            .filter_map(|p| {
-                let outcome = self.memo.get(p)?;
-                let q = self.held.as_ref().map_or(Some(p), |h| h.part.get(&p).copied())?;
-                Some(Trial { position: q, outcome })
-            })
-            .collect();
-        for t in &known {
-            let p = self.held.as_ref().map_or(t.position, |h| h.whole[t.position]);
-            self.note_best(p, t.outcome);
-        }
-        if !known.is_empty() {
-            member.tell(&known);
-        }
-        self.member = Some(member);
-        Ok(())
-    }
-
-    /// A result at the held level: the best and how long it has stood.
-    fn note_best(&mut self, p: usize, outcome: Outcome) {
-        match (outcome, self.best) {
-            (Outcome::Value(v), best) if best.is_none_or(|(_, b)| v < b) => {
-                self.best = Some((p, v));
-                self.stood = 0;
-            }
-            _ => self.stood += 1,
-        }
-    }
-
-    /// The probe's next position: a random first configuration, then its other levels.
-    fn next_probe(&mut self) -> Option<usize> {
-        if self.origin.is_none() {
-            let p = self.memo.random_unasked(&mut self.rng)?;
-            self.origin = Some(p);
-            return Some(p);
-        }
-        self.probe.pop_front()
-    }
-
-    /// After a probe result: queue the first configuration's levels once it is valid (another
-    /// first configuration if it failed), and hold at the best level once all are told.
-    fn probed(&mut self, t: &Trial) {
-        self.probing = self.probing.saturating_sub(1);
-        if Some(t.position) == self.origin && self.probe.is_empty() {
-            if t.outcome.value().is_none() {
-                self.origin = None;
-                return;
-            }
-            let idx = self.space.indices(t.position);
-            let here: Vec<u16> = self.dims.iter().map(|&d| idx[d]).collect();
-            let sizes: Vec<u16> = self
-                .dims
-                .iter()
-                .map(|&d| self.space.params()[d].values().len() as u16)
-                .collect();
-            for level in super::held::spread_order(&sizes, &here).into_iter() {
-                let mut other = idx.clone();
-                for (&d, &l) in self.dims.iter().zip(&level) {
-                    other[d] = l;
-                }
-                if let Some(q) = self.space.position(&other)
-                    && !self.memo.is_asked(q)
-                {
-                    self.probe.push_back(q);
-                }
-                if self.probe.len() + 1 >= PROBE {
-                    break;
-                }
-            }
-        }
-        if self.probe.is_empty() && self.probing == 0 && self.origin.is_some() {
-            self.hold_at_best_probe();
-        }
-    }
-
-    /// Holds at the level where the probed configuration is best.
-    fn hold_at_best_probe(&mut self) {
-        let Some(origin) = self.origin else { return };
-        let idx = self.space.indices(origin);
-        let mut best: Option<(f64, Vec<u16>)> = None;
-        for p in 0..self.space.len() {
-            let Some(Outcome::Value(v)) = self.memo.get(p) else {
-                continue;
-            };
-            let other = self.space.indices(p);
-            let same = (0..idx.len()).all(|d| self.dims.contains(&d) || idx[d] == other[d]);
-            if same && best.as_ref().is_none_or(|(b, _)| v < *b) {
-                best = Some((v, self.dims.iter().map(|&d| other[d]).collect()));
-            }
-        }
-        let level = best.map(|(_, l)| l).unwrap_or_default();
-        self.held = Held::at_level(&self.space, self.dims.clone(), &level);
-        if self.held.is_none() {
-            self.dims.clear();
-        }
-        self.start_member().expect("the spec was checked when the strategy was built");
+        })
     }
 
     /// The held parameters' indices in the space (empty when nothing is held).
     pub fn held(&self) -> &[usize] {
-        &self.dims
+        self.held.as_ref().map_or(&[], |h| &h.dims)
     }
 
-    /// Configuration `p` with held parameter `d` at its next value up or down, if there is one
-    /// and it is valid.
-    fn step(&self, p: usize, d: usize, up: bool) -> Option<usize> {
+    /// Configuration `p` with held parameter `d` at its next lower value, if there is one and
+    /// it is valid.
+    fn lower(&self, p: usize, d: usize) -> Option<usize> {
         let values = self.space.params()[d].values();
         let mut idx = self.space.indices(p);
         let here = values[usize::from(idx[d])].as_f64()?;
-        let beyond = |x: f64| if up { x > here } else { x < here };
         let (next, _) = values
             .iter()
             .enumerate()
-            .filter_map(|(i, v)| v.as_f64().filter(|&x| beyond(x)).map(|x| (i, x)))
-            .min_by(|a, b| {
-                let (a, b) = ((a.1 - here).abs(), (b.1 - here).abs());
-                a.total_cmp(&b)
-            })?;
+            .filter_map(|(i, v)| v.as_f64().filter(|&x| x < here).map(|x| (i, x)))
+            .max_by(|a, b| a.1.total_cmp(&b.1))?;
         idx[d] = u16::try_from(next).ok()?;
         self.space.position(&idx)
     }
 
-    /// Queues `p` one level up or down on held parameter `d`, unless asked already.
-    fn queue_step(&mut self, p: usize, d: usize, up: bool) {
-        if let Some(q) = self.step(p, d, up)
+    /// Queues `p` one level lower on held parameter `d`, unless asked already.
+    fn queue_lower(&mut self, p: usize, d: usize) {
+        if let Some(q) = self.lower(p, d)
             && !self.memo.is_asked(q)
             && !self.above.contains_key(&q)
         {
-            self.above.insert(q, (p, d, up));
+            self.above.insert(q, (p, d));
             self.queue.push_back(q);
         }
     }
 
-    /// Queues the best one level lower on every held parameter (and higher, when probed), once
-    /// it has settled (`now`: the member has nothing left to ask, so it has).
-    fn walk_settled_best(&mut self, now: bool) {
+    /// Queues the best one level lower on every held parameter, once it has settled (`now`: the
+    /// member has nothing left to ask, so it has).
+    fn lower_settled_best(&mut self, now: bool) {
         let Some((b, _)) = self.best else { return };
         let settled = now || self.stood >= self.settle;
         if self.settle == 0 || !settled || !self.lowered.insert(b) {
             return;
         }
-        for d in self.dims.clone() {
-            self.queue_step(b, d, false);
-            if self.level == Level::Probe {
-                self.queue_step(b, d, true);
-            }
+        for d in self.held().to_vec() {
+            self.queue_lower(b, d);
         }
     }
 
-    /// A result of a walk: one level further the same way while each step is better.
+    /// A result at a lower level: one level further down while each step is faster.
     fn follow(&mut self, t: &Trial) {
-        let Some((from, d, up)) = self.above.remove(&t.position) else {
+        let Some((up, d)) = self.above.remove(&t.position) else {
             return;
         };
-        if let (Outcome::Value(v), Some(Outcome::Value(u))) = (t.outcome, self.memo.get(from))
+        if let (Outcome::Value(v), Some(Outcome::Value(u))) = (t.outcome, self.memo.get(up))
             && v < u
         {
-            self.queue_step(t.position, d, up);
+            self.queue_lower(t.position, d);
         }
     }
 }
@@ -323,27 +165,13 @@ impl Strategy for Hold {
     fn ask(&mut self, n: usize) -> Vec<usize> {
         let mut out = Vec::with_capacity(n);
         while out.len() < n {
-            if self.member.is_none() {
-                // Probing: one first configuration, then its levels once it is told valid.
-                let waiting = self.origin.is_some() && self.probe.is_empty();
-                match (!waiting).then(|| self.next_probe()).flatten() {
-                    Some(p) => {
-                        self.memo.mark_asked(p);
-                        self.probing += 1;
-                        out.push(p);
-                        continue;
-                    }
-                    None => break,
-                }
-            }
             if let Some(q) = self.queue.pop_front() {
                 if self.memo.mark_asked(q) {
                     out.push(q);
                 }
                 continue;
             }
-            let member = self.member.as_mut().expect("probing is over");
-            if let Some(&q) = member.ask(1).first() {
+            if let Some(&q) = self.member.ask(1).first() {
                 let p = self.held.as_ref().map_or(q, |h| h.whole[q]);
                 self.member_untold += 1;
                 self.memo.mark_asked(p);
@@ -354,7 +182,7 @@ impl Strategy for Hold {
             if self.member_untold > 0 {
                 break;
             }
-            self.walk_settled_best(true);
+            self.lower_settled_best(true);
             if !self.queue.is_empty() {
                 continue;
             }
@@ -372,10 +200,6 @@ impl Strategy for Hold {
         for t in trials {
             self.memo.mark_asked(t.position);
             self.memo.record(t);
-            if self.member.is_none() {
-                self.probed(t);
-                continue;
-            }
             let at_level = match &self.held {
                 Some(h) => h.part.get(&t.position).copied(),
                 None => Some(t.position),
@@ -389,14 +213,18 @@ impl Strategy for Hold {
                 position: q,
                 outcome: t.outcome,
             });
-            self.note_best(t.position, t.outcome);
+            match (t.outcome, self.best) {
+                (Outcome::Value(v), best) if best.is_none_or(|(_, b)| v < b) => {
+                    self.best = Some((t.position, v));
+                    self.stood = 0;
+                }
+                _ => self.stood += 1,
+            }
         }
-        if let Some(m) = self.member.as_mut()
-            && !member.is_empty()
-        {
-            m.tell(&member);
+        if !member.is_empty() {
+            self.member.tell(&member);
         }
-        self.walk_settled_best(false);
+        self.lower_settled_best(false);
     }
 }
 
@@ -471,45 +299,6 @@ mod tests {
             .unwrap();
         assert_eq!(space.values(*best)[0].as_f64(), Some(5.0));
         assert_eq!(space.values(*best)[1].as_f64(), Some(1500.0));
-    }
-
-    #[test]
-    fn a_probe_holds_where_the_first_configuration_is_best_and_walks_both_ways() {
-        // Energy: tile 3 is best; every tile is most efficient at 1400 MHz, tile 3 at 1200.
-        let space = Arc::new(
-            SpaceBuilder::new()
-                .param("tile", 1..=8)
-                .param("nvml_gr_clock", [1000, 1200, 1400, 1500, 1600])
-                .build()
-                .unwrap(),
-        );
-        let energy = |s: &Space, p: usize| {
-            let v = s.values(p);
-            let tile = v[0].as_f64().unwrap();
-            let clock = v[1].as_f64().unwrap();
-            let (sweet, weight) = if tile == 3.0 { (1200.0, 0.5) } else { (1400.0, 1.0) };
-            (tile - 3.0).abs() + 5.0 + weight * ((clock - sweet) / 200.0).powi(2)
-        };
-        let opts = "hold:member=exhaustive:settle=2:level=probe"
-            .parse::<StrategySpec>()
-            .unwrap()
-            .apply(HoldOptions::default())
-            .unwrap();
-        let mut s = Hold::new(Arc::clone(&space), opts, 4).unwrap();
-        let asked = run(&mut s, &space, &energy, 16);
-        let clock = |p: usize| space.values(p)[1].as_f64().unwrap();
-        // The first configuration at its five levels, then the other tiles at 1400 MHz (the
-        // first one's best), in between the walk from the settled best down to 1200.
-        let first = space.values(asked[0])[0].as_f64();
-        assert!(asked[..5].iter().all(|&p| space.values(p)[0].as_f64() == first));
-        let at_1400 = asked[5..].iter().filter(|&&p| clock(p) == 1400.0).count();
-        assert!(at_1400 >= 7 - usize::from(first != Some(3.0)), "{asked:?}");
-        let best = asked
-            .iter()
-            .min_by(|&&a, &&b| energy(&space, a).total_cmp(&energy(&space, b)))
-            .unwrap();
-        assert_eq!(space.values(*best)[0].as_f64(), Some(3.0));
-        assert_eq!(clock(*best), 1200.0, "{asked:?}");
     }
 
     #[test]

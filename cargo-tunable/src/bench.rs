@@ -81,7 +81,7 @@ use tunable_search::sim::stress::{self, Landscape, StressSpec};
 use tunable_search::sim::{
     KernelTunerCache, Observation, Replay, ScoreContext, ScoreOptions, Synthetic,
 };
-use tunable_search::strategy::{self, Outcome, StrategySpec, build_multi};
+use tunable_search::strategy::{self, Minimized, Outcome, StrategySpec, build_multi};
 
 /// Arguments of `bench`.
 #[derive(Args)]
@@ -356,6 +356,15 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
         return Err("--objective and --objectives apply to caches and stress landscapes".into());
     }
     let primary = args.objectives.first().or(args.objective.as_ref()).cloned();
+    // What a single-objective strategy minimizes: time unless another field is replayed (or
+    // time is maximized).
+    let minimized = if primary.as_deref().is_none_or(|f| f == "time")
+        && !(args.maximize && args.objectives.is_empty())
+    {
+        Minimized::Time
+    } else {
+        Minimized::Other
+    };
     let mut front_rows: Vec<front::Row> = Vec::new();
     // The fronts are scored at the anytime checkpoints the budget reaches, as the scores are.
     let front_checkpoints: Vec<usize> = args
@@ -440,9 +449,16 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
             // Validate the spec once, before spawning workers.
             match multi {
                 Some((_, k)) => drop(build_multi(spec, replay.shared_space(), k, args.seed)?),
-                None => drop(strategy::build(spec, replay.shared_space(), args.seed)?),
+                None => drop(strategy::build_for(
+                    spec,
+                    replay.shared_space(),
+                    args.seed,
+                    minimized,
+                )?),
             }
-            let runs = run_repeats(replay, landscape, spec, &args, jobs, &bar, &first, multi);
+            let runs = run_repeats(
+                replay, landscape, spec, &args, jobs, &bar, &first, multi, minimized,
+            );
             let values: Vec<Vec<Option<f64>>> = runs.iter().map(|r| r.0.clone()).collect();
             let seconds: Vec<f64> = runs.iter().map(|r| r.1).collect();
             if let Some(fronts) = &fronts {
@@ -821,7 +837,8 @@ type Run = (Vec<Option<f64>>, f64, Vec<usize>);
 /// records the true value of each configuration it evaluated; on a generated landscape with
 /// noise the strategy is told the noisy measurement (repeat `i`'s noise is fixed by its seed).
 /// With `multi` (the second objective's values per position, and the number of objectives) the
-/// spec is a multi-objective strategy, told both objectives.
+/// spec is a multi-objective strategy, told both objectives. `minimized` says whether the
+/// single objective is time ([`strategy::build_for`]).
 #[allow(clippy::too_many_arguments)]
 fn run_repeats(
     replay: &Replay,
@@ -832,6 +849,7 @@ fn run_repeats(
     bar: &ProgressBar,
     first: &[usize],
     multi: Option<(&[Option<f64>], usize)>,
+    minimized: Minimized,
 ) -> Vec<Run> {
     let next = AtomicUsize::new(0);
     let mut results: Vec<Option<Run>> = vec![None; args.repeats];
@@ -865,8 +883,13 @@ fn run_repeats(
                                 })
                             }
                             None => {
-                                let mut strat = strategy::build(spec, replay.shared_space(), seed)
-                                    .expect("validated spec");
+                                let mut strat = strategy::build_for(
+                                    spec,
+                                    replay.shared_space(),
+                                    seed,
+                                    minimized,
+                                )
+                                .expect("validated spec");
                                 let rec = crate::warm::drive_from(
                                     strat.as_mut(),
                                     args.budget,

@@ -84,8 +84,8 @@ use crate::evaluation::{self, EvalContext};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tunable_search::Space;
-use tunable_search::objective::Goal;
-use tunable_search::strategy::{self, Driver, StrategySpec, Trial};
+use tunable_search::objective::{Goal, Objective};
+use tunable_search::strategy::{self, Driver, Minimized, StrategySpec, Trial};
 
 /// What to spend and how to search.
 #[derive(Clone, Debug, PartialEq)]
@@ -229,7 +229,14 @@ where
     // through the table the scoring layer fills.
     let table = opts.goal.several().then(multi::Values::default);
     let mut strategy: Box<dyn strategy::Strategy> = match &table {
-        None => strategy::build(&spec, Arc::clone(space), opts.seed),
+        None => {
+            // For time, `auto` holds clocks and power limits at their highest level.
+            let minimized = match opts.goal.single() {
+                Some(Objective::Time) => Minimized::Time,
+                _ => Minimized::Other,
+            };
+            strategy::build_for(&spec, Arc::clone(space), opts.seed, minimized)
+        }
         Some(t) => multi::Multi::build(
             &spec,
             Arc::clone(space),

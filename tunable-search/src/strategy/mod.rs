@@ -21,7 +21,7 @@
 //! the runtime's tuner are built on it.
 //!
 //! Strategies are named on the command line as `name[:key=value]...`; see [`StrategySpec`] and
-//! [`build`].
+//! [`build`] ([`build_for`] when the objective is known: `auto` holds clocks for time).
 //!
 //! ## How the strategies are built
 //! The iterative strategies (random search, the genetic algorithm, differential evolution, PSO,
@@ -95,6 +95,8 @@ pub mod firefly;
 #[cfg(test)]
 mod fixtures;
 pub mod genetic;
+mod held;
+pub mod hold;
 pub mod iterative;
 mod landing;
 pub mod local_search;
@@ -119,6 +121,7 @@ pub use ensemble::{Ensemble, EnsembleOptions};
 pub use exhaustive::Exhaustive;
 pub use firefly::{Firefly, FireflyAlgorithm, FireflyOptions};
 pub use genetic::{Crossover, Genetic, GeneticAlgorithm, GeneticOptions};
+pub use hold::{Hold, HoldOptions};
 pub use iterative::{Algorithm, FALLBACK, Iterative, Stall, Step};
 pub use local_search::{Improvement, LocalSearch, LocalSearchAlgorithm, LocalSearchOptions};
 pub use memo::Memo;
@@ -259,7 +262,7 @@ pub const AUTO: AutoPreset = AutoPreset {
 };
 
 /// The names [`build`] accepts.
-pub const STRATEGY_NAMES: [&str; 13] = [
+pub const STRATEGY_NAMES: [&str; 14] = [
     "auto",
     "random",
     "exhaustive",
@@ -273,7 +276,53 @@ pub const STRATEGY_NAMES: [&str; 13] = [
     "ensemble",
     "portfolio",
     "bayes",
+    "hold",
 ];
+
+/// What a strategy minimizes, as far as choosing the strategy cares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Minimized {
+    /// Run time: raising a clock or power limit never makes it worse, so `auto` holds those at
+    /// their highest level ([`Hold`]).
+    Time,
+    /// Anything else (energy, power, a metric): `auto` searches every parameter.
+    Other,
+}
+
+/// [`build`], for a run that minimizes `minimized`: `auto` minimizing [`Minimized::Time`] on a
+/// space with clock or power-limit parameters is [`Hold`] around `auto`; every other spec is
+/// built as [`build`] builds it.
+///
+/// ```
+/// use std::sync::Arc;
+/// use tunable_search::SpaceBuilder;
+/// use tunable_search::strategy::{self, Minimized};
+/// let space = Arc::new(
+///     SpaceBuilder::new()
+///         .param("tile", [1, 2, 4, 8])
+///         .param("nvml_gr_clock", [1200, 1500, 1800])
+///         .build()
+///         .unwrap(),
+/// );
+/// let auto = "auto".parse().unwrap();
+/// let mut s = strategy::build_for(&auto, Arc::clone(&space), 1, Minimized::Time).unwrap();
+/// // The first configurations asked are at the highest clock.
+/// for p in s.ask(1) {
+///     assert_eq!(space.values(p)[1].as_f64(), Some(1800.0));
+/// }
+/// ```
+pub fn build_for(
+    spec: &StrategySpec,
+    space: Arc<Space>,
+    seed: u64,
+    minimized: Minimized,
+) -> Result<Box<dyn Strategy>, StrategyError> {
+    if spec.name == "auto" && minimized == Minimized::Time && held::Held::of(&space).is_some() {
+        spec.expect_no_options()?;
+        return Ok(Box::new(Hold::new(space, HoldOptions::default(), seed)?));
+    }
+    build(spec, space, seed)
+}
 
 /// Builds the strategy a spec names, for a space and a seed.
 ///
@@ -337,6 +386,11 @@ pub fn build(
         "ensemble" => Box::new(Ensemble::new(
             space,
             spec.apply(EnsembleOptions::default())?,
+            seed,
+        )?),
+        "hold" => Box::new(Hold::new(
+            space,
+            spec.apply(HoldOptions::default())?,
             seed,
         )?),
         "portfolio" => Box::new(OnlinePortfolio::new(

@@ -255,7 +255,12 @@ mod tests {
         (Arc::new(space), time)
     }
 
-    fn run(s: &mut Hold, space: &Space, time: &impl Fn(&Space, usize) -> f64, n: usize) -> Vec<usize> {
+    fn run(
+        s: &mut Hold,
+        space: &Space,
+        time: &impl Fn(&Space, usize) -> f64,
+        n: usize,
+    ) -> Vec<usize> {
         let mut asked = Vec::new();
         while asked.len() < n {
             let got = s.ask(1);

@@ -388,11 +388,7 @@ pub fn build(
             spec.apply(EnsembleOptions::default())?,
             seed,
         )?),
-        "hold" => Box::new(Hold::new(
-            space,
-            spec.apply(HoldOptions::default())?,
-            seed,
-        )?),
+        "hold" => Box::new(Hold::new(space, spec.apply(HoldOptions::default())?, seed)?),
         "portfolio" => Box::new(OnlinePortfolio::new(
             space,
             spec.apply(OnlinePortfolioOptions::default())?,

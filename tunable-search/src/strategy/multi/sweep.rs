@@ -24,11 +24,11 @@ use super::archive::Archive;
 use super::ratio::ratio;
 use super::scalar::first_weighted;
 use super::{MultiStrategy, MultiTrial};
-use crate::strategy::held::Held;
+use crate::Space;
 use crate::strategy::ensemble::member_seed;
+use crate::strategy::held::Held;
 use crate::strategy::options::{checked, declare_options, probability};
 use crate::strategy::{Outcome, Strategy, StrategyError, StrategySpec, Trial, build};
-use crate::Space;
 use std::sync::Arc;
 
 declare_options! {
@@ -55,7 +55,6 @@ fn member_spec(_: &SweepOptions, value: &str) -> Result<StrategySpec, String> {
         .unwrap_or(value);
     inner.parse().map_err(|e: StrategyError| e.to_string())
 }
-
 
 /// Holds the trade-off parameters while a member searches the rest, and sweeps the best; see
 /// the [module docs](self).

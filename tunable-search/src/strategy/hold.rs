@@ -20,6 +20,7 @@
 use super::held::Held;
 use crate::Space;
 use crate::strategy::options::{at_least, declare_options};
+use crate::strategy::spec::member_spec;
 use crate::strategy::{Memo, Outcome, Strategy, StrategyError, StrategySpec, Trial, build};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -32,20 +33,11 @@ declare_options! {
     pub struct HoldOptions {
         /// The strategy over the other parameters (options in brackets).
         member: StrategySpec = "auto".parse().expect("valid default member"),
-            "member" => member_spec;
+            "member" => |_: &HoldOptions, v: &str| member_spec(v);
         /// Results at the held level the best must have stood before it is measured one level
         /// lower (0: never).
         settle: usize = 6, "settle" => at_least(0);
     }
-}
-
-/// `member`: one spec, in brackets if it has options.
-fn member_spec(_: &HoldOptions, value: &str) -> Result<StrategySpec, String> {
-    let inner = value
-        .strip_prefix('[')
-        .and_then(|v| v.strip_suffix(']'))
-        .unwrap_or(value);
-    inner.parse().map_err(|e: StrategyError| e.to_string())
 }
 
 /// Holds the trade-off parameters at their highest level while a member searches the rest; see

@@ -111,6 +111,16 @@ impl std::fmt::Display for StrategySpec {
     }
 }
 
+/// A spec given as an option's value (a wrapper's `member`): one spec, in brackets if it has
+/// options of its own.
+pub(crate) fn member_spec(value: &str) -> Result<StrategySpec, String> {
+    let inner = value
+        .strip_prefix('[')
+        .and_then(|v| v.strip_suffix(']'))
+        .unwrap_or(value);
+    inner.parse().map_err(|e: StrategyError| e.to_string())
+}
+
 /// Splits `s` at every `sep` outside brackets.
 pub(crate) fn split_top_level(s: &str, sep: char) -> Vec<&str> {
     let (mut out, mut depth, mut start) = (Vec::new(), 0usize, 0);

@@ -28,6 +28,7 @@ use crate::Space;
 use crate::strategy::ensemble::member_seed;
 use crate::strategy::held::Held;
 use crate::strategy::options::{checked, declare_options, probability};
+use crate::strategy::spec::member_spec;
 use crate::strategy::{Outcome, Strategy, StrategyError, StrategySpec, Trial, build};
 use std::sync::Arc;
 
@@ -37,7 +38,7 @@ declare_options! {
     pub struct SweepOptions {
         /// The single-objective strategy over the other parameters (options in brackets).
         member: StrategySpec = "ils".parse().expect("valid default member"),
-            "member" => member_spec;
+            "member" => |_: &SweepOptions, v: &str| member_spec(v);
         /// The share of asks that sweep the best configuration's levels.
         share: f64 = 0.3, "share" => probability();
         /// How many results at the held level the best must have stood before it is swept.
@@ -45,15 +46,6 @@ declare_options! {
         /// The first objective's weight in what the member is told; the others share the rest.
         weight: f64 = 1.0, "weight" => probability();
     }
-}
-
-/// `member`: one spec, in brackets if it has options.
-fn member_spec(_: &SweepOptions, value: &str) -> Result<StrategySpec, String> {
-    let inner = value
-        .strip_prefix('[')
-        .and_then(|v| v.strip_suffix(']'))
-        .unwrap_or(value);
-    inner.parse().map_err(|e: StrategyError| e.to_string())
 }
 
 /// Holds the trade-off parameters while a member searches the rest, and sweeps the best; see

@@ -226,7 +226,8 @@ impl AutoPreset {
 /// ([`Bayes`]) with `bayes`'s defaults (a stratified random initial sample of five, expected
 /// improvement on a Gaussian process of the logarithm of the run time, polishing rounds, a
 /// feasibility model) and the safeguards of [`AutoPreset`], for kernels whose landscape is
-/// unlike anything it was chosen on.
+/// unlike anything it was chosen on. A run for time on a space with clock or power-limit
+/// parameters holds those at their highest level around it ([`build_for`], [`Hold`]).
 ///
 /// It was chosen on the shared Kernel Tuner caches and the generated stress landscapes of
 /// [`crate::sim::stress`], at every budget, by leave-one-family-out selection; the procedure,

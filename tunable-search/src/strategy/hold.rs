@@ -1,10 +1,11 @@
 //! # Hold: the clocks at their fastest level while a member searches the rest
 //!
 //! Raising a graphics or memory clock or a power limit makes no kernel slower: on a space with
-//! such trade-off parameters ([`Held`]) the fastest configurations lie at their highest level.
-//! For time, [`Hold`] therefore holds them there and lets one strategy (`member`, by default the
-//! one `auto` names) search the other parameters: a space as many times smaller as the held
-//! parameters have levels. Where a kernel is throttled at the top level, a lower one can still be
+//! such trade-off parameters (Kernel Tuner's `nvml_gr_clock`, `nvml_mem_clock` and
+//! `nvml_pwr_limit`) the fastest configurations lie at their highest level. For time, [`Hold`]
+//! therefore holds them there and lets one strategy (`member`, by default the one `auto` names)
+//! search the other parameters: a space as many times smaller as the held parameters have
+//! levels. Where a kernel is throttled at the top level, a lower one can still be
 //! faster: a best configuration that has stood for `settle` results at the held level is
 //! measured one level lower on each held parameter, and further down that parameter while each
 //! step is faster. Once the member has nothing left to ask, the rest of the space is drawn at

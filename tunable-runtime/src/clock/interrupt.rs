@@ -202,6 +202,12 @@ mod tests {
         let Some(notes) = std::env::var_os(NOTES) else {
             return;
         };
+        // The default disposition, as in a program started from a terminal: a shell starts a
+        // background job with SIGINT ignored, and the guard leaves an ignored SIGINT alone.
+        // SAFETY: signal(2) with the default disposition, before any handler is installed.
+        unsafe {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+        }
         let guard = Guard::open(Arc::new(Noted(notes.into())), &[Knob::Graphics]).unwrap();
         guard
             .apply(&Setting {

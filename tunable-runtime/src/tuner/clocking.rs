@@ -142,6 +142,19 @@ mod tests {
         Result<crate::tuner::TuneReport, RuntimeError>,
         Vec<(Clocked, u32)>,
     ) {
+        tuning_with(fake, panics, "exhaustive", 6)
+    }
+
+    /// [`tuning`] with another strategy and budget, for time.
+    fn tuning_with(
+        fake: &Arc<Fake>,
+        panics: Option<i64>,
+        strategy: &str,
+        budget: usize,
+    ) -> (
+        Result<crate::tuner::TuneReport, RuntimeError>,
+        Vec<(Clocked, u32)>,
+    ) {
         let space = space();
         let runs = RefCell::new(Vec::new());
         let mut run = |call: Call<'_, Clocked>| match call {
@@ -157,8 +170,8 @@ mod tests {
         };
         let mut variants = Variants::new(&space, &mut run, None, Repeats::new(1, 2));
         let opts = TuneOptions {
-            budget: 6,
-            strategy: "exhaustive".into(),
+            budget,
+            strategy: strategy.into(),
             clocks: select_planted(&space, fake).unwrap(),
             ..TuneOptions::default()
         };
@@ -192,6 +205,27 @@ mod tests {
         assert_eq!(events.last(), Some(&Event::Restore));
         assert_eq!(fake.graphics_mhz(), Fake::GRAPHICS_MHZ);
         assert_eq!(fake.in_force(), Fake::new().in_force());
+    }
+
+    #[test]
+    fn for_time_auto_holds_the_clock_at_its_highest_level_then_lowers_the_best() {
+        let _serial = panic::HOOK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+        let fake = Arc::new(Fake::new());
+        let (report, runs) = tuning_with(&fake, None, "auto", 4);
+        assert_eq!(report.unwrap().evaluations, 4);
+        // Each configuration's first run (its warm-up), in the order evaluated.
+        let mut evaluated: Vec<(i64, u32)> = Vec::new();
+        for (p, mhz) in &runs {
+            if evaluated.last().is_none_or(|&(tile, clock)| (tile, clock) != (p.0, *mhz)) {
+                evaluated.push((p.0, *mhz));
+            }
+        }
+        // The three tiles at 1400 MHz; then the fastest, tile 3, one level lower.
+        let mut first: Vec<i64> = evaluated[..3].iter().map(|&(tile, _)| tile).collect();
+        first.sort_unstable();
+        assert_eq!(first, [1, 2, 3], "{evaluated:?}");
+        assert!(evaluated[..3].iter().all(|&(_, mhz)| mhz == 1400), "{evaluated:?}");
+        assert_eq!(evaluated[3], (3, 900), "{evaluated:?}");
     }
 
     #[test]

@@ -216,7 +216,10 @@ mod tests {
         // Each configuration's first run (its warm-up), in the order evaluated.
         let mut evaluated: Vec<(i64, u32)> = Vec::new();
         for (p, mhz) in &runs {
-            if evaluated.last().is_none_or(|&(tile, clock)| (tile, clock) != (p.0, *mhz)) {
+            if evaluated
+                .last()
+                .is_none_or(|&(tile, clock)| (tile, clock) != (p.0, *mhz))
+            {
                 evaluated.push((p.0, *mhz));
             }
         }
@@ -224,7 +227,10 @@ mod tests {
         let mut first: Vec<i64> = evaluated[..3].iter().map(|&(tile, _)| tile).collect();
         first.sort_unstable();
         assert_eq!(first, [1, 2, 3], "{evaluated:?}");
-        assert!(evaluated[..3].iter().all(|&(_, mhz)| mhz == 1400), "{evaluated:?}");
+        assert!(
+            evaluated[..3].iter().all(|&(_, mhz)| mhz == 1400),
+            "{evaluated:?}"
+        );
         assert_eq!(evaluated[3], (3, 900), "{evaluated:?}");
     }
 

@@ -32,14 +32,7 @@ impl Held {
     /// of more than one value.
     pub(crate) fn of(space: &Space) -> Option<Held> {
         let params = space.params();
-        let dims: Vec<usize> = (0..space.dims())
-            .filter(|&d| Knob::of_name(params[d].name()).is_some() && params[d].values().len() > 1)
-            .collect();
-        let searched =
-            (0..space.dims()).any(|d| !dims.contains(&d) && params[d].values().len() > 1);
-        if dims.is_empty() || !searched {
-            return None;
-        }
+        let dims = Held::dims(space)?;
         let level: Vec<u16> = dims.iter().map(|&d| highest(params[d].values())).collect();
         let free: Vec<usize> = (0..space.dims()).filter(|d| !dims.contains(d)).collect();
         let mut whole = Vec::new();
@@ -73,6 +66,19 @@ impl Held {
             whole,
             part,
         })
+    }
+
+    /// The trade-off parameters of `space` to hold (those of more than one value), without
+    /// building the held part: `None` where [`of`](Self::of) gives `None` for want of them or of
+    /// another parameter of more than one value.
+    pub(crate) fn dims(space: &Space) -> Option<Vec<usize>> {
+        let params = space.params();
+        let dims: Vec<usize> = (0..space.dims())
+            .filter(|&d| Knob::of_name(params[d].name()).is_some() && params[d].values().len() > 1)
+            .collect();
+        let searched =
+            (0..space.dims()).any(|d| !dims.contains(&d) && params[d].values().len() > 1);
+        (!dims.is_empty() && searched).then_some(dims)
     }
 
     /// The whole space's position of configuration `p` with its trade-off parameters at `levels`.

@@ -60,8 +60,8 @@ pub struct Hold {
     queue: VecDeque<usize>,
     /// For each lower level asked: the configuration one level up and the held parameter.
     above: HashMap<usize, (usize, usize)>,
-    /// Positions the member asked that are not told yet.
-    member_untold: usize,
+    /// Positions the member asked that are not told yet (in the whole space).
+    member_untold: HashSet<usize>,
 }
 
 impl std::fmt::Debug for Hold {
@@ -93,7 +93,7 @@ impl Hold {
             lowered: HashSet::new(),
             queue: VecDeque::new(),
             above: HashMap::new(),
-            member_untold: 0,
+            member_untold: HashSet::new(),
         })
     }
 
@@ -166,13 +166,13 @@ impl Strategy for Hold {
             }
             if let Some(&q) = self.member.ask(1).first() {
                 let p = self.held.as_ref().map_or(q, |h| h.whole[q]);
-                self.member_untold += 1;
+                self.member_untold.insert(p);
                 self.memo.mark_asked(p);
                 out.push(p);
                 continue;
             }
             // The member waits for results, or has asked its whole space.
-            if self.member_untold > 0 {
+            if !self.member_untold.is_empty() {
                 break;
             }
             self.lower_settled_best(true);
@@ -201,7 +201,7 @@ impl Strategy for Hold {
                 self.follow(t);
                 continue;
             };
-            self.member_untold = self.member_untold.saturating_sub(1);
+            self.member_untold.remove(&t.position);
             member.push(Trial {
                 position: q,
                 outcome: t.outcome,

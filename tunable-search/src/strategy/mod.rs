@@ -318,7 +318,7 @@ pub fn build_for(
     seed: u64,
     minimized: Minimized,
 ) -> Result<Box<dyn Strategy>, StrategyError> {
-    if spec.name == "auto" && minimized == Minimized::Time && held::Held::of(&space).is_some() {
+    if spec.name == "auto" && minimized == Minimized::Time && held::Held::dims(&space).is_some() {
         spec.expect_no_options()?;
         return Ok(Box::new(Hold::new(space, HoldOptions::default(), seed)?));
     }

@@ -22,7 +22,7 @@ pub(crate) fn timing_noise(cache: &KernelTunerCache) -> Option<f64> {
     let mut valid: Vec<(f64, Option<f64>)> = cache
         .entries
         .iter()
-        .filter_map(|e| e.observation.value().map(|v| (v, e.spread)))
+        .filter_map(|e| e.observation.value().map(|v| (v, e.spread())))
         .collect();
     valid.sort_by(|a, b| a.0.total_cmp(&b.0));
     let take = ((valid.len() as f64 * FASTEST).ceil() as usize).max(1);

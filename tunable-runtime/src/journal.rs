@@ -78,8 +78,17 @@ pub struct Quantities {
     pub optional: Vec<String>,
 }
 
-/// One record read back: its configuration, what it holds, and its measured quantities.
-type Old = (usize, Recorded, Vec<(String, f64)>);
+/// One record read back.
+struct Old {
+    /// Its configuration.
+    position: usize,
+    /// What it holds.
+    recorded: Recorded,
+    /// Its timed runs (Kernel Tuner's `times`).
+    times: Vec<f64>,
+    /// Its measured quantities.
+    fields: Vec<(String, f64)>,
+}
 
 /// An open journal.
 #[derive(Debug)]
@@ -220,7 +229,7 @@ impl Journal {
             }
         }
         let mut old = read_old(path, &space, device, quantities)?;
-        old.sort_by_key(|(p, _, _)| *p);
+        old.sort_by_key(|o| o.position);
         // Rewrite: the header, then the records kept, in a temporary file renamed into place;
         // the records that follow are appended through the same handle.
         let tmp = path.with_extension("json.tmp");
@@ -230,13 +239,13 @@ impl Journal {
             params: space.params(),
         };
         let mut writer = CacheWriter::new(File::create(&tmp).map_err(io)?, &header).map_err(io)?;
-        for (p, r, fields) in &old {
+        for o in &old {
             writer
                 .append_fields(
-                    &space.values(*p),
-                    r.as_ref().copied().map_err(String::as_str),
-                    &[],
-                    fields,
+                    &space.values(o.position),
+                    o.recorded.as_ref().copied().map_err(String::as_str),
+                    &o.times,
+                    &o.fields,
                 )
                 .map_err(io)?;
         }
@@ -244,10 +253,10 @@ impl Journal {
         std::fs::rename(&tmp, path).map_err(io)?;
         let mut known = HashMap::new();
         let mut kept = HashMap::new();
-        for (p, r, fields) in old {
-            known.insert(p, r);
-            if !fields.is_empty() {
-                kept.insert(p, fields);
+        for o in old {
+            known.insert(o.position, o.recorded);
+            if !o.fields.is_empty() {
+                kept.insert(o.position, o.fields);
             }
         }
         Ok(Journal {
@@ -380,7 +389,7 @@ fn read_old(
         Ok(cache) => {
             let other_device = cache.device_name.as_deref().is_some_and(|d| d != device);
             let total = cache.entries.len();
-            let kept: Vec<(usize, Recorded)> = if other_device {
+            let kept: Vec<(usize, Recorded, Vec<f64>)> = if other_device {
                 Vec::new()
             } else {
                 cache
@@ -391,7 +400,7 @@ fn read_old(
                             Observation::Value(t) => Ok(t),
                             Observation::Failed(reason) => Err(reason),
                         };
-                        Some((space.position_of_values(&e.values)?, recorded))
+                        Some((space.position_of_values(&e.values)?, recorded, e.times))
                     })
                     .collect()
             };
@@ -409,13 +418,18 @@ fn read_old(
     let mut fields = read_quantities(path, space, quantities);
     let (kept, unmeasured): (Vec<Old>, Vec<Old>) = kept
         .into_iter()
-        .map(|(p, r)| (p, r, fields.remove(&p).unwrap_or_default()))
-        .partition(|(_, r, f)| {
-            r.is_err()
+        .map(|(position, recorded, times)| Old {
+            position,
+            recorded,
+            times,
+            fields: fields.remove(&position).unwrap_or_default(),
+        })
+        .partition(|o| {
+            o.recorded.is_err()
                 || quantities
                     .needed
                     .iter()
-                    .all(|n| f.iter().any(|(m, _)| m == n))
+                    .all(|n| o.fields.iter().any(|(m, _)| m == n))
         });
     if !unmeasured.is_empty() {
         lost.push(format!(
@@ -502,7 +516,7 @@ mod tests {
         let path = Journal::path_for(&dir, "k", 0, &space).unwrap();
         {
             let mut j = Journal::open(&path, Arc::clone(&space), "k", "cpu").unwrap();
-            j.record(0, Ok(1.5)).unwrap();
+            j.record_runs(0, Ok(1.5), &[1.4, 1.6]).unwrap();
             j.record(3, Err("panicked: boom")).unwrap();
         }
         // A kill in the middle of a record leaves a partial line.
@@ -515,9 +529,12 @@ mod tests {
         assert_eq!(j.lookup(3), Some(&Err("panicked: boom".to_owned())));
         assert_eq!(j.lookup(1), None);
         j.record(5, Ok(0.5)).unwrap();
-        // Kernel Tuner's format (our reader) loads it.
+        // Kernel Tuner's format (our reader) loads it, the timed runs of the records kept
+        // through the rewrite included.
         let cache = KernelTunerCache::load(&path).unwrap();
         assert_eq!(cache.entries.len(), 3);
+        let runs: Vec<&[f64]> = cache.entries.iter().map(|e| &e.times[..]).collect();
+        assert_eq!(runs, [&[1.4, 1.6][..], &[], &[]]);
         // Another device's measurements are not answers here.
         drop(j);
         let j = Journal::open(&path, Arc::clone(&space), "k", "gpu").unwrap();
@@ -566,8 +583,8 @@ mod tests {
             .collect()
     }
 
-    /// Issue 31: one garbage line in a journal of 8 records kept 3 of them, and the file was
-    /// rewritten so. Now all 8 are kept, and the original is copied beside the journal.
+    /// One garbage line in a journal of 8 records loses that line only, and the original is
+    /// copied beside the journal.
     #[test]
     fn a_garbage_line_loses_nothing_after_it_and_the_original_is_kept() {
         let space = space8();

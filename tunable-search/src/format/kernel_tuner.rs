@@ -205,10 +205,38 @@ pub struct CacheEntry {
     pub indices: Vec<u16>,
     /// The objective value or the failure.
     pub observation: Observation,
-    /// The relative sample standard deviation (standard deviation over mean) of the record's
-    /// repeated measurements (`times`, or `times.runtimes`), when it holds two or more positive
-    /// numbers: how much the measurement itself varies.
-    pub spread: Option<f64>,
+    /// The record's repeated measurements (`times`, or `times.runtimes`), when it holds a list
+    /// of numbers only; empty otherwise.
+    pub times: Vec<f64>,
+}
+
+impl CacheEntry {
+    /// The relative sample standard deviation (standard deviation over mean) of
+    /// [`times`](Self::times), when it holds two or more numbers, all positive and finite: how
+    /// much the measurement itself varies.
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use tunable_search::format::kernel_tuner::KernelTunerCache;
+    ///
+    /// let text = r#"{"tune_params_keys": ["x"], "tune_params": {"x": [1, 2]}, "cache": {
+    ///   "1": {"x": 1, "time": 1.5, "times": [1.0, 2.0]},
+    ///   "2": {"x": 2, "time": 2.0, "times": [2.0]}}}"#;
+    /// let cache = KernelTunerCache::from_json_text(text, Path::new("x.json")).unwrap();
+    /// assert_eq!(cache.entries[0].times, [1.0, 2.0]);
+    /// assert!((cache.entries[0].spread().unwrap() - 0.5_f64.sqrt() / 1.5).abs() < 1e-12);
+    /// assert_eq!(cache.entries[1].spread(), None);
+    /// ```
+    pub fn spread(&self) -> Option<f64> {
+        let ts = &self.times;
+        if ts.len() < 2 || ts.iter().any(|&t| !t.is_finite() || t <= 0.0) {
+            return None;
+        }
+        let n = ts.len() as f64;
+        let mean = ts.iter().sum::<f64>() / n;
+        let var = ts.iter().map(|t| (t - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        Some(var.sqrt() / mean)
+    }
 }
 
 /// A loaded Kernel Tuner cache (or T4 results file).

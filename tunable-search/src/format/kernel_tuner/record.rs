@@ -55,7 +55,7 @@ pub(super) fn from_cache_object(
             key: key.clone(),
             values: matcher.values(&indices),
             indices,
-            spread: spread(record),
+            times: numbers_of_times(record),
             observation,
         });
     }
@@ -175,19 +175,12 @@ pub(super) fn times(record: &Json) -> Option<&Vec<Json>> {
     })
 }
 
-/// The relative sample standard deviation of a record's `times` (see [`CacheEntry::spread`]).
-pub(super) fn spread(record: &Json) -> Option<f64> {
-    let ts: Vec<f64> = times(record)?
-        .iter()
-        .map(Json::as_f64)
-        .collect::<Option<_>>()?;
-    if ts.len() < 2 || ts.iter().any(|&t| !t.is_finite() || t <= 0.0) {
-        return None;
-    }
-    let n = ts.len() as f64;
-    let mean = ts.iter().sum::<f64>() / n;
-    let var = ts.iter().map(|t| (t - mean).powi(2)).sum::<f64>() / (n - 1.0);
-    Some(var.sqrt() / mean)
+/// A record's repeated measurements (see [`CacheEntry::times`]): empty unless `times` (or
+/// `times.runtimes`) is a list of numbers.
+pub(super) fn numbers_of_times(record: &Json) -> Vec<f64> {
+    times(record)
+        .and_then(|ts| ts.iter().map(Json::as_f64).collect::<Option<Vec<f64>>>())
+        .unwrap_or_default()
 }
 
 pub(super) fn finite(v: Option<f64>) -> Observation {
@@ -357,7 +350,16 @@ mod tests {
 
     #[test]
     fn spread_of_repeated_measurements() {
-        let spread_of = |times: &str| spread(&serde_json::from_str(times).unwrap());
+        let spread_of = |times: &str| {
+            let entry = CacheEntry {
+                key: String::new(),
+                values: Vec::new(),
+                indices: Vec::new(),
+                observation: Observation::Value(1.0),
+                times: numbers_of_times(&serde_json::from_str(times).unwrap()),
+            };
+            entry.spread()
+        };
         assert_eq!(spread_of(r#"{"times": [2.0, 2.0, 2.0]}"#), Some(0.0));
         let s = spread_of(r#"{"times": {"runtimes": [1.9, 2.1]}}"#).unwrap();
         assert!((s - 0.02_f64.sqrt() / 2.0).abs() < 1e-12, "{s}");

@@ -4,7 +4,7 @@
 //! "measurements": [...]}, ...]}`, read as a cache (see
 //! [`KernelTunerCache::from_json_text`]).
 
-use super::record::{Matcher, finite, spread, times};
+use super::record::{Matcher, finite, numbers_of_times, times};
 use super::{CacheEntry, CacheError, KernelTunerCache, Observation, format_err};
 use crate::space::Value;
 use serde_json::{Map, Value as Json};
@@ -60,7 +60,7 @@ pub(super) fn from_t4(
             key,
             values: matcher.values(&indices),
             indices,
-            spread: spread(result),
+            times: numbers_of_times(result),
             observation,
         });
     }
@@ -219,7 +219,7 @@ mod tests {
         assert_eq!(c.entries[0].key, "64,b");
         assert_eq!(c.entries[0].indices, vec![2, 0]);
         // times [1, 2]: sample standard deviation 0.7071 over the mean 1.5.
-        let spreads: Vec<_> = c.entries.iter().map(|e| e.spread).collect();
+        let spreads: Vec<_> = c.entries.iter().map(CacheEntry::spread).collect();
         assert_eq!(spreads[..2], [None, None]);
         assert!((spreads[2].unwrap() - 0.5_f64.sqrt() / 1.5).abs() < 1e-12);
         assert_eq!(spreads[3], None);

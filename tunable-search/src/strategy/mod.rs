@@ -135,7 +135,7 @@ pub use search::Search;
 pub use spec::{StrategyError, StrategySpec};
 
 use crate::Space;
-use crate::bayes::{Bayes, BayesOptions, Fallback};
+use crate::bayes::{Bayes, BayesOptions, Design, Fallback};
 use std::sync::Arc;
 
 /// The options of `bayes` that `auto` sets: one field per option, named as the option (and
@@ -162,11 +162,17 @@ pub struct AutoPreset {
     /// its picks where it knows least, the corners of the space; on landscapes where random
     /// search is nearly done after a dozen evaluations those picks lose the run.
     pub trial_scope: usize,
+    /// `design`: the initial sample keeps the distribution of every parameter's values over the
+    /// valid configurations, its first configuration uniform: each of its evaluations is as
+    /// good as random search's, where an equal-width design's extra picks of a constrained
+    /// parameter's rare extreme values lose on kernels whose extremes are slow.
+    pub design: Design,
     /// `cover`: every this-many acquisition rounds, while a value of a parameter of at most
     /// eight values is untried, the model picks its best configuration with such a value. A
     /// young model extends its trend over every value of a parameter and never tries a value
     /// that is a code path of its own (an unroll factor's 0, a switch) when the trend points
-    /// away from it.
+    /// away from it; the initial sample, drawn in proportion, leaves the rare values to these
+    /// rounds.
     pub cover: usize,
     /// `overlap`: the weight of the covariance part that counts the parameters two
     /// configurations have at the same value. A model of index distances relates a tile of 1 to
@@ -208,6 +214,7 @@ impl AutoPreset {
             guard: self.guard,
             stall: self.stall,
             trial_scope: self.trial_scope,
+            design: self.design,
             cover: self.cover,
             overlap: self.overlap,
             overlap_levels: self.overlap_levels,
@@ -223,10 +230,10 @@ impl AutoPreset {
 }
 
 /// The strategy `auto` (the default of `#[tunable]`) stands for: Bayesian optimization
-/// ([`Bayes`]) with `bayes`'s defaults (a stratified random initial sample of five, expected
-/// improvement on a Gaussian process of the logarithm of the run time, polishing rounds, a
-/// feasibility model) and the safeguards of [`AutoPreset`], for kernels whose landscape is
-/// unlike anything it was chosen on. A run for time on a space with clock or power-limit
+/// ([`Bayes`]) with `bayes`'s defaults (an initial sample of five, expected improvement on a
+/// Gaussian process of the logarithm of the run time, polishing rounds, a feasibility model),
+/// an initial sample drawn in proportion and the safeguards of [`AutoPreset`], for kernels whose
+/// landscape is unlike anything it was chosen on. A run for time on a space with clock or power-limit
 /// parameters holds those at their highest level around it ([`build_for`], [`Hold`]).
 ///
 /// It was chosen on the shared Kernel Tuner caches and the generated stress landscapes of
@@ -239,8 +246,8 @@ impl AutoPreset {
 /// ```
 /// use tunable_search::bayes::BayesOptions;
 /// use tunable_search::strategy::{AUTO, StrategySpec};
-/// let spec: StrategySpec = "bayes:dual=1:guard=0.55:stall=60:trial_scope=64:cover=2:\
-///     overlap=0.3:overlap_levels=6:early=25:overlap_rest=1:fallback=far:clip=0.5:\
+/// let spec: StrategySpec = "bayes:dual=1:guard=0.55:stall=60:trial_scope=64:\
+///     design=proportional:cover=1:overlap=0.3:overlap_levels=6:early=25:overlap_rest=1:fallback=far:clip=0.5:\
 ///     clip_ratio=1.5:clip_until=25"
 ///     .parse()
 ///     .unwrap();
@@ -251,7 +258,8 @@ pub const AUTO: AutoPreset = AutoPreset {
     guard: 0.55,
     stall: 60,
     trial_scope: 64,
-    cover: 2,
+    design: Design::Proportional,
+    cover: 1,
     overlap: 0.3,
     overlap_levels: 6,
     early: 25,

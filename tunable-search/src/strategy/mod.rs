@@ -180,15 +180,10 @@ pub struct AutoPreset {
     /// tell that one value of a switch or a choice is good wherever its index lies.
     pub overlap: f64,
     /// `overlap_levels`: the overlap part compares the parameters of at most this many values,
-    /// the switches and short choices.
+    /// the switches and short choices. It holds for `bayes`'s first `early` (50) evaluations:
+    /// it lets a few results tell more, and later it costs the search the precision of the
+    /// index distances.
     pub overlap_levels: usize,
-    /// `early`: the overlap part holds for this many evaluations: it lets a few results tell
-    /// more, and later it costs the search the precision of the index distances.
-    pub early: usize,
-    /// `overlap_rest`: the overlap part also averages in the parameters it does not compare, by
-    /// their one-dimensional kernel, so that a parameter of many values (a block size) keeps its
-    /// share of that part instead of none.
-    pub overlap_rest: bool,
     /// `fallback`: the picks the check or a stall hands over are far ones: of a few random
     /// unasked configurations, the one whose nearest asked configuration differs from it in the
     /// most parameters, so that a stalled search's random picks do not land beside the
@@ -218,8 +213,6 @@ impl AutoPreset {
             cover: self.cover,
             overlap: self.overlap,
             overlap_levels: self.overlap_levels,
-            early: self.early,
-            overlap_rest: self.overlap_rest,
             fallback: self.fallback,
             clip: self.clip,
             clip_ratio: self.clip_ratio,
@@ -247,7 +240,7 @@ impl AutoPreset {
 /// use tunable_search::bayes::BayesOptions;
 /// use tunable_search::strategy::{AUTO, StrategySpec};
 /// let spec: StrategySpec = "bayes:dual=1:guard=0.55:stall=60:trial_scope=64:\
-///     design=proportional:cover=1:overlap=0.3:overlap_levels=6:early=25:overlap_rest=1:fallback=far:clip=0.5:\
+///     design=proportional:cover=1:overlap=0.3:overlap_levels=6:fallback=far:clip=0.5:\
 ///     clip_ratio=1.5:clip_until=25"
 ///     .parse()
 ///     .unwrap();
@@ -262,8 +255,6 @@ pub const AUTO: AutoPreset = AutoPreset {
     cover: 1,
     overlap: 0.3,
     overlap_levels: 6,
-    early: 25,
-    overlap_rest: true,
     fallback: Fallback::Far,
     clip: 0.5,
     clip_ratio: 1.5,

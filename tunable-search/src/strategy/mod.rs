@@ -163,9 +163,10 @@ pub struct AutoPreset {
     /// search is nearly done after a dozen evaluations those picks lose the run.
     pub trial_scope: usize,
     /// `design`: the initial sample keeps the distribution of every parameter's values over the
-    /// valid configurations, its first configuration uniform: each of its evaluations is as
-    /// good as random search's, where an equal-width design's extra picks of a constrained
-    /// parameter's rare extreme values lose on kernels whose extremes are slow.
+    /// valid configurations, its first configuration uniform: its first evaluation is random
+    /// search's, and the others pick each value about as often as random picks do, where an
+    /// equal-width design's extra picks of a constrained parameter's rare extreme values lose
+    /// on kernels whose extremes are slow.
     pub design: Design,
     /// `cover`: every this-many acquisition rounds, while a value of a parameter of at most
     /// eight values is untried, the model picks its best configuration with such a value. A

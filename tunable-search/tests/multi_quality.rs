@@ -63,6 +63,29 @@ fn holding_the_clock_finds_more_of_the_front_than_searching_it() {
 }
 
 #[test]
+fn adjacent_moves_without_restarts_find_more_of_the_front_than_restarting_hamming_moves() {
+    // `auto`'s member against `ils` with its own defaults (restarts after 5 failed
+    // perturbations, moves to any value), both holding the clock; mean over the three
+    // default clock landscapes, where the gap measured over 8 x 35 runs is 0.12 at 100.
+    let (mut adjacent, mut restarting) = (0.0, 0.0);
+    for spec in [
+        "tile_clock:n=5000:d=6",
+        "tile_clock:n=10240:d=6",
+        "tile_clock:n=20480:d=7",
+    ] {
+        let land = Landscape::build(&spec.parse::<StressSpec>().unwrap()).unwrap();
+        let points = points(&land);
+        adjacent += mean_fraction("auto", &land, &points) / 3.0;
+        restarting += mean_fraction("sweep:member=ils", &land, &points) / 3.0;
+    }
+    eprintln!("auto {adjacent:.3}, sweep:member=ils {restarting:.3}");
+    assert!(
+        adjacent > restarting + 0.03,
+        "{adjacent:.3} against {restarting:.3}"
+    );
+}
+
+#[test]
 fn every_multi_strategy_finds_more_of_the_front_than_random_search() {
     let spec: StressSpec = "tile_clock:n=5000:d=6".parse().unwrap();
     let land = Landscape::build(&spec).unwrap();

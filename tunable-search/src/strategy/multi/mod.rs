@@ -69,9 +69,9 @@ pub trait MultiStrategy: Send {
 pub const MULTI_STRATEGY_NAMES: [&str; 6] = ["auto", "random", "nsga", "scalar", "ehvi", "sweep"];
 
 /// The strategy `auto` stands for, as a spec of [`build_multi`]: [`Sweep`] with its defaults,
-/// iterated local search over the parameters other than the clocks with the clocks held, and
-/// sweeps of the best configuration's clock levels; without clock parameters, iterated local
-/// search on the first objective. On the clock landscapes the front is one configuration
+/// iterated local search by adjacent moves ([`sweep::MEMBER`]) over the parameters other than
+/// the clocks with the clocks held, and sweeps of the best configuration's clock levels; without
+/// clock parameters, that search on the first objective. On the clock landscapes the front is one configuration
 /// across the clocks, and what decides how much of it a run finds is finding that configuration
 /// and then its other clock levels. It was chosen among the strategies of
 /// [`MULTI_STRATEGY_NAMES`] and their options by the hypervolume fraction at 25, 50, 100 and 220

@@ -7,8 +7,8 @@
 //! best configurations of the other parameters, then evaluate them at the other levels.
 //!
 //! [`Sweep`] does both. It holds every trade-off parameter at its highest level (the fastest one)
-//! and runs one single-objective strategy (`member`, iterated local search) over the other
-//! parameters there, a space as many times smaller as there are levels, told a weighted
+//! and runs one single-objective strategy (`member`) over the other parameters there, a space
+//! as many times smaller as there are levels, told a weighted
 //! geometric mean of the objectives' ratios (`ratio.rs`; `weight` is the first objective's). A
 //! share of the asks (`share`) sweeps instead: it evaluates the best configuration found at the
 //! held level at its other levels, spread-out levels first (the lowest, then the middle, ...),
@@ -32,12 +32,20 @@ use crate::strategy::spec::member_spec;
 use crate::strategy::{Outcome, Strategy, StrategyError, StrategySpec, Trial, build};
 use std::sync::Arc;
 
+/// The default `member`: iterated local search by adjacent moves, restarting only after 1,000
+/// perturbations in a row have not improved (never within a tuning's budget).
+pub const MEMBER: &str = "ils:neighbour=adjacent:no_improvement=1000";
+
 declare_options! {
     /// Options of [`Sweep`]; see the [module docs](self).
     #[derive(Clone, Debug, PartialEq)]
     pub struct SweepOptions {
-        /// The single-objective strategy over the other parameters (options in brackets).
-        member: StrategySpec = "ils".parse().expect("valid default member"),
+        /// The single-objective strategy over the other parameters (options in brackets). By
+        /// default iterated local search by adjacent moves (the next or previous value of one
+        /// parameter) that does not restart within a tuning's budget: the front's configuration
+        /// of the other parameters lies among the few fastest, whose neighbours are fast too,
+        /// and a restart or a jump to a far value of a tile leaves that neighbourhood.
+        member: StrategySpec = MEMBER.parse().expect("valid default member"),
             "member" => |_: &SweepOptions, v: &str| member_spec(v);
         /// The share of asks that sweep the best configuration's levels.
         share: f64 = 0.3, "share" => probability();

@@ -96,7 +96,8 @@ pub(crate) struct BenchArgs {
     /// Generated stress landscapes (see `tunable_search::sim::stress`), comma-separated:
     /// `default` (every kind at three sizes, 36 landscapes), `small` (every kind at its smallest),
     /// `large` (seven kinds at about 10^6), `all` (`default` and `large`), `varied` (`required`,
-    /// `cliffs` and `pinpoint` at eight seeded settings each, 210 to 980 configurations), a kind
+    /// `cliffs` and `pinpoint` at eight seeded settings each, 210 to 980 configurations),
+    /// `unseen` (every kind at two seeded settings no default was chosen on), a kind
     /// (`flat_periodic`, `heavy_tail`, `plateau`, `needle`, `near_optimal`, `noisy`, `failing`,
     /// `required`, `cliffs`, `pinpoint`, `tile_clock`, `levels`: its three default settings) or
     /// `kind:n=SIZE:d=DIMS[:seed=S][:noise=E][:fail=F]`.

@@ -464,8 +464,10 @@ pub const VARIED: [StressKind; 3] = [
 /// 100 to 200,000 configurations), `small` (every kind at its smallest), `large` (every kind
 /// that has a large setting at about 10^6 configurations), `all` (`default` and `large`),
 /// `varied` (each of the [`VARIED`] kinds at eight seeded settings of 210 to 980
-/// configurations and 3 to 7 parameters, 24 landscapes), a kind's name (its three default
-/// settings) or a full [`StressSpec`].
+/// configurations and 3 to 7 parameters, 24 landscapes), `unseen` (every kind at its two
+/// smaller default settings with half as many configurations again and seeds 101 and 102, 24
+/// landscapes that no default was chosen on), a kind's name (its three default settings) or a
+/// full [`StressSpec`].
 ///
 /// ```
 /// use tunable_search::sim::stress::suite;
@@ -474,6 +476,7 @@ pub const VARIED: [StressKind; 3] = [
 /// assert_eq!(suite("heavy_tail").unwrap().len(), 3);
 /// assert_eq!(suite("all").unwrap().len(), 43);
 /// assert_eq!(suite("varied").unwrap().len(), 24);
+/// assert_eq!(suite("unseen").unwrap().len(), 24);
 /// assert!(suite("heavy").is_err());
 /// ```
 pub fn suite(list: &str) -> Result<Vec<StressSpec>, SimError> {
@@ -499,6 +502,14 @@ pub fn suite(list: &str) -> Result<Vec<StressSpec>, SimError> {
                 for kind in VARIED {
                     for seed in 1..=8usize {
                         let (n, d) = (100 + 110 * seed, 3 + seed % 5);
+                        out.push(format!("{}:n={n}:d={d}:seed={seed}", kind.name()).parse()?);
+                    }
+                }
+            }
+            "unseen" => {
+                for kind in StressKind::ALL {
+                    for (seed, (n, d)) in (101usize..).zip(&kind.default_settings()[..2]) {
+                        let n = n + n / 2;
                         out.push(format!("{}:n={n}:d={d}:seed={seed}", kind.name()).parse()?);
                     }
                 }

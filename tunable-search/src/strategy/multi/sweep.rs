@@ -7,13 +7,14 @@
 //! best configurations of the other parameters, then evaluate them at the other levels.
 //!
 //! [`Sweep`] does both. It holds every trade-off parameter at its highest level (the fastest one)
-//! and runs one single-objective strategy (`member`) over the other parameters there, a space
-//! as many times smaller as there are levels, told a weighted geometric mean of the objectives'
-//! ratios (`ratio.rs`; `weight` is the first objective's). A share of the asks (`share`) sweeps
-//! instead: it evaluates the best configuration found at the held level at its other levels,
-//! spread-out levels first (the lowest, then the middle, ...), so the front's extent comes early. A best is swept once it has stood for `settle` results at
-//! the held level, so that the first, quickly beaten bests cost no sweeps; when the best changes,
-//! the sweep moves to the new one. A configuration that is invalid at a level skips that level.
+//! and runs one single-objective strategy (`member`) over the other parameters there, a space as
+//! many times smaller as there are levels, told a weighted geometric mean of the objectives' ratios
+//! (`ratio.rs`; `weight` is the first objective's). A share of the asks (`share`) sweeps instead:
+//! it evaluates the best configuration found at the held level at its other levels, spread-out
+//! levels first (the lowest, then the middle, ...), so the front's extent comes early. A best is
+//! swept once it has stood for `settle` results at the held level, so that the first, quickly
+//! beaten bests cost no sweeps; when the best changes, the sweep moves to the new one. A
+//! configuration that is invalid at a level skips that level.
 //!
 //! Without trade-off parameters, or with no other parameter of more than one value, the member
 //! searches the whole space alone. Once the member has nothing to propose, every ask sweeps, and

@@ -16,7 +16,7 @@
 //!
 //! `auto` holds for time only ([`build_for`](super::build_for) with
 //! [`Minimized::Time`](super::Minimized::Time)): for energy or power a lower level is often
-//! better, and the member searches every parameter.
+//! better, and `auto` searches every parameter.
 
 use super::held::Held;
 use crate::Space;
@@ -225,6 +225,35 @@ impl Strategy for Hold {
 mod tests {
     use super::*;
     use crate::SpaceBuilder;
+    use crate::strategy::{Minimized, build_for};
+
+    #[test]
+    fn auto_for_anything_but_time_on_a_clock_space_is_the_adjacent_local_search() {
+        let (space, time) = space_and_time();
+        let auto: StrategySpec = "auto".parse().unwrap();
+        let local: StrategySpec = crate::strategy::ADJACENT_ILS.parse().unwrap();
+        let mut a = build_for(&auto, Arc::clone(&space), 4, Minimized::Other).unwrap();
+        let mut b = build(&local, Arc::clone(&space), 4).unwrap();
+        for _ in 0..30 {
+            let (pa, pb) = (a.ask(1), b.ask(1));
+            assert_eq!(pa, pb);
+            let Some(&p) = pa.first() else { break };
+            let told = [Trial {
+                position: p,
+                outcome: Outcome::Value(time(&space, p)),
+            }];
+            a.tell(&told);
+            b.tell(&told);
+        }
+        // For time the same spec holds the clock instead: a different strategy.
+        let mut t = build_for(&auto, Arc::clone(&space), 4, Minimized::Time).unwrap();
+        let first = t.ask(1);
+        assert!(
+            first
+                .iter()
+                .all(|&p| space.values(p)[1].as_f64() == Some(1600.0))
+        );
+    }
 
     /// Tiles 1-8 at clocks 1000-1600 MHz: time = (tile - 5)² + 10, divided by the clock, except
     /// tile 5, throttled at the top clock: still the fastest tile there, and faster at 1500.

@@ -69,14 +69,14 @@ pub trait MultiStrategy: Send {
 pub const MULTI_STRATEGY_NAMES: [&str; 6] = ["auto", "random", "nsga", "scalar", "ehvi", "sweep"];
 
 /// The strategy `auto` stands for, as a spec of [`build_multi`]: [`Sweep`] with its defaults,
-/// iterated local search by adjacent moves ([`sweep::MEMBER`]) over the parameters other than
-/// the clocks with the clocks held, and sweeps of the best configuration's clock levels; without
-/// clock parameters, that search on the first objective. On the clock landscapes the front is one configuration
-/// across the clocks, and what decides how much of it a run finds is finding that configuration
-/// and then its other clock levels. It was chosen among the strategies of
-/// [`MULTI_STRATEGY_NAMES`] and their options by the hypervolume fraction at 25, 50, 100 and 220
-/// evaluations, mean and worst landscape, on the `tile_clock` landscapes and the public energy
-/// caches; the commands and figures are in `docs/notes/energy-and-landscapes.md`.
+/// iterated local search by adjacent moves ([`ADJACENT_ILS`](super::ADJACENT_ILS)) over the
+/// parameters other than the clocks with the clocks held, and sweeps of the best configuration's
+/// clock levels; without clock parameters, that search on the first objective. On the clock
+/// landscapes the front is one configuration across the clocks, and what decides how much of it a
+/// run finds is finding that configuration and then its other clock levels. It was chosen among the
+/// strategies of [`MULTI_STRATEGY_NAMES`] and their options by the hypervolume fraction at 25, 50,
+/// 100 and 220 evaluations, mean and worst landscape, on the `tile_clock` landscapes and the public
+/// energy caches; the commands and figures are in `docs/notes/energy-and-landscapes.md`.
 pub const AUTO_MULTI: &str = "sweep";
 
 /// Builds the multi-objective strategy a spec names, for a space, a number of objectives (at

@@ -29,23 +29,18 @@ use crate::strategy::ensemble::member_seed;
 use crate::strategy::held::Held;
 use crate::strategy::options::{checked, declare_options, probability};
 use crate::strategy::spec::member_spec;
-use crate::strategy::{Outcome, Strategy, StrategyError, StrategySpec, Trial, build};
+use crate::strategy::{ADJACENT_ILS, Outcome, Strategy, StrategyError, StrategySpec, Trial, build};
 use std::sync::Arc;
-
-/// The default `member`: iterated local search by adjacent moves, restarting only after 1,000
-/// perturbations in a row have not improved (never within a tuning's budget).
-pub const MEMBER: &str = "ils:neighbour=adjacent:no_improvement=1000";
 
 declare_options! {
     /// Options of [`Sweep`]; see the [module docs](self).
     #[derive(Clone, Debug, PartialEq)]
     pub struct SweepOptions {
         /// The single-objective strategy over the other parameters (options in brackets). By
-        /// default iterated local search by adjacent moves (the next or previous value of one
-        /// parameter) that does not restart within a tuning's budget: the front's configuration
-        /// of the other parameters lies among the few fastest, whose neighbours are fast too,
-        /// and a restart or a jump to a far value of a tile leaves that neighbourhood.
-        member: StrategySpec = MEMBER.parse().expect("valid default member"),
+        /// default [`ADJACENT_ILS`]: the front's configuration of the other parameters lies
+        /// among the few fastest, whose neighbours are fast too, and a restart or a jump to a
+        /// far value of a tile leaves that neighbourhood.
+        member: StrategySpec = ADJACENT_ILS.parse().expect("valid default member"),
             "member" => |_: &SweepOptions, v: &str| member_spec(v);
         /// The share of asks that sweep the best configuration's levels.
         share: f64 = 0.3, "share" => probability();

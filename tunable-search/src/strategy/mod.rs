@@ -303,9 +303,10 @@ pub enum Minimized {
 
 /// [`build`], for a run that minimizes `minimized`. `auto` on a space with clock or power-limit
 /// parameters and others to search is [`Hold`] around `auto` for [`Minimized::Time`], and
-/// [`ADJACENT_ILS`] over every parameter for [`Minimized::Other`]: on the generated clock
-/// landscapes, minimizing energy, the model-based search `auto` is elsewhere scores 0.457 where
-/// this local search scores 0.525 (`docs/notes/energy-and-landscapes.md` in the repository).
+/// [`ADJACENT_ILS`] over every parameter for [`Minimized::Other`]: on 19 generated clock
+/// landscapes, minimizing energy, the model-based search `auto` is elsewhere scores 0.452 (worst
+/// 0.163) where this local search scores 0.517 (0.299); `docs/notes/energy-and-landscapes.md` in
+/// the repository.
 /// Every other spec is built as [`build`] builds it.
 ///
 /// ```

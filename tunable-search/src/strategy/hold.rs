@@ -3,7 +3,8 @@
 //! Raising a graphics or memory clock or a power limit makes no kernel slower: on a space with
 //! such trade-off parameters (Kernel Tuner's `nvml_gr_clock`, `nvml_mem_clock` and
 //! `nvml_pwr_limit`) the fastest configurations lie at their highest level. For time, [`Hold`]
-//! therefore holds them there and lets one strategy (`member`, by default the one `auto` names)
+//! therefore holds them there and lets one strategy (`member`, by default
+//! [`ADJACENT_ILS`](super::ADJACENT_ILS): the fastest tiles' one-step neighbours are fast too)
 //! search the other parameters: a space as many times smaller as the held parameters have
 //! levels. Where a kernel is throttled at the top level, a lower one can still be
 //! faster: a best configuration that has stood for `settle` results at the held level is
@@ -16,13 +17,15 @@
 //!
 //! `auto` holds for time only ([`build_for`](super::build_for) with
 //! [`Minimized::Time`](super::Minimized::Time)): for energy or power a lower level is often
-//! better, and `auto` searches every parameter.
+//! better, and `auto` runs the same local search over every parameter.
 
 use super::held::Held;
 use crate::Space;
 use crate::strategy::options::{at_least, declare_options};
 use crate::strategy::spec::member_spec;
-use crate::strategy::{Memo, Outcome, Strategy, StrategyError, StrategySpec, Trial, build};
+use crate::strategy::{
+    ADJACENT_ILS, Memo, Outcome, Strategy, StrategyError, StrategySpec, Trial, build,
+};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -33,7 +36,7 @@ declare_options! {
     #[derive(Clone, Debug, PartialEq)]
     pub struct HoldOptions {
         /// The strategy over the other parameters (options in brackets).
-        member: StrategySpec = "auto".parse().expect("valid default member"),
+        member: StrategySpec = ADJACENT_ILS.parse().expect("valid default member"),
             "member" => |_: &HoldOptions, v: &str| member_spec(v);
         /// Results at the held level the best must have stood before it is measured one level
         /// lower (0: never).
@@ -228,7 +231,7 @@ mod tests {
     use crate::strategy::{Minimized, build_for};
 
     #[test]
-    fn auto_for_anything_but_time_on_a_clock_space_is_the_adjacent_local_search() {
+    fn auto_on_a_clock_space_is_the_adjacent_local_search_held_for_time_only() {
         let (space, time) = space_and_time();
         let auto: StrategySpec = "auto".parse().unwrap();
         let local: StrategySpec = crate::strategy::ADJACENT_ILS.parse().unwrap();
@@ -245,14 +248,26 @@ mod tests {
             a.tell(&told);
             b.tell(&told);
         }
-        // For time the same spec holds the clock instead: a different strategy.
+        // For time the same local search runs with the clock held at its top level.
+        let held: StrategySpec = format!("hold:member=[{}]", crate::strategy::ADJACENT_ILS)
+            .parse()
+            .unwrap();
         let mut t = build_for(&auto, Arc::clone(&space), 4, Minimized::Time).unwrap();
-        let first = t.ask(1);
-        assert!(
-            first
-                .iter()
-                .all(|&p| space.values(p)[1].as_f64() == Some(1600.0))
-        );
+        let mut h = build(&held, Arc::clone(&space), 4).unwrap();
+        for i in 0..30 {
+            let (pt, ph) = (t.ask(1), h.ask(1));
+            assert_eq!(pt, ph);
+            let Some(&p) = pt.first() else { break };
+            if i < 5 {
+                assert_eq!(space.values(p)[1].as_f64(), Some(1600.0));
+            }
+            let told = [Trial {
+                position: p,
+                outcome: Outcome::Value(time(&space, p)),
+            }];
+            t.tell(&told);
+            h.tell(&told);
+        }
     }
 
     /// Tiles 1-8 at clocks 1000-1600 MHz: time = (tile - 5)² + 10, divided by the clock, except
@@ -353,7 +368,7 @@ mod tests {
             (v[0].as_f64().unwrap() - 7.0).abs() + (v[1].as_f64().unwrap() - 3.0).powi(2)
         };
         let mut hold = Hold::new(Arc::clone(&space), HoldOptions::default(), 5).unwrap();
-        let mut member = build(&"auto".parse().unwrap(), Arc::clone(&space), 5).unwrap();
+        let mut member = build(&ADJACENT_ILS.parse().unwrap(), Arc::clone(&space), 5).unwrap();
         for _ in 0..30 {
             let (a, b) = (hold.ask(1), member.ask(1));
             assert_eq!(a, b);

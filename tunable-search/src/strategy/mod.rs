@@ -21,8 +21,8 @@
 //! the runtime's tuner are built on it.
 //!
 //! Strategies are named on the command line as `name[:key=value]...`; see [`StrategySpec`] and
-//! [`build`] ([`build_for`] when the objective is known: on a space with clocks, `auto` holds
-//! them for time and searches them by local moves for anything else).
+//! [`build`] ([`build_for`] when the objective is known: on a space with clocks, `auto` is a
+//! local search, with the clocks held for time).
 //!
 //! ## How the strategies are built
 //! The iterative strategies (random search, the genetic algorithm, differential evolution, PSO,
@@ -229,8 +229,8 @@ impl AutoPreset {
 /// Gaussian process of the logarithm of the run time, polishing rounds, a feasibility model),
 /// an initial sample drawn in proportion and the safeguards of [`AutoPreset`], for kernels whose
 /// landscape is unlike anything it was chosen on. On a space with clock or power-limit
-/// parameters, a run for time holds those at their highest level around it ([`Hold`]), and a run
-/// for anything else is [`ADJACENT_ILS`] ([`build_for`]).
+/// parameters it is [`ADJACENT_ILS`] instead ([`build_for`]): with the clocks held at their
+/// highest level for time ([`Hold`]), over every parameter for anything else.
 ///
 /// It was chosen on the shared Kernel Tuner caches and the generated stress landscapes of
 /// [`crate::sim::stress`], at every budget, by leave-one-family-out selection; the procedure,
@@ -286,7 +286,8 @@ pub const STRATEGY_NAMES: [&str; 14] = [
 /// does not restart within a tuning's budget (after 1,000 perturbations in a row without
 /// improvement). On a space of clocks and tiles the best configurations' one-value neighbours
 /// are good too, and a restart or a jump to a far value leaves them: it is `auto` on such a
-/// space for anything but time ([`build_for`]), and the member of the multi-objective `auto`
+/// space ([`build_for`]: over the other parameters with the clocks held for time, over every
+/// parameter for anything else), and the member of the multi-objective `auto`
 /// ([`multi::sweep`]).
 pub const ADJACENT_ILS: &str = "ils:neighbour=adjacent:no_improvement=1000";
 
@@ -294,7 +295,7 @@ pub const ADJACENT_ILS: &str = "ils:neighbour=adjacent:no_improvement=1000";
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Minimized {
     /// Run time: raising a clock or power limit never makes it worse, so `auto` holds those at
-    /// their highest level ([`Hold`]).
+    /// their highest level ([`Hold`]) while [`ADJACENT_ILS`] searches the rest.
     Time,
     /// Anything else (energy, power, a metric): its best clock is often a middle one, and `auto`
     /// searches every parameter, clocks included ([`ADJACENT_ILS`] where there are clocks).
@@ -302,11 +303,11 @@ pub enum Minimized {
 }
 
 /// [`build`], for a run that minimizes `minimized`. `auto` on a space with clock or power-limit
-/// parameters and others to search is [`Hold`] around `auto` for [`Minimized::Time`], and
-/// [`ADJACENT_ILS`] over every parameter for [`Minimized::Other`]: on 19 generated clock
-/// landscapes, minimizing energy, the model-based search `auto` is elsewhere scores 0.452 (worst
-/// 0.163) where this local search scores 0.517 (0.299); `docs/notes/energy-and-landscapes.md` in
-/// the repository.
+/// parameters and others to search is [`ADJACENT_ILS`]: for [`Minimized::Time`] inside [`Hold`]
+/// (the clocks held at their highest level), for [`Minimized::Other`] over every parameter. On
+/// 19 generated clock landscapes it scores 0.705 (worst 0.522) for time where the model-based
+/// search `auto` is elsewhere, held, scores 0.574 (0.278), and 0.517 (0.299) for energy against
+/// 0.452 (0.163); `docs/notes/energy-and-landscapes.md` in the repository.
 /// Every other spec is built as [`build`] builds it.
 ///
 /// ```

@@ -4,7 +4,7 @@
 //! such trade-off parameters (Kernel Tuner's `nvml_gr_clock`, `nvml_mem_clock` and
 //! `nvml_pwr_limit`) the fastest configurations lie at their highest level. For time, [`Hold`]
 //! therefore holds them there and lets one strategy (`member`, by default
-//! [`ADJACENT_ILS`](super::ADJACENT_ILS): the fastest tiles' one-step neighbours are fast too)
+//! [`ADJACENT_ILS`]: the fastest tiles' one-step neighbours are fast too)
 //! search the other parameters: a space as many times smaller as the held parameters have
 //! levels. Where a kernel is throttled at the top level, a lower one can still be
 //! faster: a best configuration that has stood for `settle` results at the held level is

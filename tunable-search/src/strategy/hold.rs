@@ -235,39 +235,44 @@ mod tests {
         let (space, time) = space_and_time();
         let auto: StrategySpec = "auto".parse().unwrap();
         let local: StrategySpec = crate::strategy::ADJACENT_ILS.parse().unwrap();
-        let mut a = build_for(&auto, Arc::clone(&space), 4, Minimized::Other).unwrap();
-        let mut b = build(&local, Arc::clone(&space), 4).unwrap();
-        for _ in 0..30 {
+        let a = build_for(&auto, Arc::clone(&space), 4, Minimized::Other).unwrap();
+        let b = build(&local, Arc::clone(&space), 4).unwrap();
+        in_lockstep(a, b, &space, &time, 30);
+        // For time the same local search runs with the clock held at its top level.
+        let held: StrategySpec = format!("hold:member=[{}]", crate::strategy::ADJACENT_ILS)
+            .parse()
+            .unwrap();
+        let t = build_for(&auto, Arc::clone(&space), 4, Minimized::Time).unwrap();
+        let h = build(&held, Arc::clone(&space), 4).unwrap();
+        let asked = in_lockstep(t, h, &space, &time, 30);
+        for &p in &asked[..5] {
+            assert_eq!(space.values(p)[1].as_f64(), Some(1600.0));
+        }
+    }
+
+    /// Asks `a` and `b` one position at a time, `n` times or until they stop, asserting that
+    /// they ask the same, and tells both `time` of it; the positions asked.
+    fn in_lockstep(
+        mut a: Box<dyn Strategy>,
+        mut b: Box<dyn Strategy>,
+        space: &Space,
+        time: &dyn Fn(&Space, usize) -> f64,
+        n: usize,
+    ) -> Vec<usize> {
+        let mut asked = Vec::new();
+        for _ in 0..n {
             let (pa, pb) = (a.ask(1), b.ask(1));
             assert_eq!(pa, pb);
             let Some(&p) = pa.first() else { break };
             let told = [Trial {
                 position: p,
-                outcome: Outcome::Value(time(&space, p)),
+                outcome: Outcome::Value(time(space, p)),
             }];
             a.tell(&told);
             b.tell(&told);
+            asked.push(p);
         }
-        // For time the same local search runs with the clock held at its top level.
-        let held: StrategySpec = format!("hold:member=[{}]", crate::strategy::ADJACENT_ILS)
-            .parse()
-            .unwrap();
-        let mut t = build_for(&auto, Arc::clone(&space), 4, Minimized::Time).unwrap();
-        let mut h = build(&held, Arc::clone(&space), 4).unwrap();
-        for i in 0..30 {
-            let (pt, ph) = (t.ask(1), h.ask(1));
-            assert_eq!(pt, ph);
-            let Some(&p) = pt.first() else { break };
-            if i < 5 {
-                assert_eq!(space.values(p)[1].as_f64(), Some(1600.0));
-            }
-            let told = [Trial {
-                position: p,
-                outcome: Outcome::Value(time(&space, p)),
-            }];
-            t.tell(&told);
-            h.tell(&told);
-        }
+        asked
     }
 
     /// Tiles 1-8 at clocks 1000-1600 MHz: time = (tile - 5)² + 10, divided by the clock, except
@@ -367,17 +372,8 @@ mod tests {
             let v = s.values(p);
             (v[0].as_f64().unwrap() - 7.0).abs() + (v[1].as_f64().unwrap() - 3.0).powi(2)
         };
-        let mut hold = Hold::new(Arc::clone(&space), HoldOptions::default(), 5).unwrap();
-        let mut member = build(&ADJACENT_ILS.parse().unwrap(), Arc::clone(&space), 5).unwrap();
-        for _ in 0..30 {
-            let (a, b) = (hold.ask(1), member.ask(1));
-            assert_eq!(a, b);
-            let t = [Trial {
-                position: a[0],
-                outcome: Outcome::Value(time(&space, a[0])),
-            }];
-            hold.tell(&t);
-            member.tell(&t);
-        }
+        let hold = Box::new(Hold::new(Arc::clone(&space), HoldOptions::default(), 5).unwrap());
+        let member = build(&ADJACENT_ILS.parse().unwrap(), Arc::clone(&space), 5).unwrap();
+        assert_eq!(in_lockstep(hold, member, &space, &time, 30).len(), 30);
     }
 }

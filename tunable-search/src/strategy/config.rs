@@ -48,6 +48,9 @@ impl Config {
     pub(super) fn moved(&self, m: Move) -> Self {
         let mut indices = self.indices.clone();
         indices[usize::from(m.param)] = m.value;
+        if let Some((p, v)) = m.also {
+            indices[usize::from(p)] = v;
+        }
         Config {
             indices,
             position: m.position,

@@ -4,7 +4,7 @@
 //! such trade-off parameters (Kernel Tuner's `nvml_gr_clock`, `nvml_mem_clock` and
 //! `nvml_pwr_limit`) the fastest configurations lie at their highest level. For time, [`Hold`]
 //! therefore holds them there and lets one strategy (`member`, by default
-//! [`ADJACENT_ILS`]: the fastest tiles' one-step neighbours are fast too)
+//! [`DIAGONAL_ILS`]: the fastest tiles' one-step neighbours are fast too)
 //! search the other parameters: a space as many times smaller as the held parameters have
 //! levels. Where a kernel is throttled at the top level, a lower one can still be
 //! faster: a best configuration that has stood for `settle` results at the held level is
@@ -24,7 +24,7 @@ use crate::Space;
 use crate::strategy::options::{at_least, declare_options};
 use crate::strategy::spec::member_spec;
 use crate::strategy::{
-    ADJACENT_ILS, Memo, Outcome, Strategy, StrategyError, StrategySpec, Trial, build,
+    DIAGONAL_ILS, Memo, Outcome, Strategy, StrategyError, StrategySpec, Trial, build,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -36,7 +36,7 @@ declare_options! {
     #[derive(Clone, Debug, PartialEq)]
     pub struct HoldOptions {
         /// The strategy over the other parameters (options in brackets).
-        member: StrategySpec = ADJACENT_ILS.parse().expect("valid default member"),
+        member: StrategySpec = DIAGONAL_ILS.parse().expect("valid default member"),
             "member" => |_: &HoldOptions, v: &str| member_spec(v);
         /// Results at the held level the best must have stood before it is measured one level
         /// lower (0: never).
@@ -231,17 +231,15 @@ mod tests {
     use crate::strategy::{Minimized, build_for};
 
     #[test]
-    fn auto_on_a_clock_space_is_the_adjacent_local_search_held_for_time_only() {
+    fn auto_on_a_clock_space_is_the_diagonal_local_search_held_for_time_only() {
         let (space, time) = space_and_time();
         let auto: StrategySpec = "auto".parse().unwrap();
-        let local: StrategySpec = crate::strategy::ADJACENT_ILS.parse().unwrap();
+        let local: StrategySpec = DIAGONAL_ILS.parse().unwrap();
         let a = build_for(&auto, Arc::clone(&space), 4, Minimized::Other).unwrap();
         let b = build(&local, Arc::clone(&space), 4).unwrap();
         in_lockstep(a, b, &space, &time, 30);
         // For time the same local search runs with the clock held at its top level.
-        let held: StrategySpec = format!("hold:member=[{}]", crate::strategy::ADJACENT_ILS)
-            .parse()
-            .unwrap();
+        let held: StrategySpec = format!("hold:member=[{}]", DIAGONAL_ILS).parse().unwrap();
         let t = build_for(&auto, Arc::clone(&space), 4, Minimized::Time).unwrap();
         let h = build(&held, Arc::clone(&space), 4).unwrap();
         let asked = in_lockstep(t, h, &space, &time, 30);
@@ -373,7 +371,7 @@ mod tests {
             (v[0].as_f64().unwrap() - 7.0).abs() + (v[1].as_f64().unwrap() - 3.0).powi(2)
         };
         let hold = Box::new(Hold::new(Arc::clone(&space), HoldOptions::default(), 5).unwrap());
-        let member = build(&ADJACENT_ILS.parse().unwrap(), Arc::clone(&space), 5).unwrap();
+        let member = build(&DIAGONAL_ILS.parse().unwrap(), Arc::clone(&space), 5).unwrap();
         assert_eq!(in_lockstep(hold, member, &space, &time, 30).len(), 30);
     }
 }

@@ -5,13 +5,14 @@
 //! configurations, so it never spends a move on a configuration that cannot be compiled.
 //!
 //! A *move* changes one parameter ([`Neighbour`], shared with simulated annealing): to any other
-//! value (`hamming`, Kernel Tuner's
-//! choice for its hill climbers), to the nearest previous or next value that gives a valid
-//! configuration (`adjacent`), or to any other value with the adjacent moves tried first (`mixed`,
-//! the default: small steps first, but a local optimum is one for the whole Hamming
-//! neighbourhood). Within those groups the order is random. The climber tries the neighbours of
-//! the current configuration in that order and moves to the first one that is better
-//! (`improvement=first`), or looks at all of them and moves to the best (`improvement=best`).
+//! value (`hamming`, Kernel Tuner's choice for its hill climbers), to the nearest previous or next
+//! value that gives a valid configuration (`adjacent`), or to any other value with the adjacent
+//! moves tried first (`mixed`, the default: small steps first, but a local optimum is one for the
+//! whole Hamming neighbourhood). With `diagonal` the adjacent moves come first, then moves of two
+//! parameters at once, each to its previous or next value. Within those groups the order is
+//! random. The climber tries the neighbours of the current configuration in that order and moves
+//! to the first one that is better (`improvement=first`), or looks at all of them and moves to
+//! the best (`improvement=best`).
 //! Neighbours that are already known cost nothing: their results come from the strategy's
 //! [`Memo`](super::Memo), so a known better neighbour is moved to at once. When no neighbour is
 //! better, the climber stands on a *local optimum*:
@@ -102,11 +103,12 @@ declare_options! {
     pub struct LocalSearchOptions {
         /// Iterated local search (`ils`) if true, multi-start (`mls`) if false: set by the name.
         iterated: bool = false;
-        /// The moves: `hamming`, `adjacent` or `mixed`, see [`Neighbour`].
+        /// The moves: `hamming`, `adjacent`, `mixed` or `diagonal`, see [`Neighbour`].
         neighbour: Neighbour = Neighbour::Mixed, "neighbour" => choice(&[
             ("hamming", Neighbour::Hamming),
             ("adjacent", Neighbour::Adjacent),
             ("mixed", Neighbour::Mixed),
+            ("diagonal", Neighbour::Diagonal),
         ]);
         /// First or best improvement: `first` or `best`, see [`Improvement`].
         improvement: Improvement = Improvement::First, "improvement" => choice(&[
@@ -243,8 +245,10 @@ impl Walker for LocalSearchAlgorithm {
             &mut nbrs,
         );
         nbrs.shuffle(search.rng());
-        if self.opts.neighbour == Neighbour::Mixed {
-            adjacent_first(&c.indices, &mut nbrs);
+        match self.opts.neighbour {
+            Neighbour::Mixed => adjacent_first(&c.indices, &mut nbrs),
+            Neighbour::Diagonal => nbrs.sort_by_key(|m| m.also.is_some()),
+            Neighbour::Hamming | Neighbour::Adjacent => {}
         }
         self.nbrs = nbrs;
     }
@@ -276,7 +280,12 @@ impl LocalSearchAlgorithm {
             self.stale = 0;
             return;
         }
-        // Perturb: random moves, each on a parameter not moved yet.
+        // Perturb: random moves, each on a parameter not moved yet (one parameter a move: the
+        // diagonal rule perturbs by adjacent moves).
+        let rule = match self.opts.neighbour {
+            Neighbour::Diagonal => Neighbour::Adjacent,
+            rule => rule,
+        };
         let mut c = self.home.as_ref().expect("set above").0.clone();
         let mut moved: Vec<u16> = Vec::with_capacity(self.opts.perturbation);
         let mut m = Vec::new();
@@ -284,7 +293,7 @@ impl LocalSearchAlgorithm {
             moves(
                 search.space(),
                 &c.indices,
-                self.opts.neighbour,
+                rule,
                 self.opts.constraint_aware,
                 &mut m,
             );
@@ -329,5 +338,46 @@ mod tests {
             let g = s.indices(p);
             assert_eq!(hamming(&g, &start), 1, "a neighbour of the start");
         }
+    }
+
+    /// A ridge along `a == b` that falls towards (11, 11): every point of the ridge is a local
+    /// optimum of one-parameter steps, and only a step of both parameters at once follows it.
+    #[test]
+    fn diagonal_moves_follow_a_ridge_that_one_parameter_steps_cannot() {
+        let space = Arc::new(
+            crate::SpaceBuilder::new()
+                .param("a", 0..12)
+                .param("b", 0..12)
+                .build()
+                .unwrap(),
+        );
+        let cost = |p: usize| {
+            let i = space.indices(p);
+            let (a, b) = (f64::from(i[0]), f64::from(i[1]));
+            100.0 * (a - b).abs() + 30.0 - a - b
+        };
+        let found = |neighbour: &str| {
+            (0..20)
+                .filter(|&seed| {
+                    let spec = format!("mls:neighbour={neighbour}:sample=1")
+                        .parse()
+                        .unwrap();
+                    let mut s = crate::strategy::build(&spec, Arc::clone(&space), seed).unwrap();
+                    let run = crate::strategy::drive(s.as_mut(), 50, 1, |p| {
+                        crate::strategy::Outcome::Value(cost(p))
+                    });
+                    run.trials.iter().any(|t| cost(t.position) == 8.0)
+                })
+                .count()
+        };
+        let (diagonal, adjacent) = (found("diagonal"), found("adjacent"));
+        assert_eq!(
+            diagonal, 20,
+            "every run climbs the ridge to its end in 50 evaluations"
+        );
+        assert!(
+            adjacent < 10,
+            "one-parameter steps stop on the ridge: {adjacent} of 20"
+        );
     }
 }

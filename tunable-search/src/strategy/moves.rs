@@ -1,15 +1,16 @@
 //! # Moves
 //!
-//! The one-parameter moves of the local strategies (local search and simulated annealing),
-//! constraint-aware as in Willemsen et al., "Constraint-aware Optimization in Auto-Tuning"
-//! (Section IV-A): from a configuration, a *move* changes one
-//! parameter, either to any other value (a Hamming move) or to the nearest previous or next value
-//! that gives a valid configuration (an adjacent move). Without constraint awareness the moves
-//! range over the Cartesian product and may leave the space.
+//! The moves of the local strategies (local search and simulated annealing), constraint-aware as
+//! in Willemsen et al., "Constraint-aware Optimization in Auto-Tuning" (Section IV-A): from a
+//! configuration, a *move* changes one parameter, either to any other value (a Hamming move) or to
+//! the nearest previous or next value that gives a valid configuration (an adjacent move); a
+//! *diagonal* move changes two parameters at once, each by one value. Without constraint awareness
+//! the moves range over the Cartesian product and may leave the space.
 
 use crate::Space;
+use crate::clock::Knob;
 
-/// Which configurations are one move away (always exactly one parameter changes).
+/// Which configurations are one move away.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Neighbour {
     /// Any other value of one parameter (the paper's Hamming neighbours).
@@ -20,13 +21,23 @@ pub enum Neighbour {
     /// The Hamming moves, the adjacent ones tried first (local search; in simulated annealing
     /// the `hamming` option mixes the two kinds instead).
     Mixed,
+    /// The adjacent moves, then the diagonal ones: two parameters at once, each to its previous
+    /// or next value (one step exactly), where that gives a valid configuration. Clock and
+    /// power-limit parameters ([`Knob::NAMES`](crate::clock::Knob::NAMES)) take no part in a
+    /// diagonal move: a clock scales every configuration alike, so a pair with it gains what its
+    /// two steps gain apart. Local search tries the diagonal moves only where no adjacent one is
+    /// better, which is where two interacting parameters (a tile's two extents, a block size and
+    /// the work per thread) must move together.
+    Diagonal,
 }
 
-/// One move: parameter `param` takes value index `value`, which gives `position`.
+/// One move: parameter `param` takes value index `value` (and, for a diagonal move, the
+/// parameter and value index in `also`), which gives `position`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Move {
     pub(super) param: u16,
     pub(super) value: u16,
+    pub(super) also: Option<(u16, u16)>,
     pub(super) position: Option<usize>,
 }
 
@@ -53,6 +64,7 @@ pub(super) fn moves(
                 out.push(Move {
                     param: p as u16,
                     value: j,
+                    also: None,
                     position,
                 });
             }
@@ -64,7 +76,7 @@ pub(super) fn moves(
                     consider(j, &mut cand);
                 }
             }
-            Neighbour::Adjacent => {
+            Neighbour::Adjacent | Neighbour::Diagonal => {
                 for j in (0..g).rev() {
                     if consider(j, &mut cand) {
                         break;
@@ -78,6 +90,50 @@ pub(super) fn moves(
             }
         }
         cand[p] = g;
+    }
+    if rule == Neighbour::Diagonal {
+        diagonal(space, indices, constraint_aware, out);
+    }
+}
+
+/// Appends the diagonal moves from `indices`: every pair of parameters other than clocks, each
+/// one value up or down.
+fn diagonal(space: &Space, indices: &[u16], constraint_aware: bool, out: &mut Vec<Move>) {
+    let params = space.params();
+    let sizes: Vec<u16> = params.iter().map(|p| p.values().len() as u16).collect();
+    let paired: Vec<usize> = (0..params.len())
+        .filter(|&p| Knob::of_name(params[p].name()).is_none())
+        .collect();
+    let step = |p: usize, up: bool| {
+        let g = indices[p];
+        if up {
+            (g + 1 < sizes[p]).then_some(g + 1)
+        } else {
+            g.checked_sub(1)
+        }
+    };
+    let mut cand = indices.to_vec();
+    for (i, &p) in paired.iter().enumerate() {
+        for &q in &paired[i + 1..] {
+            for (up_p, up_q) in [(false, false), (false, true), (true, false), (true, true)] {
+                let (Some(a), Some(b)) = (step(p, up_p), step(q, up_q)) else {
+                    continue;
+                };
+                cand[p] = a;
+                cand[q] = b;
+                let position = space.position(&cand);
+                if position.is_some() || !constraint_aware {
+                    out.push(Move {
+                        param: p as u16,
+                        value: a,
+                        also: Some((q as u16, b)),
+                        position,
+                    });
+                }
+                cand[p] = indices[p];
+                cand[q] = indices[q];
+            }
+        }
     }
 }
 
@@ -161,6 +217,51 @@ mod tests {
             let mut head: Vec<Move> = m[..adj.len()].to_vec();
             head.sort_by_key(|x| (x.param, x.value));
             assert_eq!(head, adj);
+            // Diagonal: the adjacent moves, then two parameters one value each, where valid.
+            moves(&s, &g, Neighbour::Diagonal, true, &mut m);
+            assert_eq!(m[..adj.len()], adj[..]);
+            let mut pairs = 0;
+            for p in 0..3 {
+                for q in p + 1..3 {
+                    for (a, b) in [(-1, -1), (-1, 1), (1, -1), (1, 1)] {
+                        let mut c: Vec<i32> = g.iter().map(|&i| i32::from(i)).collect();
+                        c[p] += a;
+                        c[q] += b;
+                        let c: Option<Vec<u16>> =
+                            c.iter().map(|&i| u16::try_from(i).ok()).collect();
+                        pairs += usize::from(c.is_some_and(|c| s.contains(&c)));
+                    }
+                }
+            }
+            assert_eq!(m.len(), adj.len() + pairs, "{g:?}");
+            for x in &m[adj.len()..] {
+                let (q, w) = x.also.expect("a diagonal move");
+                assert!(x.param < q);
+                assert_eq!(x.value.abs_diff(g[usize::from(x.param)]), 1);
+                assert_eq!(w.abs_diff(g[usize::from(q)]), 1);
+                assert_eq!(
+                    x.position,
+                    s.position(&Config::at(&s, pos).moved(*x).indices)
+                );
+            }
         }
+    }
+
+    #[test]
+    fn a_clock_takes_no_part_in_a_diagonal_move() {
+        let s = SpaceBuilder::new()
+            .param("x", 0..4)
+            .param("nvml_gr_clock", [1200, 1500, 1800])
+            .param("y", 0..4)
+            .build()
+            .unwrap();
+        let mut m = Vec::new();
+        moves(&s, &[1, 1, 1], Neighbour::Diagonal, true, &mut m);
+        assert_eq!(m.iter().filter(|x| x.also.is_none()).count(), 6);
+        let diagonal: Vec<(u16, u16)> = m
+            .iter()
+            .filter_map(|x| x.also.map(|(q, _)| (x.param, q)))
+            .collect();
+        assert_eq!(diagonal, vec![(0, 2); 4]);
     }
 }

@@ -23,11 +23,11 @@ pub enum Neighbour {
     Mixed,
     /// The adjacent moves, then the diagonal ones: two parameters at once, each to its previous
     /// or next value (one step exactly), where that gives a valid configuration. Clock and
-    /// power-limit parameters ([`Knob::NAMES`](crate::clock::Knob::NAMES)) take no part in a
-    /// diagonal move: a clock scales every configuration alike, so a pair with it gains what its
-    /// two steps gain apart. Local search tries the diagonal moves only where no adjacent one is
-    /// better, which is where two interacting parameters (a tile's two extents, a block size and
-    /// the work per thread) must move together.
+    /// power-limit parameters ([`Knob::NAMES`]) take no part in a diagonal move: a clock scales
+    /// every configuration alike, so a pair with it gains what its two steps gain apart. Local
+    /// search tries the diagonal moves after the adjacent ones, so with first improvement only
+    /// where no adjacent move is better: where two interacting parameters (a tile's two extents,
+    /// a block size and the work per thread) must move together.
     Diagonal,
 }
 

@@ -116,7 +116,7 @@ fn bad_values_are_errors_that_name_the_option() {
         "ils:perturbation=0",
         "ils:sample=0",
         "ils:accept_worse=1.5",
-        "ils:neighbour=diagonal",
+        "ils:neighbour=knight",
         "ils:improvement=some",
         "ensemble:weights=0+1",
         "ensemble:members=[]",

@@ -312,10 +312,10 @@ pub enum Minimized {
 /// [`build`], for a run that minimizes `minimized`. `auto` on a space with clock or power-limit
 /// parameters and others to search is [`DIAGONAL_ILS`]: for [`Minimized::Time`] inside [`Hold`]
 /// (the clocks held at their highest level), for [`Minimized::Other`] over every parameter. On
-/// 27 generated clock landscapes, 35 runs with seeds 1 and 1001, it scores 0.734 and 0.747 for
-/// time, against 0.719 and 0.727 with one-parameter moves ([`ADJACENT_ILS`]) and 0.574 (19 of
-/// the landscapes, seed 1) for the model-based search `auto` is elsewhere, held; for energy 0.536
-/// and 0.571 against 0.515 and 0.509, and 0.452 (19, seed 1).
+/// 35 generated clock landscapes, 35 runs for each of four seeds, its cut-off means are
+/// 0.721-0.747 for time and 0.529-0.573 for energy, against 0.714-0.742 and 0.519-0.542 with
+/// one-parameter moves ([`ADJACENT_ILS`]); the model-based search `auto` is elsewhere scores
+/// 0.574 (held) and 0.452 on 19 of them.
 /// `docs/notes/energy-and-landscapes.md` in the repository has the commands.
 /// Every other spec is built as [`build`] builds it.
 ///

@@ -126,7 +126,7 @@ pub use hold::{Hold, HoldOptions};
 pub use iterative::{Algorithm, FALLBACK, Iterative, Stall, Step};
 pub use local_search::{Improvement, LocalSearch, LocalSearchAlgorithm, LocalSearchOptions};
 pub use memo::Memo;
-pub use moves::Neighbour;
+pub use moves::{Neighbour, neighbours};
 pub use multi::{AUTO_MULTI, MULTI_STRATEGY_NAMES, MultiStrategy, MultiTrial, build_multi};
 pub use portfolio::{OnlinePortfolio, OnlinePortfolioOptions};
 pub use pso::{Pso, PsoAlgorithm, PsoOptions};

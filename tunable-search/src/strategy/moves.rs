@@ -96,6 +96,22 @@ pub(super) fn moves(
     }
 }
 
+/// The positions of the valid configurations one move away from `indices` under `rule`, the
+/// moves local search makes (constraint-aware), in parameter order.
+///
+/// ```
+/// use tunable_search::SpaceBuilder;
+/// use tunable_search::strategy::{Neighbour, neighbours};
+/// let s = SpaceBuilder::new().param("a", 0..3).param("b", 0..3).build().unwrap();
+/// assert_eq!(neighbours(&s, &[1, 1], Neighbour::Adjacent).len(), 4);
+/// assert_eq!(neighbours(&s, &[1, 1], Neighbour::Diagonal).len(), 8);
+/// ```
+pub fn neighbours(space: &Space, indices: &[u16], rule: Neighbour) -> Vec<usize> {
+    let mut out = Vec::new();
+    moves(space, indices, rule, true, &mut out);
+    out.iter().filter_map(|m| m.position).collect()
+}
+
 /// Appends the diagonal moves from `indices`: every pair of parameters other than clocks, each
 /// one value up or down.
 fn diagonal(space: &Space, indices: &[u16], constraint_aware: bool, out: &mut Vec<Move>) {

@@ -312,11 +312,9 @@ pub enum Minimized {
 /// [`build`], for a run that minimizes `minimized`. `auto` on a space with clock or power-limit
 /// parameters and others to search is [`DIAGONAL_ILS`]: for [`Minimized::Time`] inside [`Hold`]
 /// (the clocks held at their highest level), for [`Minimized::Other`] over every parameter. On
-/// 35 generated clock landscapes, 35 runs for each of four seeds, its cut-off means are
-/// 0.721-0.747 for time and 0.529-0.573 for energy, against 0.714-0.742 and 0.519-0.542 with
-/// one-parameter moves ([`ADJACENT_ILS`]); the model-based search `auto` is elsewhere scores
-/// 0.574 (held) and 0.452 on 19 of them.
-/// `docs/notes/energy-and-landscapes.md` in the repository has the commands.
+/// generated clock landscapes it scores above one-parameter moves ([`ADJACENT_ILS`]) and well
+/// above the model-based search `auto` is elsewhere, for time and for energy; the figures and
+/// their commands are in `docs/results.md`, "Clock spaces: time and energy".
 /// Every other spec is built as [`build`] builds it.
 ///
 /// ```

@@ -100,7 +100,8 @@ pub(crate) struct BenchArgs {
     /// `unseen` (every kind at two seeded settings no default was chosen on), a kind
     /// (`flat_periodic`, `heavy_tail`, `plateau`, `needle`, `near_optimal`, `noisy`, `failing`,
     /// `required`, `cliffs`, `pinpoint`, `tile_clock`, `levels`: its three default settings) or
-    /// `kind:n=SIZE:d=DIMS[:seed=S][:noise=E][:fail=F]`.
+    /// `kind:n=SIZE:d=DIMS[:seed=S][:noise=E][:fail=F]`, or `kind:space=FILE[:seed=S]...` over a
+    /// real kernel's space (a spaces JSON or T1 file).
     #[arg(long, value_parser = parse_stress)]
     stress: Vec<Vec<StressSpec>>,
     /// Grid points per axis of the synthetic functions.

@@ -560,3 +560,81 @@ fn levels_are_small_with_many_levels_and_a_required_level() {
         assert!(required, "{text}: no required level");
     }
 }
+
+/// A small spaces JSON of the kinds of parameters real kernels have (a block size, an unroll
+/// factor with 0, a tile of powers of two, a switch, a string choice) under a constraint,
+/// written where integration tests may write.
+fn space_file() -> std::path::PathBuf {
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("laid_over.json");
+    let text = r#"{
+        "tune_params": {
+            "block_size_x": [32, 64, 96, 128, 160, 192, 224, 256],
+            "loop_unroll": [0, 1, 2, 4, 8],
+            "tile": [1, 2, 4, 8],
+            "use_shared": [0, 1],
+            "layout": ["row", "col", "tiled"]
+        },
+        "restrictions": ["block_size_x * tile <= 1024"]
+    }"#;
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn a_kind_laid_over_a_given_space_keeps_that_space() {
+    let path = space_file();
+    let given = tunable_search::space::load::load(&path)
+        .unwrap()
+        .builder
+        .build()
+        .unwrap();
+    for kind in StressKind::ALL {
+        if kind == StressKind::TileClock {
+            continue;
+        }
+        let text = format!("{kind}:space={}:seed=3", path.display());
+        let spec: StressSpec = text.parse().unwrap();
+        assert_eq!(spec.to_string(), text);
+        assert_eq!(spec.stem(), format!("{kind}_On_laid_over_S3"));
+        let land = Landscape::build(&spec).unwrap();
+        let space = land.replay().space();
+        // The given space's parameters, values and constraints, configuration for
+        // configuration.
+        assert_eq!(space.len(), given.len(), "{kind}");
+        for (a, b) in space.params().iter().zip(given.params()) {
+            assert_eq!((a.name(), a.values()), (b.name(), b.values()));
+        }
+        assert_eq!(space.constraints(), given.constraints());
+        // The generator's optimum is the brute-force one, and the landscape is seeded.
+        let brute = land
+            .replay()
+            .values()
+            .iter()
+            .flatten()
+            .copied()
+            .fold(f64::INFINITY, f64::min);
+        assert_eq!(land.optimum(), brute, "{kind}");
+        let again = Landscape::build(&spec).unwrap();
+        assert_eq!(land.replay().values(), again.replay().values(), "{kind}");
+        let other = Landscape::build(&StressSpec {
+            seed: Some(4),
+            ..spec.clone()
+        })
+        .unwrap();
+        assert_ne!(land.replay().values(), other.replay().values(), "{kind}");
+    }
+}
+
+#[test]
+fn a_given_space_is_refused_where_it_cannot_serve() {
+    let path = space_file();
+    let err = |text: String| text.parse::<StressSpec>().unwrap_err().to_string();
+    let both = err(format!("required:space={}:n=500", path.display()));
+    assert!(both.contains("n and d come from the space"), "{both}");
+    let tiles = err(format!("tile_clock:space={}", path.display()));
+    assert!(tiles.contains("parameters of its own"), "{tiles}");
+    // A file that does not exist fails when the landscape is built, naming the file.
+    let missing: StressSpec = "needle:space=/nonexistent/kernel.json".parse().unwrap();
+    let message = Landscape::build(&missing).unwrap_err().to_string();
+    assert!(message.contains("/nonexistent/kernel.json"), "{message}");
+}

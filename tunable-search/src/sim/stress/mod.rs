@@ -31,7 +31,12 @@
 //! a seeded resource threshold. The structures are generic shapes, fitted to no strategy.
 //!
 //! A [`StressSpec`] names one landscape: `kind[:n=SIZE][:d=DIMS][:seed=S][:noise=SIGMA][:fail=F]`
-//! (`n` is the Cartesian size aimed at; constraints remove some). [`suite`] names sets:
+//! (`n` is the Cartesian size aimed at; constraints remove some), or
+//! `kind:space=FILE[:seed=S]...` to lay the kind's structure over a real kernel's parameters and
+//! constraints (a spaces JSON or Kernel Tuner T1 file): each parameter takes the role its values
+//! suggest (a block size, a power-of-two tile, an unroll factor with 0, a switch, a choice), and
+//! the space's own constraints replace the kind's (`tile_clock`, whose parameters are its own,
+//! cannot be laid over another space). [`suite`] names sets:
 //! `default` (every kind at three sizes and dimensions, 36 landscapes, 100 to 200,000
 //! configurations, 2 to 15 parameters), `small` (every kind at its smallest setting), `large`
 //! (the first seven kinds at about 10^6 configurations; the kinds of small spaces and
@@ -69,9 +74,11 @@ mod wells;
 
 use super::{Replay, SimError};
 use crate::SpaceBuilder;
+use crate::space::load::load;
 use shape::{Mix, Plan, Point, Profile, Role};
 pub use stats::Stats;
 use std::fmt;
+use std::path::PathBuf;
 use std::str::FromStr;
 
 /// A kind of generated landscape (see the [module docs](self)).
@@ -297,7 +304,8 @@ impl Resource {
     }
 }
 
-/// One generated landscape: `kind[:n=SIZE][:d=DIMS][:seed=S][:noise=SIGMA][:fail=F]`.
+/// One generated landscape: `kind[:n=SIZE][:d=DIMS][:seed=S][:noise=SIGMA][:fail=F]`, or over
+/// a given space `kind:space=FILE[:seed=S][:noise=SIGMA][:fail=F]`.
 ///
 /// ```
 /// use tunable_search::sim::stress::{StressKind, StressSpec};
@@ -305,6 +313,8 @@ impl Resource {
 /// assert_eq!((s.kind, s.size, s.dims, s.fail), (StressKind::Failing, 1000, 4, Some(0.5)));
 /// assert_eq!(s.to_string(), "failing:n=1000:d=4:fail=0.5");
 /// assert_eq!(s.stem(), "failing_N1000_D4_F0.5");
+/// let over: StressSpec = "needle:space=spaces/hotspot.json:seed=2".parse().unwrap();
+/// assert_eq!(over.stem(), "needle_On_hotspot_S2");
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct StressSpec {
@@ -320,6 +330,10 @@ pub struct StressSpec {
     pub noise: Option<f64>,
     /// The share of configurations that fail (default: 30-60% for `failing`, else 0).
     pub fail: Option<f64>,
+    /// A space definition (a spaces JSON or Kernel Tuner T1 file, [`crate::space::load`]) to
+    /// lay the kind over instead of its own parameters: the kind's cost on a real kernel's
+    /// parameters and constraints. `size` and `dims` are then the space's.
+    pub space: Option<PathBuf>,
 }
 
 impl StressSpec {
@@ -332,14 +346,26 @@ impl StressSpec {
             seed: None,
             noise: None,
             fail: None,
+            space: None,
         }
     }
 
-    /// The name the bench files it under: `kind_N<size>_D<dims>` and `_S<seed>`, `_E<noise>`,
-    /// `_F<fail>` for options given. The kind's name is its family (the part after it starts
-    /// with a capital letter).
+    /// The name of the space the kind is laid over (its file's name up to the first `.`), if
+    /// any.
+    pub fn space_name(&self) -> Option<String> {
+        let path = self.space.as_ref()?;
+        let file = path.file_name()?.to_string_lossy();
+        Some(file.split('.').next().unwrap_or_default().to_owned())
+    }
+
+    /// The name the bench files it under: `kind_N<size>_D<dims>` (over a given space
+    /// `kind_On_<space>`) and `_S<seed>`, `_E<noise>`, `_F<fail>` for options given. The kind's
+    /// name is its family (the part after it starts with a capital letter).
     pub fn stem(&self) -> String {
-        let mut s = format!("{}_N{}_D{}", self.kind, self.size, self.dims);
+        let mut s = match self.space_name() {
+            Some(name) => format!("{}_On_{name}", self.kind),
+            None => format!("{}_N{}_D{}", self.kind, self.size, self.dims),
+        };
         if let Some(seed) = self.seed {
             s += &format!("_S{seed}");
         }
@@ -354,11 +380,13 @@ impl StressSpec {
 
     /// The seed the landscape is generated from.
     pub fn effective_seed(&self) -> u64 {
-        let base = shape::hash(
-            0x7374_7265_7373,
-            self.kind as u64,
-            (self.size as u64) << 8 | self.dims as u64,
-        );
+        let shape = match self.space_name() {
+            Some(name) => name
+                .bytes()
+                .fold(0x0073_7061_6365, |h, b| shape::hash(h, u64::from(b), 2)),
+            None => (self.size as u64) << 8 | self.dims as u64,
+        };
+        let base = shape::hash(0x7374_7265_7373, self.kind as u64, shape);
         match self.seed {
             Some(s) => shape::hash(base, s, 1),
             None => base,
@@ -368,7 +396,10 @@ impl StressSpec {
 
 impl fmt::Display for StressSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:n={}:d={}", self.kind, self.size, self.dims)?;
+        match &self.space {
+            Some(path) => write!(f, "{}:space={}", self.kind, path.display())?,
+            None => write!(f, "{}:n={}:d={}", self.kind, self.size, self.dims)?,
+        }
         if let Some(s) = self.seed {
             write!(f, ":seed={s}")?;
         }
@@ -407,6 +438,7 @@ impl FromStr for StressSpec {
         })?;
         let (size, dims) = kind.default_settings()[0];
         let mut spec = StressSpec::new(kind, size, dims);
+        let mut sized = false;
         for part in parts {
             let (key, value) = part
                 .split_once('=')
@@ -418,8 +450,15 @@ impl FromStr for StressSpec {
                     .map_err(|_| bad(text, format!("{key}: '{value}' is not a number")))
             };
             match key.trim() {
-                "n" | "size" => spec.size = number()? as usize,
-                "d" | "dims" => spec.dims = number()? as usize,
+                "n" | "size" => {
+                    spec.size = number()? as usize;
+                    sized = true;
+                }
+                "d" | "dims" => {
+                    spec.dims = number()? as usize;
+                    sized = true;
+                }
+                "space" => spec.space = Some(PathBuf::from(value.trim())),
                 "seed" => {
                     spec.seed =
                         Some(value.trim().parse().map_err(|_| {
@@ -431,10 +470,20 @@ impl FromStr for StressSpec {
                 other => {
                     return Err(bad(
                         text,
-                        format!("unknown option '{other}' (known: n, d, seed, noise, fail)"),
+                        format!("unknown option '{other}' (known: n, d, seed, noise, fail, space)"),
                     ));
                 }
             }
+        }
+        if spec.space.is_some() && sized {
+            return Err(bad(text, "n and d come from the space: give either"));
+        }
+        if spec.space.is_some() && kind == StressKind::TileClock {
+            return Err(bad(
+                text,
+                "tile_clock has parameters of its own (tiles, warps, a clock): it cannot be laid \
+                 over another space",
+            ));
         }
         if !(2..=4_000_000).contains(&spec.size) {
             return Err(bad(text, "n must be in 2..=4000000"));
@@ -550,15 +599,27 @@ impl Landscape {
     pub fn build(spec: &StressSpec) -> Result<Landscape, SimError> {
         let seed = spec.effective_seed();
         let mut mix = Mix::new(seed);
-        let plan = Plan::new(&spec.kind.roles(spec.dims), spec.size);
-        let model = spec.kind.model(&plan, &mut mix);
-        let mut builder = SpaceBuilder::new().name(spec.stem());
-        for (i, name) in plan.names.iter().enumerate() {
-            builder = builder.param(name.clone(), plan.values(i));
-        }
-        let space = builder
-            .constraints(model.constraints.iter().cloned())
-            .build()?;
+        let (space, plan, model) = match &spec.space {
+            // A given space keeps its own constraints; the kind's (a product bound) are left out.
+            Some(path) => {
+                let space = load(path)?.builder.name(spec.stem()).build()?;
+                let plan = Plan::of_space(&space);
+                let model = spec.kind.model(&plan, &mut mix);
+                (space, plan, model)
+            }
+            None => {
+                let plan = Plan::new(&spec.kind.roles(spec.dims), spec.size);
+                let model = spec.kind.model(&plan, &mut mix);
+                let mut builder = SpaceBuilder::new().name(spec.stem());
+                for (i, name) in plan.names.iter().enumerate() {
+                    builder = builder.param(name.clone(), plan.values(i));
+                }
+                let space = builder
+                    .constraints(model.constraints.iter().cloned())
+                    .build()?;
+                (space, plan, model)
+            }
+        };
         if space.is_empty() {
             return Err(bad(
                 &spec.to_string(),

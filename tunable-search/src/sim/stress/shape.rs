@@ -11,6 +11,7 @@
 //!   ranking ([`apply_profile`]): the structure says which configurations are better, the profile
 //!   how much.
 
+use crate::Space;
 use crate::mix::GOLDEN;
 pub(crate) use crate::mix::{mix64, unit_of};
 use crate::space::Value;
@@ -201,6 +202,42 @@ impl Role {
     }
 }
 
+impl Role {
+    /// The role a parameter with these values plays: booleans or `0, 1` a switch, strings a
+    /// choice, `0` then powers of two an unroll factor, powers of two [`Role::Pow2`], multiples
+    /// of 16 a block size, at most four numbers [`Role::Few`], other numbers [`Role::Int`].
+    pub(crate) fn of_values(values: &[Value]) -> Role {
+        let numbers: Option<Vec<f64>> = values.iter().map(Value::as_f64).collect();
+        let strings = values.iter().all(|v| matches!(v, Value::Str(_)));
+        let bools = values.iter().all(|v| matches!(v, Value::Bool(_)));
+        let Some(numbers) = numbers.filter(|_| !strings && !bools) else {
+            return if bools {
+                Role::Switch
+            } else {
+                Role::Choice(u16::try_from(values.len()).unwrap_or(u16::MAX))
+            };
+        };
+        let whole = |x: f64| x.fract() == 0.0 && x >= 1.0;
+        let pow2 = |x: f64| whole(x) && (x as u64).is_power_of_two();
+        if numbers.len() == 2 && numbers.iter().all(|&x| x == 0.0 || x == 1.0) {
+            Role::Switch
+        } else if numbers.len() > 2 && numbers[0] == 0.0 && numbers[1..].iter().all(|&x| pow2(x)) {
+            Role::Unroll
+        } else if numbers.len() > 2 && numbers.iter().all(|&x| pow2(x)) {
+            Role::Pow2
+        } else if numbers
+            .iter()
+            .all(|&x| whole(x) && (x as u64).is_multiple_of(16))
+        {
+            Role::Block
+        } else if numbers.len() <= 4 {
+            Role::Few
+        } else {
+            Role::Int
+        }
+    }
+}
+
 /// The parameters of a landscape: their roles, names and value counts.
 #[derive(Clone, Debug)]
 pub(crate) struct Plan {
@@ -210,6 +247,9 @@ pub(crate) struct Plan {
     pub names: Vec<String>,
     /// Per parameter: how many values it takes.
     pub counts: Vec<usize>,
+    /// Per parameter, for a plan of a given space: each value as a number (a string its index,
+    /// a switch 0 or 1). `None`: the roles' own values.
+    pub numbers: Option<Vec<Vec<f64>>>,
 }
 
 impl Plan {
@@ -255,6 +295,34 @@ impl Plan {
             roles: roles.to_vec(),
             names,
             counts,
+            numbers: None,
+        }
+    }
+
+    /// The plan of a given space: its parameters with the roles their values suggest
+    /// ([`Role::of_values`]).
+    pub(crate) fn of_space(space: &Space) -> Plan {
+        let params = space.params();
+        Plan {
+            roles: params.iter().map(|p| Role::of_values(p.values())).collect(),
+            names: params.iter().map(|p| p.name().to_owned()).collect(),
+            counts: params.iter().map(|p| p.values().len()).collect(),
+            numbers: Some(
+                params
+                    .iter()
+                    .map(|p| {
+                        p.values()
+                            .iter()
+                            .enumerate()
+                            .map(|(i, v)| match v {
+                                Value::Bool(b) => f64::from(u8::from(*b)),
+                                Value::Str(_) => i as f64,
+                                v => v.as_f64().unwrap_or(i as f64),
+                            })
+                            .collect()
+                    })
+                    .collect(),
+            ),
         }
     }
 
@@ -301,6 +369,11 @@ impl Point {
             } else {
                 0.0
             });
+            if let Some(numbers) = &plan.numbers {
+                self.v.push(numbers[k][usize::from(ix)]);
+                self.i.push(ix);
+                continue;
+            }
             self.v.push(match plan.roles[k] {
                 Role::Block => 16.0 * f64::from(ix + 1),
                 Role::Pow2 => f64::from(1u32 << ix),
@@ -425,6 +498,29 @@ mod tests {
         // Names stay unique past a role's pool.
         let many = Plan::new(&[Role::Block; 5], 100);
         assert_eq!(many.names[3], "block_size_z_1");
+    }
+
+    #[test]
+    fn roles_follow_the_values() {
+        let ints = |v: &[i64]| v.iter().map(|&x| Value::Int(x)).collect::<Vec<_>>();
+        assert_eq!(Role::of_values(&ints(&[0, 1])), Role::Switch);
+        assert_eq!(
+            Role::of_values(&[Value::Bool(false), Value::Bool(true)]),
+            Role::Switch
+        );
+        assert_eq!(
+            Role::of_values(&[Value::Str("a".into()), Value::Str("b".into())]),
+            Role::Choice(2)
+        );
+        assert_eq!(Role::of_values(&ints(&[0, 1, 2, 4, 8])), Role::Unroll);
+        assert_eq!(Role::of_values(&ints(&[1, 2, 4, 8, 16])), Role::Pow2);
+        assert_eq!(Role::of_values(&ints(&[32, 48, 64, 96])), Role::Block);
+        assert_eq!(Role::of_values(&ints(&[1, 2, 3])), Role::Few);
+        assert_eq!(Role::of_values(&ints(&[1, 2, 3, 5, 7, 9])), Role::Int);
+        assert_eq!(
+            Role::of_values(&[Value::Float(0.5), Value::Float(1.5), Value::Float(2.5)]),
+            Role::Few
+        );
     }
 
     #[test]

@@ -101,7 +101,8 @@ pub(crate) struct BenchArgs {
     /// (`flat_periodic`, `heavy_tail`, `plateau`, `needle`, `near_optimal`, `noisy`, `failing`,
     /// `required`, `cliffs`, `pinpoint`, `tile_clock`, `levels`: its three default settings) or
     /// `kind:n=SIZE:d=DIMS[:seed=S][:noise=E][:fail=F]`, or `kind:space=FILE[:seed=S]...` over a
-    /// real kernel's space (a spaces JSON or T1 file).
+    /// real kernel's space (a spaces JSON or T1 file), `*:space=FILE` for every kind but
+    /// `tile_clock` over it.
     #[arg(long, value_parser = parse_stress)]
     stress: Vec<Vec<StressSpec>>,
     /// Grid points per axis of the synthetic functions.

@@ -515,8 +515,9 @@ pub const VARIED: [StressKind; 3] = [
 /// `varied` (each of the [`VARIED`] kinds at eight seeded settings of 210 to 980
 /// configurations and 3 to 7 parameters, 24 landscapes), `unseen` (every kind at its two
 /// smaller default settings with half as many configurations again and seeds 101 and 102, 24
-/// landscapes that no default was chosen on), a kind's name (its three default settings) or a
-/// full [`StressSpec`].
+/// landscapes that no default was chosen on), a kind's name (its three default settings), a
+/// full [`StressSpec`], or `*:OPTIONS` for every kind but `tile_clock` with those options
+/// (`*:space=FILE`: every kind laid over one kernel's space).
 ///
 /// ```
 /// use tunable_search::sim::stress::suite;
@@ -527,6 +528,9 @@ pub const VARIED: [StressKind; 3] = [
 /// assert_eq!(suite("varied").unwrap().len(), 24);
 /// assert_eq!(suite("unseen").unwrap().len(), 24);
 /// assert!(suite("heavy").is_err());
+/// let over = suite("*:space=hotspot.json:seed=2").unwrap();
+/// assert_eq!(over.len(), 11);
+/// assert_eq!(over[0].to_string(), "flat_periodic:space=hotspot.json:seed=2");
 /// ```
 pub fn suite(list: &str) -> Result<Vec<StressSpec>, SimError> {
     let mut out = Vec::new();
@@ -567,6 +571,13 @@ pub fn suite(list: &str) -> Result<Vec<StressSpec>, SimError> {
                 for kind in StressKind::ALL {
                     let (n, d) = kind.default_settings()[0];
                     out.push(StressSpec::new(kind, n, d));
+                }
+            }
+            _ if item.starts_with("*:") => {
+                for kind in StressKind::ALL {
+                    if kind != StressKind::TileClock {
+                        out.push(format!("{}{}", kind.name(), &item[1..]).parse()?);
+                    }
                 }
             }
             _ => match StressKind::from_name(item) {

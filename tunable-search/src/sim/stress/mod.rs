@@ -332,7 +332,7 @@ pub struct StressSpec {
     pub fail: Option<f64>,
     /// A space definition (a spaces JSON or Kernel Tuner T1 file, [`crate::space::load`]) to
     /// lay the kind over instead of its own parameters: the kind's cost on a real kernel's
-    /// parameters and constraints. `size` and `dims` are then the space's.
+    /// parameters and constraints. `size` and `dims` are not used then: the space has its own.
     pub space: Option<PathBuf>,
 }
 

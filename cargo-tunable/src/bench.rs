@@ -99,10 +99,10 @@ pub(crate) struct BenchArgs {
     /// `cliffs` and `pinpoint` at eight seeded settings each, 210 to 980 configurations),
     /// `unseen` (every kind at two seeded settings no default was chosen on), a kind
     /// (`flat_periodic`, `heavy_tail`, `plateau`, `needle`, `near_optimal`, `noisy`, `failing`,
-    /// `required`, `cliffs`, `pinpoint`, `tile_clock`, `levels`: its three default settings) or
-    /// `kind:n=SIZE:d=DIMS[:seed=S][:noise=E][:fail=F]`, or `kind:space=FILE[:seed=S]...` over a
-    /// real kernel's space (a spaces JSON or T1 file), `*:space=FILE` for every kind but
-    /// `tile_clock` over it.
+    /// `required`, `cliffs`, `pinpoint`, `tile_clock`, `levels`: its three default settings),
+    /// `kind:n=SIZE:d=DIMS[:seed=S][:noise=E][:fail=F]`, `kind:space=FILE[:seed=S]...` (the kind
+    /// over a real kernel's space, a spaces JSON or T1 file) or `*:space=FILE` (every kind but
+    /// `tile_clock` over it).
     #[arg(long, value_parser = parse_stress)]
     stress: Vec<Vec<StressSpec>>,
     /// Grid points per axis of the synthetic functions.

@@ -52,6 +52,16 @@ fn the_same_spec_gives_the_same_landscape_and_another_seed_another() {
     }
 }
 
+/// The least time of any valid configuration.
+fn brute_optimum(land: &Landscape) -> f64 {
+    land.replay()
+        .values()
+        .iter()
+        .flatten()
+        .copied()
+        .fold(f64::INFINITY, f64::min)
+}
+
 #[test]
 fn the_generated_optimum_is_the_brute_force_optimum() {
     for spec in suite("small").unwrap().into_iter().chain([
@@ -60,13 +70,7 @@ fn the_generated_optimum_is_the_brute_force_optimum() {
         "plateau:n=2000:d=6:seed=3".parse().unwrap(),
     ]) {
         let land = Landscape::build(&spec).unwrap();
-        let brute = land
-            .replay()
-            .values()
-            .iter()
-            .flatten()
-            .copied()
-            .fold(f64::INFINITY, f64::min);
+        let brute = brute_optimum(&land);
         assert_eq!(land.optimum(), brute, "{spec}");
         assert!(land.optimum() > 0.0);
     }
@@ -606,13 +610,7 @@ fn a_kind_laid_over_a_given_space_keeps_that_space() {
         }
         assert_eq!(space.constraints(), given.constraints());
         // The generator's optimum is the brute-force one, and the landscape is seeded.
-        let brute = land
-            .replay()
-            .values()
-            .iter()
-            .flatten()
-            .copied()
-            .fold(f64::INFINITY, f64::min);
+        let brute = brute_optimum(&land);
         assert_eq!(land.optimum(), brute, "{kind}");
         let again = Landscape::build(&spec).unwrap();
         assert_eq!(land.replay().values(), again.replay().values(), "{kind}");

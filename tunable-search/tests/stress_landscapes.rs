@@ -567,9 +567,9 @@ fn levels_are_small_with_many_levels_and_a_required_level() {
 
 /// A small spaces JSON of the kinds of parameters real kernels have (a block size, an unroll
 /// factor with 0, a tile of powers of two, a switch, a string choice) under a constraint,
-/// written where integration tests may write, under a name of the test's own (tests run at once).
-fn space_file(name: &str) -> std::path::PathBuf {
-    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.json"));
+/// written where integration tests may write.
+fn space_file() -> std::path::PathBuf {
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("laid_over.json");
     let text = r#"{
         "tune_params": {
             "block_size_x": [32, 64, 96, 128, 160, 192, 224, 256],
@@ -586,7 +586,7 @@ fn space_file(name: &str) -> std::path::PathBuf {
 
 #[test]
 fn a_kind_laid_over_a_given_space_keeps_that_space() {
-    let path = space_file("laid_over");
+    let path = space_file();
     let given = tunable_search::space::load::load(&path)
         .unwrap()
         .builder
@@ -625,11 +625,10 @@ fn a_kind_laid_over_a_given_space_keeps_that_space() {
 
 #[test]
 fn a_given_space_is_refused_where_it_cannot_serve() {
-    let path = space_file("refused");
-    let err = |text: String| text.parse::<StressSpec>().unwrap_err().to_string();
-    let both = err(format!("required:space={}:n=500", path.display()));
+    let err = |text: &str| text.parse::<StressSpec>().unwrap_err().to_string();
+    let both = err("required:space=kernel.json:n=500");
     assert!(both.contains("n and d come from the space"), "{both}");
-    let tiles = err(format!("tile_clock:space={}", path.display()));
+    let tiles = err("tile_clock:space=kernel.json");
     assert!(tiles.contains("parameters of its own"), "{tiles}");
     // A file that does not exist fails when the landscape is built, naming the file.
     let missing: StressSpec = "needle:space=/nonexistent/kernel.json".parse().unwrap();

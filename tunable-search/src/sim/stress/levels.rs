@@ -87,7 +87,7 @@ pub(super) fn model(plan: &Plan, mix: &mut Mix) -> Model {
     // largest values of one occur only with small values of the other.
     let constraints = match many.as_slice() {
         [a, b, ..] => {
-            let top = |k: usize| plan.roles[k].value_f64(plan.counts[k] - 1);
+            let top = |k: usize| plan.numbers[k][plan.counts[k] - 1];
             let limit = (top(*a) * top(*b) * mix.range(0.3, 0.45)).round();
             vec![format!(
                 "{} * {} <= {limit}",

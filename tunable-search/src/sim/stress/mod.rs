@@ -610,25 +610,26 @@ impl Landscape {
     pub fn build(spec: &StressSpec) -> Result<Landscape, SimError> {
         let seed = spec.effective_seed();
         let mut mix = Mix::new(seed);
-        let (space, plan, model) = match &spec.space {
-            // A given space keeps its own constraints; the kind's (a product bound) are left out.
-            Some(path) => {
-                let space = load(path)?.builder.name(spec.stem()).build()?;
-                let plan = Plan::of_space(&space);
-                let model = spec.kind.model(&plan, &mut mix);
-                (space, plan, model)
-            }
+        // A given space keeps its own constraints; the kind's (a product bound) are left out.
+        let given = match &spec.space {
+            Some(path) => Some(load(path)?.builder.name(spec.stem()).build()?),
+            None => None,
+        };
+        let plan = match &given {
+            Some(space) => Plan::of_space(space),
+            None => Plan::new(&spec.kind.roles(spec.dims), spec.size),
+        };
+        let model = spec.kind.model(&plan, &mut mix);
+        let space = match given {
+            Some(space) => space,
             None => {
-                let plan = Plan::new(&spec.kind.roles(spec.dims), spec.size);
-                let model = spec.kind.model(&plan, &mut mix);
                 let mut builder = SpaceBuilder::new().name(spec.stem());
                 for (i, name) in plan.names.iter().enumerate() {
                     builder = builder.param(name.clone(), plan.values(i));
                 }
-                let space = builder
+                builder
                     .constraints(model.constraints.iter().cloned())
-                    .build()?;
-                (space, plan, model)
+                    .build()?
             }
         };
         if space.is_empty() {

@@ -190,15 +190,11 @@ impl Role {
     }
 }
 
-impl Role {
-    /// The `i`-th value of a parameter of this role as a number (a switch 0 or 1, a choice its
-    /// index).
-    pub(crate) fn value_f64(self, i: usize) -> f64 {
-        match self.value(i) {
-            Value::Int(v) => v as f64,
-            Value::Bool(b) => f64::from(u8::from(b)),
-            _ => i as f64,
-        }
+/// The `i`-th value `v` of a parameter as a number: a switch 0 or 1, a string its index `i`.
+fn number(v: &Value, i: usize) -> f64 {
+    match v {
+        Value::Bool(b) => f64::from(u8::from(*b)),
+        v => v.as_f64().unwrap_or(i as f64),
     }
 }
 
@@ -247,9 +243,8 @@ pub(crate) struct Plan {
     pub names: Vec<String>,
     /// Per parameter: how many values it takes.
     pub counts: Vec<usize>,
-    /// Per parameter, for a plan of a given space: each value as a number (a string its index,
-    /// a switch 0 or 1). `None`: the roles' own values.
-    pub numbers: Option<Vec<Vec<f64>>>,
+    /// Per parameter: each value as a number (a switch 0 or 1, a string its index).
+    pub numbers: Vec<Vec<f64>>,
 }
 
 impl Plan {
@@ -291,11 +286,16 @@ impl Plan {
                 None => format!("{}_{}", pool[pool.len() - 1], n + 1 - pool.len()),
             });
         }
+        let numbers = roles
+            .iter()
+            .zip(&counts)
+            .map(|(role, &n)| (0..n).map(|i| number(&role.value(i), i)).collect())
+            .collect();
         Plan {
             roles: roles.to_vec(),
             names,
             counts,
-            numbers: None,
+            numbers,
         }
     }
 
@@ -307,22 +307,13 @@ impl Plan {
             roles: params.iter().map(|p| Role::of_values(p.values())).collect(),
             names: params.iter().map(|p| p.name().to_owned()).collect(),
             counts: params.iter().map(|p| p.values().len()).collect(),
-            numbers: Some(
-                params
-                    .iter()
-                    .map(|p| {
-                        p.values()
-                            .iter()
-                            .enumerate()
-                            .map(|(i, v)| match v {
-                                Value::Bool(b) => f64::from(u8::from(*b)),
-                                Value::Str(_) => i as f64,
-                                v => v.as_f64().unwrap_or(i as f64),
-                            })
-                            .collect()
-                    })
-                    .collect(),
-            ),
+            numbers: params
+                .iter()
+                .map(|p| {
+                    let values = p.values().iter().enumerate();
+                    values.map(|(i, v)| number(v, i)).collect()
+                })
+                .collect(),
         }
     }
 
@@ -369,22 +360,7 @@ impl Point {
             } else {
                 0.0
             });
-            if let Some(numbers) = &plan.numbers {
-                self.v.push(numbers[k][usize::from(ix)]);
-                self.i.push(ix);
-                continue;
-            }
-            self.v.push(match plan.roles[k] {
-                Role::Block => 16.0 * f64::from(ix + 1),
-                Role::Pow2 => f64::from(1u32 << ix),
-                Role::Int | Role::Few | Role::Buffers => f64::from(ix) + 1.0,
-                Role::Warps => f64::from(1u32 << ix),
-                Role::Tile => f64::from(16u32 << ix),
-                Role::Clock => CLOCK_LOW + CLOCK_STEP * f64::from(ix),
-                Role::Switch | Role::Choice(_) => f64::from(ix),
-                Role::Unroll if ix == 0 => 0.0,
-                Role::Unroll => f64::from(1u32 << (ix - 1)),
-            });
+            self.v.push(plan.numbers[k][usize::from(ix)]);
             self.i.push(ix);
         }
         self.position = position;
